@@ -1,0 +1,162 @@
+// Package strutils carries the behaviour of oslo_utils.strutils that shows
+// in Ironic's answers: masking secrets in dicts and in free text.
+package strutils
+
+import (
+	"regexp"
+	"strings"
+)
+
+// sanitizeKeys are oslo's _SANITIZE_KEYS: a key containing any of them
+// (case-insensitively) holds a secret.
+var sanitizeKeys = [...]string{"adminpass", "admin_pass", "password", "admin_password",
+	"auth_token", "new_pass", "auth_password", "secret_uuid",
+	"secret", "sys_pswd", "token", "configdrive",
+	"chappassword", "encrypted_key", "private_key",
+	"fernetkey", "sslkey", "passphrase",
+	"cephclusterfsid", "octaviaheartbeatkey", "rabbitcookie",
+	"cephmanilaclientkey", "pacemakerremoteauthkey",
+	"designaterndckey", "cephadminkey", "heatauthencryptionkey",
+	"cephclientkey", "keystonecredential",
+	"barbicansimplecryptokek", "cephrgwkey", "swifthashsuffix",
+	"migrationsshkey", "cephmdskey", "cephmonkey"}
+
+// Masker masks secrets; build one with NewMasker and share it.
+type Masker struct {
+	p1, p2, wild map[string][]*regexp.Regexp
+}
+
+// NewMasker compiles oslo's masking patterns.
+func NewMasker() *Masker {
+	formats1 := []string{`(%s[0-9]*\s*[=]\s*)[^\s^'^"]+`}
+	formats2 := []string{
+		`(%s[0-9]*\s*[=]\s*["'])[^"']*(["'])`,
+		`(%s[0-9]*\s*[=]\s*["])[^"]*(["])`,
+		`(%s[0-9]*\s*[=]\s*['])[^']*(['])`,
+		`(%s[0-9]*\s+["'])[^"']*(["'])`,
+		`([-]{2}%s[0-9]*\s+)[^'^"^=^\s]+([\s]*)`,
+		`(<%s[0-9]*>)[^<]*(</%s[0-9]*>)`,
+		`(["']%s[0-9]*["']\s*:\s*["'])[^"']*(["'])`,
+		`(['"][^"']*%s[0-9]*['"]\s*:\s*u?['"])[^"']*(['"])`,
+		`(['"][^'"]*%s[0-9]*['"]\s*,\s*'--?[A-z]+'\s*,\s*u?['"])[^"']*(['"])`,
+		`(%s[0-9]*\s*--?[A-z]+\s*)\S+(\s*)`,
+	}
+	formatsWild := []string{`(['"][^"']*%s[0-9]*['"]\s*:\s*u?['"].*['"])[^"']*(['"])`}
+	m := &Masker{p1: map[string][]*regexp.Regexp{}, p2: map[string][]*regexp.Regexp{}, wild: map[string][]*regexp.Regexp{}}
+	compile := func(format, key string) *regexp.Regexp {
+		return regexp.MustCompile(`(?is)` + strings.ReplaceAll(format, "%s", regexp.QuoteMeta(key)))
+	}
+	for _, k := range sanitizeKeys {
+		for _, f := range formats2 {
+			m.p2[k] = append(m.p2[k], compile(f, k))
+		}
+		for _, f := range formats1 {
+			m.p1[k] = append(m.p1[k], compile(f, k))
+		}
+		for _, f := range formatsWild {
+			m.wild[k] = append(m.wild[k], compile(f, k))
+		}
+	}
+	return m
+}
+
+// IsSecretKey reports whether a dict key names a secret.
+func IsSecretKey(k string) bool {
+	lk := strings.ToLower(k)
+	for _, s := range sanitizeKeys {
+		if strings.Contains(lk, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskPassword is oslo's mask_password: secrets inside free text (for
+// example "password=abc") are replaced by secret.
+func (m *Masker) MaskPassword(message, secret string) string {
+	lower := strings.ToLower(message)
+	for _, k := range sanitizeKeys {
+		if !strings.Contains(lower, k) {
+			continue
+		}
+		for _, re := range m.p2[k] {
+			message = re.ReplaceAllString(message, "${1}"+escapeRepl(secret)+"${2}")
+		}
+		for _, re := range m.p1[k] {
+			message = re.ReplaceAllString(message, "${1}"+escapeRepl(secret))
+		}
+		for _, re := range m.wild[k] {
+			message = re.ReplaceAllString(message, "${1}"+escapeRepl(secret)+"${2}")
+		}
+	}
+	return message
+}
+
+func escapeRepl(s string) string { return strings.ReplaceAll(s, "$", "$$") }
+
+// MaskDict is oslo's mask_dict_password: values of secret keys become
+// secret, nested dicts are masked recursively and other strings go through
+// MaskPassword. The input is not modified; a dict without secrets is
+// returned as is.
+func (m *Masker) MaskDict(d map[string]any, secret string) map[string]any {
+	var out map[string]any
+	set := func(k string, v any) {
+		if out == nil {
+			out = make(map[string]any, len(d))
+			for k2, v2 := range d {
+				out[k2] = v2
+			}
+		}
+		out[k] = v
+	}
+	for k, v := range d {
+		switch x := v.(type) {
+		case map[string]any:
+			if masked := m.MaskDict(x, secret); !sameMap(masked, x) {
+				set(k, masked)
+			}
+			continue
+		}
+		if IsSecretKey(k) {
+			set(k, secret)
+			continue
+		}
+		if s, ok := v.(string); ok {
+			if ms := m.MaskPassword(s, secret); ms != s {
+				set(k, ms)
+			}
+		}
+	}
+	if out == nil {
+		return d
+	}
+	return out
+}
+
+func sameMap(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	// MaskDict returns its argument unchanged when nothing was masked.
+	for k := range a {
+		av, bv := a[k], b[k]
+		am, ok1 := av.(map[string]any)
+		bm, ok2 := bv.(map[string]any)
+		if ok1 != ok2 {
+			return false
+		}
+		if ok1 {
+			if !sameMap(am, bm) {
+				return false
+			}
+			continue
+		}
+		if av != bv {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,47 @@
+package strutils
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestMaskDict(t *testing.T) {
+	m := NewMasker()
+	// Expected values printed by oslo_utils.strutils.mask_dict_password.
+	in := map[string]any{
+		"ipmi_password": "x", "ipmi_username": "admin", "IPMI_Secret_thing": 1,
+		"nested": map[string]any{"password": "p", "user": "u"},
+		"cmd":    "--password abc rest", "plain": "hello",
+	}
+	got := m.MaskDict(in, "******")
+	want := map[string]any{
+		"ipmi_password": "******", "ipmi_username": "admin", "IPMI_Secret_thing": "******",
+		"nested": map[string]any{"password": "******", "user": "u"},
+		"cmd":    "--password ****** rest", "plain": "hello",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	if in["ipmi_password"] != "x" {
+		t.Error("input modified")
+	}
+	clean := map[string]any{"a": "b"}
+	if got := m.MaskDict(clean, "***"); !reflect.DeepEqual(got, clean) {
+		t.Error("clean dict changed")
+	}
+}
+
+func TestMaskPassword(t *testing.T) {
+	m := NewMasker()
+	cases := map[string]string{
+		`'adminPass' : 'aaaaa'`:     `'adminPass' : '***'`,
+		`"password" : "aaaaa"`:      `"password" : "***"`,
+		`user=a password=secret x`: `user=a password=*** x`,
+		`nothing here`:              `nothing here`,
+	}
+	for in, want := range cases {
+		if got := m.MaskPassword(in, "***"); got != want {
+			t.Errorf("%q: got %q want %q", in, got, want)
+		}
+	}
+}
