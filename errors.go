@@ -12,146 +12,220 @@ import (
 
 // Class is the name of an Ironic exception class, as Python Ironic spells it
 // (ironic/common/exception.py). The name travels over RPC and decides the
-// HTTP status code; the set is closed: every Class has an entry in Code.
+// HTTP status code; the set is closed: Code maps every class.
 type Class string
 
-// The fault classes clients can see.
+// The fault classes: every exception class of Ironic 21.4
+// (ironic/common/exception.py) plus the webob/wsme errors the API raises.
 const (
-	// 400
-	Invalid                       Class = "Invalid"
-	InvalidParameterValue         Class = "InvalidParameterValue"
-	MissingParameterValue         Class = "MissingParameterValue"
-	InvalidStateRequested         Class = "InvalidStateRequested"
-	InvalidUUID                   Class = "InvalidUUID"
-	InvalidUuidOrName             Class = "InvalidUuidOrName"
-	InvalidName                   Class = "InvalidName"
-	InvalidMAC                    Class = "InvalidMAC"
-	InvalidSwitchID               Class = "InvalidSwitchID"
-	InvalidDatapathID             Class = "InvalidDatapathID"
-	PatchError                    Class = "PatchError"
-	NodeInMaintenance             Class = "NodeInMaintenance"
-	NodeIsRetired                 Class = "NodeIsRetired"
-	NodeConsoleNotEnabled         Class = "NodeConsoleNotEnabled"
-	UnsupportedDriverExtension    Class = "UnsupportedDriverExtension"
-	IncompatibleInterface         Class = "IncompatibleInterface"
-	InterfaceNotFoundInEntrypoint Class = "InterfaceNotFoundInEntrypoint"
-	NoValidDefaultForInterface    Class = "NoValidDefaultForInterface"
-	ChassisNotEmpty               Class = "ChassisNotEmpty"
-	PortgroupNotEmpty             Class = "PortgroupNotEmpty"
-	VifNotAttached                Class = "VifNotAttached"
-	NoFreePhysicalPorts           Class = "NoFreePhysicalPorts"
-	IncompleteLookup              Class = "IncompleteLookup"
-	InvalidDeployTemplate         Class = "InvalidDeployTemplate"
-	InvalidImageRef               Class = "InvalidImageRef"
-	ClientSideError               Class = "ClientSideError"
-	BadRequest                    Class = "HTTPBadRequest"
-
-	// 401, 403
-	Unauthorized          Class = "HTTPUnauthorized"
-	NotAuthorized         Class = "NotAuthorized"
-	HTTPForbidden         Class = "HTTPForbidden"
-	OperationNotPermitted Class = "OperationNotPermitted"
-	NodeProtected         Class = "NodeProtected"
-	ImageNotAuthorized    Class = "ImageNotAuthorized"
-
-	// 404
-	NotFound                Class = "NotFound"
-	NodeNotFound            Class = "NodeNotFound"
-	PortNotFound            Class = "PortNotFound"
-	PortgroupNotFound       Class = "PortgroupNotFound"
-	ChassisNotFound         Class = "ChassisNotFound"
-	AllocationNotFound      Class = "AllocationNotFound"
-	DeployTemplateNotFound  Class = "DeployTemplateNotFound"
-	VolumeConnectorNotFound Class = "VolumeConnectorNotFound"
-	VolumeTargetNotFound    Class = "VolumeTargetNotFound"
-	ConductorNotFound       Class = "ConductorNotFound"
-	DriverNotFound          Class = "DriverNotFound"
-	NoValidHost             Class = "NoValidHost"
-	NodeTraitNotFound       Class = "NodeTraitNotFound"
-	BIOSSettingNotFound     Class = "BIOSSettingNotFound"
-	NodeHistoryNotFound     Class = "NodeHistoryNotFound"
-	NodeInventoryNotFound   Class = "NodeInventoryNotFound"
-	InstanceNotFound        Class = "InstanceNotFound"
-	ImageNotFound           Class = "ImageNotFound"
-
-	// 405, 406, 413
-	MethodNotAllowed      Class = "HTTPMethodNotAllowed"
-	NotAcceptable         Class = "NotAcceptable"
-	RequestEntityTooLarge Class = "HTTPRequestEntityTooLarge"
-
-	// 409
-	Conflict                              Class = "Conflict"
-	NodeLocked                            Class = "NodeLocked"
-	DuplicateName                         Class = "DuplicateName"
-	NodeAlreadyExists                     Class = "NodeAlreadyExists"
-	PortAlreadyExists                     Class = "PortAlreadyExists"
-	MACAlreadyExists                      Class = "MACAlreadyExists"
-	PortgroupAlreadyExists                Class = "PortgroupAlreadyExists"
-	PortgroupMACAlreadyExists             Class = "PortgroupMACAlreadyExists"
-	PortgroupDuplicateName                Class = "PortgroupDuplicateName"
-	ChassisAlreadyExists                  Class = "ChassisAlreadyExists"
-	InstanceAssociated                    Class = "InstanceAssociated"
-	NodeAssociated                        Class = "NodeAssociated"
-	VifAlreadyAttached                    Class = "VifAlreadyAttached"
-	VifInvalidForAttach                   Class = "VifInvalidForAttach"
-	VolumeConnectorAlreadyExists          Class = "VolumeConnectorAlreadyExists"
-	VolumeConnectorTypeAndIdAlreadyExists Class = "VolumeConnectorTypeAndIdAlreadyExists"
-	VolumeTargetAlreadyExists             Class = "VolumeTargetAlreadyExists"
-	VolumeTargetBootIndexAlreadyExists    Class = "VolumeTargetBootIndexAlreadyExists"
-	AllocationAlreadyExists               Class = "AllocationAlreadyExists"
-	AllocationDuplicateName               Class = "AllocationDuplicateName"
-	DeployTemplateAlreadyExists           Class = "DeployTemplateAlreadyExists"
-	DeployTemplateDuplicateName           Class = "DeployTemplateDuplicateName"
-	PowerStateFailure                     Class = "PowerStateFailure"
-
-	// 500, 503
-	IronicException       Class = "IronicException"
-	NodeNotLocked         Class = "NodeNotLocked"
-	TemporaryFailure      Class = "TemporaryFailure"
-	NoFreeConductorWorker Class = "NoFreeConductorWorker"
-	ServiceUnavailable    Class = "HTTPServiceUnavailable"
+	AgentAPIError                                Class = "AgentAPIError"
+	AgentCommandTimeout                          Class = "AgentCommandTimeout"
+	AgentConnectionFailed                        Class = "AgentConnectionFailed"
+	AgentInProgress                              Class = "AgentInProgress"
+	AllocationAlreadyExists                      Class = "AllocationAlreadyExists"
+	AllocationDuplicateName                      Class = "AllocationDuplicateName"
+	AllocationFailed                             Class = "AllocationFailed"
+	AllocationNotFound                           Class = "AllocationNotFound"
+	BIOSSettingAlreadyExists                     Class = "BIOSSettingAlreadyExists"
+	BIOSSettingListNotFound                      Class = "BIOSSettingListNotFound"
+	BIOSSettingNotFound                          Class = "BIOSSettingNotFound"
+	BadRequest                                   Class = "BadRequest"
+	CatalogNotFound                              Class = "CatalogNotFound"
+	ChassisAlreadyExists                         Class = "ChassisAlreadyExists"
+	ChassisNotEmpty                              Class = "ChassisNotEmpty"
+	ChassisNotFound                              Class = "ChassisNotFound"
+	CommunicationError                           Class = "CommunicationError"
+	ConcurrentActionLimit                        Class = "ConcurrentActionLimit"
+	ConductorAlreadyRegistered                   Class = "ConductorAlreadyRegistered"
+	ConductorHardwareInterfacesAlreadyRegistered Class = "ConductorHardwareInterfacesAlreadyRegistered"
+	ConductorNotFound                            Class = "ConductorNotFound"
+	ConfigInvalid                                Class = "ConfigInvalid"
+	ConfigNotFound                               Class = "ConfigNotFound"
+	Conflict                                     Class = "Conflict"
+	ConsoleError                                 Class = "ConsoleError"
+	ConsoleSubprocessFailed                      Class = "ConsoleSubprocessFailed"
+	DHCPLoadError                                Class = "DHCPLoadError"
+	DatabaseVersionTooOld                        Class = "DatabaseVersionTooOld"
+	DeployTemplateAlreadyExists                  Class = "DeployTemplateAlreadyExists"
+	DeployTemplateDuplicateName                  Class = "DeployTemplateDuplicateName"
+	DeployTemplateNotFound                       Class = "DeployTemplateNotFound"
+	DirectoryNotWritable                         Class = "DirectoryNotWritable"
+	DracOperationError                           Class = "DracOperationError"
+	DriverLoadError                              Class = "DriverLoadError"
+	DriverNotFound                               Class = "DriverNotFound"
+	DriverNotFoundInEntrypoint                   Class = "DriverNotFoundInEntrypoint"
+	DriverOperationError                         Class = "DriverOperationError"
+	Duplicate                                    Class = "Duplicate"
+	DuplicateName                                Class = "DuplicateName"
+	ExclusiveLockRequired                        Class = "ExclusiveLockRequired"
+	FailedToCleanDHCPOpts                        Class = "FailedToCleanDHCPOpts"
+	FailedToGetIPAddressOnPort                   Class = "FailedToGetIPAddressOnPort"
+	FailedToGetSensorData                        Class = "FailedToGetSensorData"
+	FailedToParseSensorData                      Class = "FailedToParseSensorData"
+	FailedToUpdateDHCPOptOnPort                  Class = "FailedToUpdateDHCPOptOnPort"
+	FailedToUpdateMacOnPort                      Class = "FailedToUpdateMacOnPort"
+	FileSystemNotSupported                       Class = "FileSystemNotSupported"
+	Forbidden                                    Class = "Forbidden"
+	GlanceConnectionFailed                       Class = "GlanceConnectionFailed"
+	HTTPForbidden                                Class = "HTTPForbidden"
+	HTTPNotFound                                 Class = "HTTPNotFound"
+	HardwareInspectionFailure                    Class = "HardwareInspectionFailure"
+	IBMCConnectionError                          Class = "IBMCConnectionError"
+	IBMCError                                    Class = "IBMCError"
+	IPMIFailure                                  Class = "IPMIFailure"
+	IRMCOperationError                           Class = "IRMCOperationError"
+	IRMCSharedFileSystemNotMounted               Class = "IRMCSharedFileSystemNotMounted"
+	IloOperationError                            Class = "IloOperationError"
+	IloOperationNotSupported                     Class = "IloOperationNotSupported"
+	ImageChecksumAlgorithmFailure                Class = "ImageChecksumAlgorithmFailure"
+	ImageChecksumError                           Class = "ImageChecksumError"
+	ImageChecksumFileReadFailure                 Class = "ImageChecksumFileReadFailure"
+	ImageChecksumURLNotSupported                 Class = "ImageChecksumURLNotSupported"
+	ImageConvertFailed                           Class = "ImageConvertFailed"
+	ImageCreationFailed                          Class = "ImageCreationFailed"
+	ImageDownloadFailed                          Class = "ImageDownloadFailed"
+	ImageNotAuthorized                           Class = "ImageNotAuthorized"
+	ImageNotFound                                Class = "ImageNotFound"
+	ImageRefIsARedirect                          Class = "ImageRefIsARedirect"
+	ImageRefValidationFailed                     Class = "ImageRefValidationFailed"
+	ImageUnacceptable                            Class = "ImageUnacceptable"
+	ImageUploadFailed                            Class = "ImageUploadFailed"
+	IncompatibleInterface                        Class = "IncompatibleInterface"
+	IncompleteLookup                             Class = "IncompleteLookup"
+	IncorrectConfiguration                       Class = "IncorrectConfiguration"
+	InputFileError                               Class = "InputFileError"
+	InstanceAssociated                           Class = "InstanceAssociated"
+	InstanceDeployFailure                        Class = "InstanceDeployFailure"
+	InstanceNotFound                             Class = "InstanceNotFound"
+	InstanceRescueFailure                        Class = "InstanceRescueFailure"
+	InstanceUnrescueFailure                      Class = "InstanceUnrescueFailure"
+	InsufficientDiskSpace                        Class = "InsufficientDiskSpace"
+	InsufficientMemory                           Class = "InsufficientMemory"
+	InterfaceNotFoundInEntrypoint                Class = "InterfaceNotFoundInEntrypoint"
+	Invalid                                      Class = "Invalid"
+	InvalidConductorGroup                        Class = "InvalidConductorGroup"
+	InvalidContent                               Class = "InvalidContent"
+	InvalidDatapathID                            Class = "InvalidDatapathID"
+	InvalidDeployTemplate                        Class = "InvalidDeployTemplate"
+	InvalidEndpoint                              Class = "InvalidEndpoint"
+	InvalidIPAddress                             Class = "InvalidIPAddress"
+	InvalidIPv4Address                           Class = "InvalidIPv4Address"
+	InvalidIdentity                              Class = "InvalidIdentity"
+	InvalidImage                                 Class = "InvalidImage"
+	InvalidImageRef                              Class = "InvalidImageRef"
+	InvalidKickstartFile                         Class = "InvalidKickstartFile"
+	InvalidKickstartTemplate                     Class = "InvalidKickstartTemplate"
+	InvalidMAC                                   Class = "InvalidMAC"
+	InvalidName                                  Class = "InvalidName"
+	InvalidParameterValue                        Class = "InvalidParameterValue"
+	InvalidState                                 Class = "InvalidState"
+	InvalidStateRequested                        Class = "InvalidStateRequested"
+	InvalidSwitchID                              Class = "InvalidSwitchID"
+	InvalidUUID                                  Class = "InvalidUUID"
+	InvalidUuidOrName                            Class = "InvalidUuidOrName"
+	IronicException                              Class = "IronicException"
+	KeystoneFailure                              Class = "KeystoneFailure"
+	KeystoneUnauthorized                         Class = "KeystoneUnauthorized"
+	MACAlreadyExists                             Class = "MACAlreadyExists"
+	MissingParameterValue                        Class = "MissingParameterValue"
+	NetworkError                                 Class = "NetworkError"
+	NoConsolePid                                 Class = "NoConsolePid"
+	NoDriversLoaded                              Class = "NoDriversLoaded"
+	NoFreeConductorWorker                        Class = "NoFreeConductorWorker"
+	NoFreeIPMITerminalPorts                      Class = "NoFreeIPMITerminalPorts"
+	NoFreePhysicalPorts                          Class = "NoFreePhysicalPorts"
+	NoValidDefaultForInterface                   Class = "NoValidDefaultForInterface"
+	NoValidHost                                  Class = "NoValidHost"
+	NodeAlreadyExists                            Class = "NodeAlreadyExists"
+	NodeAssociated                               Class = "NodeAssociated"
+	NodeCleaningFailure                          Class = "NodeCleaningFailure"
+	NodeConsoleNotEnabled                        Class = "NodeConsoleNotEnabled"
+	NodeHistoryNotFound                          Class = "NodeHistoryNotFound"
+	NodeInMaintenance                            Class = "NodeInMaintenance"
+	NodeInventoryAlreadyExists                   Class = "NodeInventoryAlreadyExists"
+	NodeInventoryNotFound                        Class = "NodeInventoryNotFound"
+	NodeIsRetired                                Class = "NodeIsRetired"
+	NodeLocked                                   Class = "NodeLocked"
+	NodeMaintenanceFailure                       Class = "NodeMaintenanceFailure"
+	NodeNotFound                                 Class = "NodeNotFound"
+	NodeNotLocked                                Class = "NodeNotLocked"
+	NodeProtected                                Class = "NodeProtected"
+	NodeTagNotFound                              Class = "NodeTagNotFound"
+	NodeTraitNotFound                            Class = "NodeTraitNotFound"
+	NodeVerifyFailure                            Class = "NodeVerifyFailure"
+	NotAcceptable                                Class = "NotAcceptable"
+	NotAuthorized                                Class = "NotAuthorized"
+	NotFound                                     Class = "NotFound"
+	NotificationPayloadError                     Class = "NotificationPayloadError"
+	NotificationSchemaKeyError                   Class = "NotificationSchemaKeyError"
+	NotificationSchemaObjectError                Class = "NotificationSchemaObjectError"
+	OperationNotPermitted                        Class = "OperationNotPermitted"
+	PasswordFileFailedToCreate                   Class = "PasswordFileFailedToCreate"
+	PatchError                                   Class = "PatchError"
+	PathNotFound                                 Class = "PathNotFound"
+	PortAlreadyExists                            Class = "PortAlreadyExists"
+	PortDuplicateName                            Class = "PortDuplicateName"
+	PortNotFound                                 Class = "PortNotFound"
+	PortgroupAlreadyExists                       Class = "PortgroupAlreadyExists"
+	PortgroupDuplicateName                       Class = "PortgroupDuplicateName"
+	PortgroupMACAlreadyExists                    Class = "PortgroupMACAlreadyExists"
+	PortgroupNotEmpty                            Class = "PortgroupNotEmpty"
+	PortgroupNotFound                            Class = "PortgroupNotFound"
+	PortgroupPhysnetInconsistent                 Class = "PortgroupPhysnetInconsistent"
+	PowerStateFailure                            Class = "PowerStateFailure"
+	RedfishConnectionError                       Class = "RedfishConnectionError"
+	RedfishError                                 Class = "RedfishError"
+	SNMPFailure                                  Class = "SNMPFailure"
+	ServiceUnavailable                           Class = "ServiceUnavailable"
+	StorageError                                 Class = "StorageError"
+	SwiftObjectNotFoundError                     Class = "SwiftObjectNotFoundError"
+	SwiftObjectStillExists                       Class = "SwiftObjectStillExists"
+	SwiftOperationError                          Class = "SwiftOperationError"
+	TemporaryFailure                             Class = "TemporaryFailure"
+	Unauthorized                                 Class = "Unauthorized"
+	UnsupportedDriverExtension                   Class = "UnsupportedDriverExtension"
+	VendorPassthruException                      Class = "VendorPassthruException"
+	VifAlreadyAttached                           Class = "VifAlreadyAttached"
+	VifInvalidForAttach                          Class = "VifInvalidForAttach"
+	VifNotAttached                               Class = "VifNotAttached"
+	VolumeConnectorAlreadyExists                 Class = "VolumeConnectorAlreadyExists"
+	VolumeConnectorNotFound                      Class = "VolumeConnectorNotFound"
+	VolumeConnectorTypeAndIdAlreadyExists        Class = "VolumeConnectorTypeAndIdAlreadyExists"
+	VolumeTargetAlreadyExists                    Class = "VolumeTargetAlreadyExists"
+	VolumeTargetBootIndexAlreadyExists           Class = "VolumeTargetBootIndexAlreadyExists"
+	VolumeTargetNotFound                         Class = "VolumeTargetNotFound"
+	XClarityError                                Class = "XClarityError"
+	HTTPBadRequest                               Class = "HTTPBadRequest"
+	HTTPUnauthorized                             Class = "HTTPUnauthorized"
+	MethodNotAllowed                             Class = "HTTPMethodNotAllowed"
+	RequestEntityTooLarge                        Class = "HTTPRequestEntityTooLarge"
+	HTTPServiceUnavailable                       Class = "HTTPServiceUnavailable"
+	ClientSideError                              Class = "ClientSideError"
 )
 
 // Code is the HTTP status of a class: the one table that maps faults to HTTP.
-// Unknown classes (for example a class name that arrived over RPC from a
-// newer peer) are server errors, as in Ironic.
+// Classes not listed (for example one that arrived over RPC from a newer
+// peer) are server errors, as in Ironic.
 func (c Class) Code() int {
 	switch c {
-	case Invalid, InvalidParameterValue, MissingParameterValue, InvalidStateRequested,
-		InvalidUUID, InvalidUuidOrName, InvalidName, InvalidMAC, InvalidSwitchID,
-		InvalidDatapathID, PatchError, NodeInMaintenance, NodeIsRetired,
-		NodeConsoleNotEnabled, UnsupportedDriverExtension, IncompatibleInterface,
-		InterfaceNotFoundInEntrypoint, NoValidDefaultForInterface, ChassisNotEmpty,
-		PortgroupNotEmpty, VifNotAttached, NoFreePhysicalPorts, IncompleteLookup,
-		InvalidDeployTemplate, InvalidImageRef, ClientSideError, BadRequest:
-		return http.StatusBadRequest
-	case Unauthorized:
-		return http.StatusUnauthorized
-	case NotAuthorized, HTTPForbidden, OperationNotPermitted, NodeProtected, ImageNotAuthorized:
-		return http.StatusForbidden
-	case NotFound, NodeNotFound, PortNotFound, PortgroupNotFound, ChassisNotFound,
-		AllocationNotFound, DeployTemplateNotFound, VolumeConnectorNotFound,
-		VolumeTargetNotFound, ConductorNotFound, DriverNotFound, NoValidHost,
-		NodeTraitNotFound, BIOSSettingNotFound, NodeHistoryNotFound,
-		NodeInventoryNotFound, InstanceNotFound, ImageNotFound:
-		return http.StatusNotFound
+	case HTTPBadRequest, ChassisNotEmpty, ClientSideError, IncompatibleInterface, IncompleteLookup, InterfaceNotFoundInEntrypoint, Invalid, InvalidConductorGroup, InvalidContent, InvalidDatapathID, InvalidDeployTemplate, InvalidIdentity, InvalidImageRef, InvalidKickstartFile, InvalidKickstartTemplate, InvalidMAC, InvalidName, InvalidParameterValue, InvalidStateRequested, InvalidSwitchID, InvalidUUID, InvalidUuidOrName, MissingParameterValue, NoFreePhysicalPorts, NoValidDefaultForInterface, NodeConsoleNotEnabled, NodeInMaintenance, NodeIsRetired, NodeMaintenanceFailure, NodeNotLocked, PatchError, PortgroupNotEmpty, UnsupportedDriverExtension, VifNotAttached:
+		return 400
+	case HTTPUnauthorized:
+		return 401
+	case ExclusiveLockRequired, HTTPForbidden, ImageNotAuthorized, NodeProtected, NotAuthorized, OperationNotPermitted:
+		return 403
+	case AllocationNotFound, BIOSSettingListNotFound, BIOSSettingNotFound, ChassisNotFound, ConductorNotFound, DeployTemplateNotFound, DriverNotFound, DriverNotFoundInEntrypoint, HTTPNotFound, ImageNotFound, InstanceNotFound, NoValidHost, NodeHistoryNotFound, NodeInventoryNotFound, NodeNotFound, NodeTraitNotFound, NotFound, PortNotFound, PortgroupNotFound, VolumeConnectorNotFound, VolumeTargetNotFound:
+		return 404
 	case MethodNotAllowed:
-		return http.StatusMethodNotAllowed
+		return 405
 	case NotAcceptable:
-		return http.StatusNotAcceptable
+		return 406
+	case AllocationAlreadyExists, AllocationDuplicateName, BIOSSettingAlreadyExists, ChassisAlreadyExists, Conflict, DeployTemplateAlreadyExists, DeployTemplateDuplicateName, DuplicateName, InstanceAssociated, InvalidState, MACAlreadyExists, NodeAlreadyExists, NodeAssociated, NodeInventoryAlreadyExists, NodeLocked, PortAlreadyExists, PortDuplicateName, PortgroupAlreadyExists, PortgroupDuplicateName, PortgroupMACAlreadyExists, PowerStateFailure, VifAlreadyAttached, VifInvalidForAttach, VolumeConnectorAlreadyExists, VolumeConnectorTypeAndIdAlreadyExists, VolumeTargetAlreadyExists, VolumeTargetBootIndexAlreadyExists:
+		return 409
 	case RequestEntityTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case Conflict, NodeLocked, DuplicateName, NodeAlreadyExists, PortAlreadyExists,
-		MACAlreadyExists, PortgroupAlreadyExists, PortgroupMACAlreadyExists,
-		PortgroupDuplicateName, ChassisAlreadyExists, InstanceAssociated, NodeAssociated,
-		VifAlreadyAttached, VifInvalidForAttach, VolumeConnectorAlreadyExists,
-		VolumeConnectorTypeAndIdAlreadyExists, VolumeTargetAlreadyExists,
-		VolumeTargetBootIndexAlreadyExists, AllocationAlreadyExists,
-		AllocationDuplicateName, DeployTemplateAlreadyExists,
-		DeployTemplateDuplicateName, PowerStateFailure:
-		return http.StatusConflict
-	case TemporaryFailure, NoFreeConductorWorker, ServiceUnavailable:
-		return http.StatusServiceUnavailable
+		return 413
+	case ImageChecksumFileReadFailure, NoFreeConductorWorker, NoFreeIPMITerminalPorts, HTTPServiceUnavailable, TemporaryFailure:
+		return 503
 	}
 	return http.StatusInternalServerError
 }

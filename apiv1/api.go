@@ -1,0 +1,202 @@
+// Package apiv1 serves Ironic's v1 REST API: one route table on gorilla/mux,
+// one file per resource, per-version views, Ironic's JSON-Patch rules,
+// paging and filters, and the single place where faults become HTTP.
+//
+// apiv1 never imports the conductor or a driver: node changes go through the
+// Conductor interface (an RPC client), reads go straight to the Store.
+package apiv1
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/gorilla/mux"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/internal/strutils"
+	"github.com/goironic/ironic/microversions"
+)
+
+// Config holds the API's settings (Ironic's [api] and a few [DEFAULT] options).
+type Config struct {
+	// PublicEndpoint is [api]public_endpoint; empty means the request's
+	// scheme://host.
+	PublicEndpoint string
+	// MaxLimit is [api]max_limit, the default and maximum page size.
+	MaxLimit int
+	// Versions is the served microversion range (pin_release_version may
+	// lower the maximum).
+	Versions microversions.Range
+	// DefaultResourceClass is [DEFAULT]default_resource_class.
+	DefaultResourceClass string
+	// DefaultPortgroupMode is [DEFAULT]default_portgroup_mode.
+	DefaultPortgroupMode string
+	// HeartbeatTimeout is [conductor]heartbeat_timeout in seconds, used to
+	// decide whether a conductor is alive.
+	HeartbeatTimeout int
+	// MaxBodyBytes bounds request bodies.
+	MaxBodyBytes int64
+	// Hostname is [DEFAULT]host; used when one conductor runs in-process.
+	Hostname string
+}
+
+// Deps are the API's collaborators.
+type Deps struct {
+	Store     Store
+	Conductor Conductor
+	Policy    Policy
+	Clock     ironic.Clock
+	UUIDs     ironic.UUIDSource
+	Log       *slog.Logger
+}
+
+// API is the v1 HTTP handler.
+type API struct {
+	cfg     Config
+	d       Deps
+	router  *mux.Router
+	bufs    sync.Pool
+	schemas *schemas
+	masker  *strutils.Masker
+}
+
+// New builds the API handler.
+func New(cfg Config, d Deps) (*API, error) {
+	if cfg.MaxLimit <= 0 {
+		cfg.MaxLimit = 1000
+	}
+	if cfg.Versions == (microversions.Range{}) {
+		cfg.Versions = microversions.Default()
+	}
+	if cfg.DefaultPortgroupMode == "" {
+		cfg.DefaultPortgroupMode = "active-backup"
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20 * 100
+	}
+	if cfg.HeartbeatTimeout <= 0 {
+		cfg.HeartbeatTimeout = 60
+	}
+	if d.Clock == nil {
+		d.Clock = ironic.SystemClock{}
+	}
+	if d.UUIDs == nil {
+		d.UUIDs = ironic.RandomUUIDs{}
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Policy == nil {
+		d.Policy = AllowAll{}
+	}
+	sch, err := compileSchemas()
+	if err != nil {
+		return nil, fmt.Errorf("compiling request schemas: %w", err)
+	}
+	a := &API{cfg: cfg, d: d, schemas: sch, masker: strutils.NewMasker()}
+	a.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
+	a.router = a.routes()
+	return a, nil
+}
+
+// ServeHTTP normalises the path the way Ironic's pecan root does and
+// dispatches: "/" is the version document for any method; "/v1" the v1
+// document; "/v1/<res>…" and "/<res>…" are the same resource; a trailing
+// "/" and a ".json" suffix are dropped.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	if path == "" || path == "/" {
+		a.serveRoot(w, r)
+		return
+	}
+	rest := strings.TrimPrefix(path, "/")
+	jsonSuffix := false
+	if strings.HasSuffix(rest, ".json") {
+		rest = strings.TrimSuffix(rest, ".json")
+		jsonSuffix = true
+	}
+	rest = strings.TrimSuffix(rest, "/")
+	if rest == "v1" || rest == "" {
+		a.serveV1Root(w, r)
+		return
+	}
+	rest = strings.TrimPrefix(rest, "v1/")
+	rq := &Request{
+		HTTP:       r,
+		api:        a,
+		jsonSuffix: jsonSuffix,
+	}
+	neg := a.cfg.Versions.Negotiate(r.Header.Get(microversions.HeaderVersion), len(r.Header.Values(microversions.HeaderVersion)) > 0)
+	if neg.Fault != nil {
+		if neg.RangeHeaders {
+			a.setRangeHeaders(w)
+		}
+		a.writeFault(w, r, neg.Fault)
+		return
+	}
+	rq.Ver = neg.Version
+	r2 := r.Clone(a.requestContext(r))
+	r2.URL.Path = "/" + rest
+	r2.URL.RawPath = ""
+	rq.HTTP = r2
+	w = &versionedWriter{ResponseWriter: w, api: a, rq: rq}
+	a.router.ServeHTTP(w, r2.WithContext(context.WithValue(r2.Context(), requestKey{}, rq)))
+}
+
+type requestKey struct{}
+
+// requestContext builds the caller's RequestContext. Authentication fills
+// it in; with noauth it is an anonymous admin as in Ironic.
+func (a *API) requestContext(r *http.Request) context.Context {
+	rc := &ironic.RequestContext{
+		RequestID: "req-" + a.d.UUIDs.NewUUID(),
+	}
+	if g := r.Header.Get("X-Openstack-Request-Id"); isGlobalRequestID(g) {
+		rc.GlobalRequest = g
+	}
+	return ironic.WithRequestContext(r.Context(), rc)
+}
+
+func isGlobalRequestID(s string) bool {
+	return len(s) == 40 && strings.HasPrefix(s, "req-") && isUUID(s[4:])
+}
+
+func (a *API) setRangeHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h[microversions.HeaderMin] = []string{a.cfg.Versions.Min.String()}
+	h[microversions.HeaderMax] = []string{a.cfg.Versions.Max.String()}
+}
+
+// versionedWriter adds the version headers and the request id to every
+// answer a handler writes (but not to routing errors, as in Ironic).
+type versionedWriter struct {
+	http.ResponseWriter
+	api     *API
+	rq      *Request
+	written bool
+	plain   bool
+}
+
+func (vw *versionedWriter) WriteHeader(code int) {
+	if !vw.written {
+		vw.written = true
+		if !vw.plain {
+			h := vw.Header()
+			vw.api.setRangeHeaders(vw.ResponseWriter)
+			h[microversions.HeaderVersion] = []string{vw.rq.Ver.String()}
+			h["Openstack-Request-Id"] = []string{ironic.FromContext(vw.rq.HTTP.Context()).RequestID}
+		}
+	}
+	vw.ResponseWriter.WriteHeader(code)
+}
+
+func (vw *versionedWriter) Write(b []byte) (int, error) {
+	if !vw.written {
+		vw.WriteHeader(http.StatusOK)
+	}
+	return vw.ResponseWriter.Write(b)
+}

@@ -1,0 +1,509 @@
+package apiv1
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
+	mv "github.com/goironic/ironic/microversions"
+)
+
+// nodeFieldVersions is Ironic's VERSIONED_FIELDS for nodes: the version at
+// which each field appears. Older clients never see it.
+func nodeFieldVersion(field string) mv.Version {
+	switch field {
+	case "driver_internal_info":
+		return mv.DriverInternalInfo
+	case "name":
+		return mv.NodeName
+	case "inspection_finished_at", "inspection_started_at":
+		return mv.InspectState
+	case "clean_step":
+		return mv.NodeClean
+	case "raid_config", "target_raid_config":
+		return mv.RAIDConfig
+	case "network_interface":
+		return mv.NetworkInterface
+	case "resource_class":
+		return mv.ResourceClass
+	case "storage_interface":
+		return mv.StorageInterface
+	case "traits":
+		return mv.NodeTraits
+	case "rescue_interface":
+		return mv.RescueInterface
+	case "bios_interface":
+		return mv.BIOSInterface
+	case "fault":
+		return mv.Fault
+	case "deploy_step":
+		return mv.NodeDeployStep
+	case "conductor_group":
+		return mv.NodeConductorGroup
+	case "automated_clean":
+		return mv.NodeAutomatedClean
+	case "protected", "protected_reason":
+		return mv.NodeProtected
+	case "conductor":
+		return mv.Conductors
+	case "owner":
+		return mv.NodeOwner
+	case "description":
+		return mv.NodeDescription
+	case "allocation_uuid":
+		return mv.Allocation
+	case "events":
+		return mv.Events
+	case "retired", "retired_reason":
+		return mv.NodeRetired
+	case "lessee":
+		return mv.NodeLessee
+	case "network_data":
+		return mv.NodeNetworkData
+	case "boot_mode", "secure_boot":
+		return mv.NodeBootMode
+	case "shard":
+		return mv.NodeShard
+	case "boot_interface", "console_interface", "deploy_interface", "inspect_interface",
+		"management_interface", "power_interface", "raid_interface", "vendor_interface":
+		return mv.DynamicInterfaces
+	}
+	return mv.InitialVersion
+}
+
+// versionedNodeFields lists the fields of VERSIONED_FIELDS in Ironic's
+// (dict) order, for the checks that iterate it.
+var versionedNodeFields = [...]string{"driver_internal_info", "name", "inspection_finished_at",
+	"inspection_started_at", "clean_step", "raid_config", "target_raid_config", "network_interface",
+	"resource_class", "storage_interface", "traits", "rescue_interface", "bios_interface", "fault",
+	"deploy_step", "conductor_group", "automated_clean", "protected", "protected_reason", "conductor",
+	"owner", "description", "allocation_uuid", "events", "retired", "retired_reason", "lessee",
+	"network_data", "boot_mode", "secure_boot", "shard", "boot_interface", "console_interface",
+	"deploy_interface", "inspect_interface", "management_interface", "power_interface",
+	"raid_interface", "vendor_interface"}
+
+// nodeFieldAllowed reports whether field exists at version v.
+func nodeFieldAllowed(v mv.Version, field string) bool { return v.AtLeast(nodeFieldVersion(field)) }
+
+// checkNodeFieldsAllowed is check_allowed_fields: 406 for a field newer
+// than the request.
+func checkNodeFieldsAllowed(v mv.Version, fields []string) error {
+	for _, f := range fields {
+		if !nodeFieldAllowed(v, f) {
+			return notAcceptable()
+		}
+	}
+	return nil
+}
+
+func notAcceptable() error { return ironic.Errorf(ironic.NotAcceptable, "Request not acceptable.") }
+
+// nodeObjectFields are the node object fields the API shows, in the order
+// Ironic's _get_fields_for_node_query lists them.
+var nodeObjectFields = [...]string{"automated_clean", "bios_interface", "boot_interface", "boot_mode",
+	"clean_step", "conductor_group", "console_enabled", "console_interface", "deploy_interface",
+	"deploy_step", "description", "driver", "driver_info", "driver_internal_info", "extra", "fault",
+	"inspection_finished_at", "inspection_started_at", "inspect_interface", "instance_info",
+	"instance_uuid", "last_error", "lessee", "maintenance", "maintenance_reason",
+	"management_interface", "name", "network_data", "network_interface", "owner", "power_interface",
+	"power_state", "properties", "protected", "protected_reason", "provision_state",
+	"provision_updated_at", "raid_config", "raid_interface", "rescue_interface", "reservation",
+	"resource_class", "retired", "retired_reason", "secure_boot", "shard", "storage_interface",
+	"target_power_state", "target_provision_state", "target_raid_config", "traits", "vendor_interface"}
+
+// isNodeQueryField reports whether ?fields= may name f.
+func isNodeQueryField(f string) bool {
+	switch f {
+	case "uuid", "traits", "allocation_uuid", "chassis_uuid", "conductor":
+		return true
+	}
+	return slices.Contains(nodeObjectFields[:], f)
+}
+
+// isoTime renders a timestamp as Python's isoformat() of an aware UTC
+// datetime.
+func isoTime(t models.Time) any {
+	if !t.Valid() {
+		return nil
+	}
+	u := t.UTC()
+	if u.Nanosecond()/1000 == 0 {
+		return u.Format("2006-01-02T15:04:05+00:00")
+	}
+	return u.Format("2006-01-02T15:04:05.000000+00:00")
+}
+
+func strOrNil(p *string) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func boolOrNil(p *bool) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func dictOrEmpty(d models.JSONDict) any {
+	if d == nil {
+		return map[string]any{}
+	}
+	return map[string]any(d)
+}
+
+// nodeFieldValue is the API value of one node object field.
+func nodeFieldValue(n *models.Node, f string) any {
+	switch f {
+	case "uuid":
+		return n.UUID
+	case "created_at":
+		return isoTime(n.CreatedAt)
+	case "updated_at":
+		return isoTime(n.UpdatedAt)
+	case "automated_clean":
+		return boolOrNil(n.AutomatedClean)
+	case "bios_interface":
+		return strOrNil(n.BIOSInterface)
+	case "boot_interface":
+		return strOrNil(n.BootInterface)
+	case "boot_mode":
+		return strOrNil(n.BootMode)
+	case "clean_step":
+		return dictOrEmpty(n.CleanStep)
+	case "conductor_group":
+		return n.ConductorGroup
+	case "console_enabled":
+		return n.ConsoleEnabled
+	case "console_interface":
+		return strOrNil(n.ConsoleInterface)
+	case "deploy_interface":
+		return strOrNil(n.DeployInterface)
+	case "deploy_step":
+		return dictOrEmpty(n.DeployStep)
+	case "description":
+		return strOrNil(n.Description)
+	case "driver":
+		return n.Driver
+	case "driver_info":
+		return dictOrEmpty(n.DriverInfo)
+	case "driver_internal_info":
+		return dictOrEmpty(n.DriverInternalInfo)
+	case "extra":
+		return dictOrEmpty(n.Extra)
+	case "fault":
+		return strOrNil(n.Fault)
+	case "inspection_finished_at":
+		return isoTime(n.InspectionFinishedAt)
+	case "inspection_started_at":
+		return isoTime(n.InspectionStartedAt)
+	case "inspect_interface":
+		return strOrNil(n.InspectInterface)
+	case "instance_info":
+		return dictOrEmpty(n.InstanceInfo)
+	case "instance_uuid":
+		return strOrNil(n.InstanceUUID)
+	case "last_error":
+		return strOrNil(n.LastError)
+	case "lessee":
+		return strOrNil(n.Lessee)
+	case "maintenance":
+		return n.Maintenance
+	case "maintenance_reason":
+		return strOrNil(n.MaintenanceReason)
+	case "management_interface":
+		return strOrNil(n.ManagementInterface)
+	case "name":
+		return strOrNil(n.Name)
+	case "network_data":
+		return dictOrEmpty(n.NetworkData)
+	case "network_interface":
+		return strOrNil(n.NetworkInterface)
+	case "owner":
+		return strOrNil(n.Owner)
+	case "power_interface":
+		return strOrNil(n.PowerInterface)
+	case "power_state":
+		return strOrNil(n.PowerState)
+	case "properties":
+		return dictOrEmpty(n.Properties)
+	case "protected":
+		return n.Protected
+	case "protected_reason":
+		return strOrNil(n.ProtectedReason)
+	case "provision_state":
+		return strOrNil(n.ProvisionState)
+	case "provision_updated_at":
+		return isoTime(n.ProvisionUpdatedAt)
+	case "raid_config":
+		return dictOrEmpty(n.RAIDConfig)
+	case "raid_interface":
+		return strOrNil(n.RAIDInterface)
+	case "rescue_interface":
+		return strOrNil(n.RescueInterface)
+	case "reservation":
+		return strOrNil(n.Reservation)
+	case "resource_class":
+		return strOrNil(n.ResourceClass)
+	case "retired":
+		return boolOrNil(n.Retired)
+	case "retired_reason":
+		return strOrNil(n.RetiredReason)
+	case "secure_boot":
+		return boolOrNil(n.SecureBoot)
+	case "shard":
+		return strOrNil(n.Shard)
+	case "storage_interface":
+		return strOrNil(n.StorageInterface)
+	case "target_power_state":
+		return strOrNil(n.TargetPowerState)
+	case "target_provision_state":
+		return strOrNil(n.TargetProvisionState)
+	case "target_raid_config":
+		return dictOrEmpty(n.TargetRAIDConfig)
+	case "traits":
+		return n.TraitNames()
+	case "vendor_interface":
+		return strOrNil(n.VendorInterface)
+	}
+	return nil
+}
+
+// nodeRenderer renders nodes for one request: the policy answers and the
+// conductor ring are looked up once per request, not once per node.
+type nodeRenderer struct {
+	a      *API
+	rq     *Request
+	base   string
+	fields []string // nil: every field
+	// showDriverSecrets/showInstanceSecrets are the show_password and
+	// show_instance_secrets policies.
+	showDriverSecrets   bool
+	showInstanceSecrets bool
+	chassis             map[int64]string
+	allocations         map[int64]string
+}
+
+func (a *API) newNodeRenderer(rq *Request, fields []string) *nodeRenderer {
+	ctx := rq.Ctx()
+	return &nodeRenderer{
+		a: a, rq: rq, base: rq.BaseURL(), fields: fields,
+		showDriverSecrets:   a.d.Policy.Check(ctx, "show_password", nil),
+		showInstanceSecrets: a.d.Policy.Check(ctx, "show_instance_secrets", nil),
+		chassis:             map[int64]string{},
+		allocations:         map[int64]string{},
+	}
+}
+
+func (nr *nodeRenderer) wants(f string) bool {
+	return nr.fields == nil || slices.Contains(nr.fields, f)
+}
+
+// render is node_convert_with_links + node_sanitize.
+func (nr *nodeRenderer) render(ctx context.Context, n *models.Node) (pyjson.Object, error) {
+	v := nr.rq.Ver
+	out := make(pyjson.Object, 0, 64)
+	add := func(k string, val any) { out = append(out, pyjson.Member{Key: k, Value: val}) }
+	keep := func(f string) bool {
+		// sanitize_dict keeps only requested fields; hide_fields_in_newer_versions
+		// drops fields newer than the request.
+		return nr.wants(f) && nodeFieldAllowed(v, f)
+	}
+	var order []string
+	if nr.fields == nil {
+		order = append([]string{"uuid", "created_at", "updated_at"}, nodeObjectFields[:]...)
+	} else {
+		order = []string{"uuid", "created_at", "updated_at"}
+		for _, f := range nr.fields {
+			switch f {
+			case "allocation_uuid", "chassis_uuid", "conductor", "uuid", "created_at", "updated_at":
+				continue
+			}
+			if !slices.Contains(order, f) {
+				order = append(order, f)
+			}
+		}
+	}
+	for _, f := range order {
+		if !keep(f) {
+			continue
+		}
+		val := nodeFieldValue(n, f)
+		switch f {
+		case "driver_info":
+			if !nr.showDriverSecrets {
+				val = nr.a.masker.MaskDict(n.DriverInfo, "******")
+				if val == nil {
+					val = map[string]any{}
+				}
+			}
+		case "instance_info":
+			if !nr.showInstanceSecrets {
+				ii := nr.a.masker.MaskDict(n.InstanceInfo, "******")
+				if truthy(ii["configdrive"]) || truthy(ii["image_url"]) {
+					ii = copyDict(ii)
+					if truthy(ii["configdrive"]) {
+						ii["configdrive"] = "******"
+					}
+					if truthy(ii["image_url"]) {
+						ii["image_url"] = "******"
+					}
+				}
+				if ii == nil {
+					ii = map[string]any{}
+				}
+				val = ii
+			}
+		case "driver_internal_info":
+			if truthy(n.DriverInternalInfo["agent_secret_token"]) {
+				d := copyDict(n.DriverInternalInfo)
+				d["agent_secret_token"] = "******"
+				val = d
+			}
+		case "provision_state":
+			val = legacyProvisionState(v, n.ProvisionState)
+		}
+		add(f, val)
+	}
+	add("links", selfLinks(nr.base, "nodes", n.UUID))
+	if v.AtLeast(mv.Conductors) && nr.wants("conductor") {
+		host, err := nr.a.d.Conductor.ConductorFor(ctx, n)
+		if err != nil {
+			if ironic.IsClass(err, ironic.NoValidHost) || ironic.IsClass(err, ironic.TemporaryFailure) {
+				add("conductor", nil)
+			} else {
+				return nil, err
+			}
+		} else {
+			add("conductor", host)
+		}
+	}
+	if v.AtLeast(mv.Allocation) && nr.wants("allocation_uuid") {
+		var au any
+		if n.AllocationID != nil {
+			u, err := nr.allocationUUID(ctx, *n.AllocationID)
+			if err != nil {
+				return nil, err
+			}
+			if u != "" {
+				au = u
+			}
+		}
+		add("allocation_uuid", au)
+	}
+	if nr.wants("chassis_uuid") {
+		var cu any
+		if n.ChassisID != nil {
+			u, err := nr.chassisUUID(ctx, *n.ChassisID)
+			if err != nil {
+				return nil, err
+			}
+			if u != "" {
+				cu = u
+			}
+		}
+		add("chassis_uuid", cu)
+	}
+	if nr.fields == nil {
+		sub := func(name string) []pyjson.Object {
+			return []pyjson.Object{
+				link("self", nr.base+"/v1/nodes/"+n.UUID+"/"+name),
+				link("bookmark", nr.base+"/nodes/"+n.UUID+"/"+name),
+			}
+		}
+		add("ports", sub("ports"))
+		if v.AtLeast(mv.LinksNodestatesDriverproperties) {
+			add("states", sub("states"))
+		}
+		if v.AtLeast(mv.PortgroupsSubcontrollers) {
+			add("portgroups", sub("portgroups"))
+		}
+		if v.AtLeast(mv.Volume) {
+			add("volume", sub("volume"))
+		}
+	}
+	return out, nil
+}
+
+func (nr *nodeRenderer) chassisUUID(ctx context.Context, id int64) (string, error) {
+	if u, ok := nr.chassis[id]; ok {
+		return u, nil
+	}
+	c, err := nr.a.d.Store.GetChassisByID(ctx, id)
+	if err != nil {
+		if ironic.IsClass(err, ironic.ChassisNotFound) {
+			nr.chassis[id] = ""
+			return "", nil
+		}
+		return "", err
+	}
+	nr.chassis[id] = c.UUID
+	return c.UUID, nil
+}
+
+func (nr *nodeRenderer) allocationUUID(ctx context.Context, id int64) (string, error) {
+	if u, ok := nr.allocations[id]; ok {
+		return u, nil
+	}
+	al, err := nr.a.d.Store.GetAllocationByID(ctx, id)
+	if err != nil {
+		if ironic.IsClass(err, ironic.AllocationNotFound) {
+			nr.allocations[id] = ""
+			return "", nil
+		}
+		return "", err
+	}
+	nr.allocations[id] = al.UUID
+	return al.UUID, nil
+}
+
+// legacyProvisionState renames states for old clients: "available" is
+// null before 1.2, "inspect wait" is "inspecting" before 1.39.
+func legacyProvisionState(v mv.Version, s *string) any {
+	if s == nil {
+		return nil
+	}
+	switch {
+	case *s == "available" && !v.AtLeast(mv.AvailableState):
+		return nil
+	case *s == "inspect wait" && !v.AtLeast(mv.InspectWait):
+		return "inspecting"
+	}
+	return *s
+}
+
+// truthy is Python truthiness for decoded JSON.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case map[string]any:
+		return len(x) > 0
+	case []any:
+		return len(x) > 0
+	case interface{ String() string }:
+		s := x.String()
+		return s != "0" && s != "0.0" && s != "-0.0" && s != ""
+	}
+	return true
+}
+
+func copyDict(d map[string]any) map[string]any {
+	out := make(map[string]any, len(d))
+	for k, v := range d {
+		out[k] = v
+	}
+	return out
+}
+
+// nodeTime is the clock read for a request, used by views that compare.
+func (a *API) now() time.Time { return a.d.Clock.Now() }

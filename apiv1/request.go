@@ -1,0 +1,335 @@
+package apiv1
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/microversions"
+)
+
+// Request is what a handler sees: the HTTP request with its negotiated
+// version, path variables and parsed query.
+type Request struct {
+	HTTP *http.Request
+	Ver  microversions.Version
+	Vars map[string]string
+
+	api        *API
+	jsonSuffix bool
+	query      url.Values
+}
+
+// Ctx is the request's context (carrying the ironic.RequestContext).
+func (rq *Request) Ctx() context.Context { return rq.HTTP.Context() }
+
+// Var is a path variable.
+func (rq *Request) Var(name string) string { return rq.Vars[name] }
+
+// Query returns the parsed query string.
+func (rq *Request) Query() url.Values {
+	if rq.query == nil {
+		rq.query = rq.HTTP.URL.Query()
+	}
+	return rq.query
+}
+
+// Has reports whether query parameter k was given.
+func (rq *Request) Has(k string) bool { _, ok := rq.Query()[k]; return ok }
+
+// Str returns query parameter k ("" when absent). Repeated parameters are
+// rendered like Python's list repr, as pecan hands a list to the handler.
+func (rq *Request) Str(k string) (string, bool) {
+	v, ok := rq.Query()[k]
+	if !ok {
+		return "", false
+	}
+	if len(v) == 1 {
+		return v[0], true
+	}
+	return pyListRepr(v), true
+}
+
+func pyListRepr(v []string) string {
+	parts := make([]string, len(v))
+	for i, s := range v {
+		parts[i] = "'" + s + "'"
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// CheckArgs answers 400 "Unexpected arguments: …" when the query holds a
+// parameter the handler doesn't take, as pecan's argument binding does.
+func (rq *Request) CheckArgs(allowed ...string) error {
+	var bad []string
+	for k := range rq.Query() {
+		if !slices.Contains(allowed, k) {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	return ironic.Errorf(ironic.ClientSideError, "Unexpected arguments: %s", strings.Join(bad, ", "))
+}
+
+// Bool parses an optional boolean query parameter with oslo's strict rules.
+func (rq *Request) Bool(k string) (*bool, error) {
+	s, ok := rq.Str(k)
+	if !ok {
+		return nil, nil
+	}
+	b, err := parseBool(k, s)
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// parseBool is oslo_utils.strutils.bool_from_string(strict=True) with
+// Ironic's error text.
+func parseBool(name, s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "t", "true", "on", "y", "yes":
+		return true, nil
+	case "0", "f", "false", "off", "n", "no":
+		return false, nil
+	}
+	return false, ironic.Errorf(ironic.InvalidParameterValue,
+		"Invalid %s: Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", name, s)
+}
+
+// Int parses an optional integer query parameter.
+func (rq *Request) Int(k string) (*int, error) {
+	s, ok := rq.Str(k)
+	if !ok {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Expected an integer for %s: %s", k, s)
+	}
+	return &n, nil
+}
+
+// errBodyTooLarge marks a body over Config.MaxBodyBytes.
+var errBodyTooLarge = errors.New("request body too large")
+
+// ReadBody reads the raw body, bounded by the configured maximum.
+func (rq *Request) ReadBody() ([]byte, error) {
+	lr := io.LimitReader(rq.HTTP.Body, rq.api.cfg.MaxBodyBytes+1)
+	b, err := io.ReadAll(lr)
+	if err != nil {
+		return nil, ironic.Errorf(ironic.ClientSideError, "Could not read the request body: %v", err)
+	}
+	if int64(len(b)) > rq.api.cfg.MaxBodyBytes {
+		return nil, &ironic.Fault{Class: ironic.RequestEntityTooLarge, Shape: ironic.ShapeWebob,
+			Message: "Request is too large."}
+	}
+	return b, nil
+}
+
+// JSONBody decodes the body as JSON (numbers kept as json.Number). Ironic
+// answers malformed JSON with a 500 carrying the decoder's message; we answer
+// 400 with a message of the same kind (a listed deviation).
+func (rq *Request) JSONBody() (any, error) {
+	b, err := rq.ReadBody()
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := pyjson.Unmarshal(b, &v); err != nil {
+		return nil, ironic.Errorf(ironic.ClientSideError, "Malformed JSON in the request body: %s", jsonErrorText(b, err))
+	}
+	return v, nil
+}
+
+// jsonErrorText describes a decoding error briefly.
+func jsonErrorText(b []byte, err error) string {
+	if len(b) == 0 {
+		return "Expecting value: line 1 column 1 (char 0)"
+	}
+	return err.Error()
+}
+
+// Response is what a handler returns on success.
+type Response struct {
+	Status   int
+	Body     any // written with pyjson; nil means no body
+	Location string
+	// Text, when set, is written as text/plain instead of Body.
+	Text        string
+	ContentType string
+}
+
+// OK returns a 200 answer with body.
+func OK(body any) *Response { return &Response{Status: http.StatusOK, Body: body} }
+
+// handlerFunc is a route handler.
+type handlerFunc func(rq *Request) (*Response, error)
+
+// wrap adapts a handler to net/http: it finds the Request set up by
+// ServeHTTP, runs the handler and renders its answer or fault.
+func (a *API) wrap(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rq, _ := r.Context().Value(requestKey{}).(*Request)
+		if rq == nil {
+			a.writeFault(w, r, ironic.Webob(ironic.NotFound, ""))
+			return
+		}
+		rq.Vars = mux.Vars(r)
+		resp, err := h(rq)
+		if err != nil {
+			a.writeFault(w, r, a.logFault(r.Context(), err))
+			return
+		}
+		a.writeResponse(w, rq, resp)
+	}
+}
+
+// logFault turns err into a fault; server-side errors are logged, client
+// errors are not.
+func (a *API) logFault(ctx context.Context, err error) *ironic.Fault {
+	f := ironic.AsFault(err)
+	if f.HTTPStatus() >= 500 {
+		a.d.Log.ErrorContext(ctx, "request failed", "error", err,
+			"request_id", ironic.FromContext(ctx).RequestID)
+	}
+	return f
+}
+
+func (a *API) writeResponse(w http.ResponseWriter, rq *Request, resp *Response) {
+	h := w.Header()
+	if resp.Location != "" {
+		h.Set("Location", resp.Location)
+	}
+	switch {
+	case resp.Text != "":
+		ct := resp.ContentType
+		if ct == "" {
+			ct = "text/plain; charset=UTF-8"
+		}
+		h.Set("Content-Type", ct)
+		h.Set("Content-Length", strconv.Itoa(len(resp.Text)))
+		w.WriteHeader(resp.Status)
+		_, _ = io.WriteString(w, resp.Text)
+	case resp.Body == nil:
+		if resp.Status == http.StatusNoContent {
+			w.WriteHeader(resp.Status)
+			return
+		}
+		h.Set("Content-Length", "0")
+		w.WriteHeader(resp.Status)
+	default:
+		a.writeJSON(w, resp.Status, resp.Body)
+	}
+}
+
+// writeJSON writes body in Python's json.dumps format.
+func (a *API) writeJSON(w http.ResponseWriter, status int, body any) {
+	bp := a.bufs.Get().(*[]byte)
+	buf, err := pyjson.Append((*bp)[:0], body)
+	if err != nil {
+		a.d.Log.Error("encoding response", "error", err)
+		buf = append(buf[:0], `{"error_message": "{\"faultcode\": \"Server\", \"faultstring\": \"An unknown exception occurred.\", \"debuginfo\": null}"}`...)
+		status = http.StatusInternalServerError
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(buf)))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf)
+	if cap(buf) <= 1<<22 {
+		*bp = buf
+		a.bufs.Put(bp)
+	}
+}
+
+// writeFault renders a fault in Ironic's envelope: {"error_message": "<json>"}.
+func (a *API) writeFault(w http.ResponseWriter, r *http.Request, f *ironic.Fault) {
+	status := f.HTTPStatus()
+	var inner pyjson.Object
+	if f.Shape == ironic.ShapeWebob {
+		inner = pyjson.Object{
+			{Key: "code", Value: status},
+			{Key: "title", Value: webobTitle(status)},
+			{Key: "description", Value: f.Message},
+		}
+	} else {
+		code := "Client"
+		if status >= 500 {
+			code = "Server"
+		}
+		inner = pyjson.Object{
+			{Key: "faultcode", Value: code},
+			{Key: "faultstring", Value: f.Message},
+			{Key: "debuginfo", Value: nil},
+		}
+	}
+	innerJSON, _ := pyjson.Marshal(inner)
+	if status == http.StatusMethodNotAllowed && f.Shape == ironic.ShapeWebob {
+		if allow := allowedMethodsFor(r); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+	}
+	a.writeJSON(w, status, pyjson.Object{{Key: "error_message", Value: string(innerJSON)}})
+}
+
+type allowKey struct{}
+
+func allowedMethodsFor(r *http.Request) string {
+	s, _ := r.Context().Value(allowKey{}).(string)
+	return s
+}
+
+// webobTitle is webob's title for a status.
+func webobTitle(code int) string {
+	switch code {
+	case 413:
+		return "Request Entity Too Large"
+	}
+	return http.StatusText(code)
+}
+
+// publicURL is [api]public_endpoint or the request's own scheme://host.
+func (a *API) publicURL(r *http.Request) string {
+	if a.cfg.PublicEndpoint != "" {
+		return strings.TrimSuffix(a.cfg.PublicEndpoint, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	host := r.Host
+	if host == "" {
+		host = "localhost"
+	}
+	return fmt.Sprintf("%s://%s", scheme, host)
+}
+
+// BaseURL is the public URL for links in this request's answers.
+func (rq *Request) BaseURL() string { return rq.api.publicURL(rq.HTTP) }
+
+// link is a {"href", "rel"} object.
+func link(rel, href string) pyjson.Object {
+	return pyjson.Object{{Key: "href", Value: href}, {Key: "rel", Value: rel}}
+}
+
+// selfLinks is the usual [self, bookmark] pair for <res>/<id>.
+func selfLinks(base, res, id string) []pyjson.Object {
+	return []pyjson.Object{
+		link("self", base+"/v1/"+res+"/"+id),
+		link("bookmark", base+"/"+res+"/"+id),
+	}
+}

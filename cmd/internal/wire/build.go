@@ -1,0 +1,84 @@
+package wire
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/apiv1"
+	"github.com/goironic/ironic/conductor"
+	"github.com/goironic/ironic/conf"
+	"github.com/goironic/ironic/db"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/agent"
+	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/drivers/generic"
+	"github.com/goironic/ironic/drivers/ipmi"
+	"github.com/goironic/ironic/drivers/pxe"
+	"github.com/goironic/ironic/drivers/redfish"
+	"github.com/goironic/ironic/microversions"
+	"github.com/goironic/ironic/rpc"
+)
+
+// Registry builds the driver registry from the enabled_* options with
+// every implementation this build has.
+func Registry(cfg *conf.Config) (*drivers.Registry, error) {
+	ic := cfg.Interfaces()
+	dc := drivers.Config{EnabledHardwareTypes: ic.EnabledHardwareTypes, Enabled: ic.Enabled, Default: ic.Default}
+	var impls []drivers.Implementation
+	impls = append(impls, fake.Implementations(fake.Config{})...)
+	impls = append(impls, generic.Implementations()...)
+	impls = append(impls, ipmi.Implementations(ipmi.Config{})...)
+	impls = append(impls, redfish.Implementations(redfish.DefaultConfig())...)
+	impls = append(impls, pxe.Implementations(pxe.DefaultConfig())...)
+	impls = append(impls, agent.Implementations(agent.DefaultConfig())...)
+	return drivers.NewRegistry(dc, impls...)
+}
+
+// Conductor builds the conductor of this host.
+func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *slog.Logger) *conductor.Manager {
+	return conductor.New(conductor.Config{
+		Host:                        cfg.Default.Host,
+		Group:                       cfg.Conductor.ConductorGroup,
+		HeartbeatInterval:           cfg.Conductor.HeartbeatInterval,
+		NodeLockedRetryAttempts:     cfg.Conductor.NodeLockedRetryAttempts,
+		NodeLockedRetryInterval:     cfg.Conductor.NodeLockedRetryInterval,
+		AllowDeletingAvailableNodes: cfg.Conductor.AllowDeletingAvailableNodes,
+	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
+}
+
+// rpcClient is the API's view of the conductors: calls plus routing.
+type rpcClient struct {
+	rpc.ConductorAPI
+	*rpc.Router
+}
+
+// API builds the REST API over store, reaching conductors through calls.
+func API(cfg *conf.Config, store *db.Store, calls rpc.ConductorAPI, log *slog.Logger) (*apiv1.API, error) {
+	versions := microversions.Default()
+	if cfg.Default.PinReleaseVersion != "" {
+		max, ok := microversions.ReleaseMax(cfg.Default.PinReleaseVersion)
+		if !ok {
+			return nil, fmt.Errorf("[DEFAULT]pin_release_version %q is not a known release", cfg.Default.PinReleaseVersion)
+		}
+		versions.Max = max
+	}
+	router := rpc.NewRouter(rpc.RouterConfig{
+		PartitionExponent: cfg.Default.HashPartitionExponent,
+		ResetInterval:     cfg.Default.HashRingResetInterval,
+		HeartbeatTimeout:  cfg.Conductor.HeartbeatTimeout,
+	}, store, ironic.SystemClock{})
+	return apiv1.New(apiv1.Config{
+		PublicEndpoint:       cfg.API.PublicEndpoint,
+		MaxLimit:             cfg.API.MaxLimit,
+		Versions:             versions,
+		DefaultResourceClass: cfg.Default.DefaultResourceClass,
+		DefaultPortgroupMode: cfg.Default.DefaultPortgroupMode,
+		HeartbeatTimeout:     int(cfg.Conductor.HeartbeatTimeout.Seconds()),
+		Hostname:             cfg.Default.Host,
+	}, apiv1.Deps{
+		Store:     store,
+		Conductor: rpcClient{ConductorAPI: calls, Router: router},
+		Log:       log.With("component", "api"),
+	})
+}

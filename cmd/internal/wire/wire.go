@@ -1,0 +1,64 @@
+// Package wire holds the start-up steps the binaries share: reading the
+// configuration, setting up logging and opening the database. It only
+// connects packages; behaviour lives in them.
+package wire
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/goironic/ironic/conf"
+	"github.com/goironic/ironic/db"
+)
+
+// Config reads the command line; with allInOne and no config files the
+// all-in-one defaults apply. ok is false when the binary should exit 0
+// (help was printed).
+func Config(prog string, args []string, stdout io.Writer, allInOne bool) (cfg *conf.Config, rest []string, ok bool, err error) {
+	var opts []conf.LoadOption
+	if allInOne {
+		opts = append(opts, conf.AllInOne())
+	}
+	cfg, rest, err = conf.FromArgs(args, opts...)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, conf.Usage(prog))
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return cfg, rest, true, nil
+}
+
+// Logger builds the process logger: text to stderr, debug level when
+// [DEFAULT]debug is set.
+func Logger(cfg *conf.Config, w io.Writer) *slog.Logger {
+	level := slog.LevelInfo
+	if cfg.Default.Debug {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// OpenDB opens [database]connection. For SQLite the file's directory is
+// created if missing (the all-in-one's ./data).
+func OpenDB(ctx context.Context, cfg *conf.Config, log *slog.Logger, opts ...db.Option) (*db.Store, error) {
+	u, err := conf.ParseDatabaseURL(cfg.Database.Connection)
+	if err != nil {
+		return nil, err
+	}
+	if u.Driver == "sqlite" && !u.Memory {
+		if dir := filepath.Dir(u.DSN); dir != "" {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("creating database directory: %w", err)
+			}
+		}
+	}
+	return db.Open(ctx, u.Driver, u.DSN, log, opts...)
+}

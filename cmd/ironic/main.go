@@ -1,0 +1,89 @@
+// Command ironic is the all-in-one Ironic: the REST API and a conductor in
+// one process, talking through the in-process RPC transport. Without
+// --config-file it listens on 127.0.0.1:6385 with a SQLite database under
+// ./data, no authentication and the fake-hardware driver.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/goironic/ironic/cmd/internal/wire"
+	"github.com/goironic/ironic/rpc"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "ironic:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, _, ok, err := wire.Config("ironic", args, stdout, true)
+	if err != nil || !ok {
+		return err
+	}
+	log := wire.Logger(cfg, stderr)
+	cfg.Report(ctx, log)
+	if cfg.Default.RPCTransport != "none" {
+		log.WarnContext(ctx, "the all-in-one runs its conductor in-process; [DEFAULT]rpc_transport is treated as none",
+			"rpc_transport", cfg.Default.RPCTransport)
+	}
+	store, err := wire.OpenDB(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.Upgrade(ctx); err != nil {
+		return fmt.Errorf("preparing the database: %w", err)
+	}
+	reg, err := wire.Registry(cfg)
+	if err != nil {
+		return err
+	}
+	cond := wire.Conductor(cfg, store, reg, log)
+	if err := cond.Register(ctx); err != nil {
+		return err
+	}
+	api, err := wire.API(cfg, store, rpc.NewLocal(cond), log)
+	if err != nil {
+		return err
+	}
+	addr := net.JoinHostPort(cfg.API.HostIP, strconv.Itoa(cfg.API.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: 30 * time.Second}
+	log.InfoContext(ctx, "ironic all-in-one listening", "address", ln.Addr().String(), "host", cfg.Default.Host)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return cond.Run(gctx) })
+	g.Go(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(gctx), 10*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+	return g.Wait()
+}

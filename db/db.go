@@ -1,0 +1,280 @@
+// Package db is Ironic's database layer: the schema (exactly Ironic's at
+// alembic head 4dbec778866e, on SQLite and MySQL/MariaDB) and one method set
+// per resource, mirroring ironic/db/sqlalchemy/api.py: the same filters,
+// pagination, uniqueness errors, cascades and automatic timestamps, and
+// errors that are *ironic.Fault values of Ironic's exception classes.
+//
+// gorm opens the connections; queries are explicit SQL with explicit column
+// lists so that hot paths (node lists) do no reflection.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	mysqldrv "github.com/go-sql-driver/mysql"
+	"gorm.io/driver/mysql"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/goironic/ironic"
+)
+
+// Dialect is the SQL engine behind a Store.
+type Dialect string
+
+// The supported engines.
+const (
+	SQLite Dialect = "sqlite"
+	MySQL  Dialect = "mysql"
+)
+
+// Store is the database. It is safe for concurrent use.
+type Store struct {
+	gdb     *gorm.DB
+	db      *sql.DB
+	dialect Dialect
+	log     *slog.Logger
+	clock   ironic.Clock
+	uuids   ironic.UUIDSource
+
+	defaultPortgroupMode string
+	// wsem serialises write transactions on SQLite (one writer at a time
+	// is all SQLite allows; waiting here instead of in SQLite's busy loop
+	// keeps latency low and avoids SQLITE_BUSY).
+	wsem chan struct{}
+	t    *tables
+}
+
+// Option adjusts a Store at Open.
+type Option func(*Store)
+
+// WithClock sets the source of time (default: ironic.SystemClock).
+func WithClock(c ironic.Clock) Option { return func(s *Store) { s.clock = c } }
+
+// WithUUIDs sets the source of UUIDs for new rows (default: random).
+func WithUUIDs(u ironic.UUIDSource) Option { return func(s *Store) { s.uuids = u } }
+
+// WithDefaultPortgroupMode sets the mode of portgroups created without one
+// ([DEFAULT]default_portgroup_mode, default "active-backup").
+func WithDefaultPortgroupMode(mode string) Option {
+	return func(s *Store) { s.defaultPortgroupMode = mode }
+}
+
+// Open connects to the database. driver is "sqlite" (dsn: a file path,
+// "file:" URI or ":memory:") or "mysql" (dsn in go-sql-driver format, e.g.
+// "user:pw@tcp(127.0.0.1:3306)/ironic?charset=utf8"). It does not create
+// the schema; see CreateSchema and Upgrade.
+//
+// SQLite runs like Python Ironic's (no foreign key enforcement), in WAL
+// mode with a busy timeout, with write transactions serialised by the
+// Store and started with BEGIN IMMEDIATE. MySQL sessions use Python's
+// sql_mode (TRADITIONAL) and UTC.
+func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Option) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Store{
+		log:                  log,
+		clock:                ironic.SystemClock{},
+		uuids:                ironic.RandomUUIDs{},
+		defaultPortgroupMode: "active-backup",
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	gcfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true}
+	var (
+		gdb *gorm.DB
+		err error
+	)
+	memory := false
+	switch driver {
+	case "sqlite", "sqlite3":
+		s.dialect = SQLite
+		s.wsem = make(chan struct{}, 1)
+		var full string
+		full, memory = sqliteDSN(dsn)
+		gdb, err = gorm.Open(sqlite.Open(full), gcfg)
+	case "mysql", "mysql+pymysql", "mariadb":
+		s.dialect = MySQL
+		var cfg *mysqldrv.Config
+		cfg, err = mysqldrv.ParseDSN(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("db: bad MySQL DSN: %w", err)
+		}
+		cfg.Loc = time.UTC
+		cfg.InterpolateParams = true
+		// Row counts are matched rows, as SQLAlchemy's MySQL dialects ask
+		// for (CLIENT_FOUND_ROWS), not changed rows.
+		cfg.ClientFoundRows = true
+		if cfg.Params == nil {
+			cfg.Params = map[string]string{}
+		}
+		if _, ok := cfg.Params["sql_mode"]; !ok {
+			cfg.Params["sql_mode"] = "'TRADITIONAL'"
+		}
+		if _, ok := cfg.Params["time_zone"]; !ok {
+			cfg.Params["time_zone"] = "'+00:00'"
+		}
+		gdb, err = gorm.Open(mysql.New(mysql.Config{DSNConfig: cfg, DSN: cfg.FormatDSN()}), gcfg)
+	default:
+		return nil, fmt.Errorf("db: unsupported driver %q (want sqlite or mysql)", driver)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("db: open %s: %w", driver, err)
+	}
+	s.t = newTables(s.dialect)
+	sqlDB, err := gdb.DB()
+	if err != nil {
+		return nil, err
+	}
+	s.gdb, s.db = gdb, sqlDB
+	switch {
+	case memory:
+		// Every connection to :memory: is a separate database.
+		sqlDB.SetMaxOpenConns(1)
+		sqlDB.SetMaxIdleConns(1)
+		sqlDB.SetConnMaxLifetime(0)
+		sqlDB.SetConnMaxIdleTime(0)
+	case s.dialect == SQLite:
+		sqlDB.SetMaxOpenConns(8)
+		sqlDB.SetMaxIdleConns(8)
+	default:
+		sqlDB.SetMaxOpenConns(64)
+		sqlDB.SetMaxIdleConns(16)
+		sqlDB.SetConnMaxLifetime(time.Hour)
+	}
+	if err := sqlDB.PingContext(ctx); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("db: connect: %w", err)
+	}
+	return s, nil
+}
+
+// sqliteDSN adds the connection pragmas to a SQLite path or URI. It
+// reports whether the database lives in memory.
+func sqliteDSN(dsn string) (string, bool) {
+	memory := dsn == "" || dsn == ":memory:" || strings.Contains(dsn, "mode=memory") ||
+		strings.HasPrefix(dsn, "file::memory:")
+	if dsn == "" {
+		dsn = ":memory:"
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	if !memory {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+	}
+	q.Set("_txlock", "immediate")
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + q.Encode(), memory
+}
+
+// Dialect says which engine the store talks to.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// Close closes the connections.
+func (s *Store) Close() error { return s.db.Close() }
+
+// now is the clock's time at the precision the engine stores: microseconds
+// on SQLite, seconds on MySQL (DATETIME without fraction), so that what a
+// method returns equals what a later read returns.
+func (s *Store) now() time.Time {
+	t := s.clock.Now().UTC()
+	if s.dialect == MySQL {
+		return t.Truncate(time.Second)
+	}
+	return t.Truncate(time.Microsecond)
+}
+
+// querier is what both *sql.DB and *sql.Tx offer.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// forUpdate is the row lock suffix (SQLite has none: its write
+// transactions are exclusive already).
+func (s *Store) forUpdate() string {
+	if s.dialect == MySQL {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// maxDeadlockRetries mirrors oslo.db's retry_on_deadlock (5 retries).
+const maxDeadlockRetries = 5
+
+// write runs fn in a write transaction, retrying on deadlocks like
+// oslo_db.api.retry_on_deadlock. A *commitThenFail error from fn commits
+// the transaction and then returns the wrapped error (Ironic raises some
+// errors after its session has committed).
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.wsem != nil {
+		select {
+		case s.wsem <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-s.wsem }()
+	}
+	delay := 50 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := s.writeOnce(ctx, fn)
+		if err == nil || !isDeadlock(err) || attempt >= maxDeadlockRetries {
+			return err
+		}
+		s.log.DebugContext(ctx, "database deadlock, retrying", "attempt", attempt+1, "error", err)
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		delay *= 2
+	}
+}
+
+func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+	}()
+	err = fn(tx)
+	var ctf *commitThenFail
+	if err != nil && !errors.As(err, &ctf) {
+		_ = tx.Rollback()
+		return err
+	}
+	if cerr := tx.Commit(); cerr != nil {
+		return cerr
+	}
+	if ctf != nil {
+		return ctf.err
+	}
+	return nil
+}
+
+// commitThenFail asks write to commit and then report err.
+type commitThenFail struct{ err error }
+
+func (c *commitThenFail) Error() string { return c.err.Error() }

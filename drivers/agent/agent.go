@@ -1,0 +1,444 @@
+// Package agent implements Ironic's interfaces built on the Ironic Python
+// Agent: the "direct", "custom-agent" and "ramdisk" deploy interfaces and
+// the "agent" RAID, rescue and power interfaces. For now they declare their
+// properties and validate nodes exactly as Ironic does; the agent protocol
+// itself (deploying, heartbeats, agent commands) is not implemented and
+// answers NotImplemented.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/internal/deployutil"
+	"github.com/goironic/ironic/drivers/internal/py"
+)
+
+// Config holds the options the agent interfaces read.
+type Config struct {
+	// ManageAgentBoot is [agent]manage_agent_boot.
+	ManageAgentBoot bool
+	// ImageDownloadSource is [agent]image_download_source.
+	ImageDownloadSource string
+	// HTTPURL, HTTPRoot and HTTPImageSubdir are [deploy]http_url,
+	// http_root and http_image_subdir.
+	HTTPURL         string
+	HTTPRoot        string
+	HTTPImageSubdir string
+	// FastTrack and FastTrackTimeout are [deploy]fast_track and
+	// fast_track_timeout.
+	FastTrack        bool
+	FastTrackTimeout time.Duration
+	// Clock tells the time for the agent liveness check; nil uses the
+	// system clock.
+	Clock ironic.Clock
+}
+
+// DefaultConfig is Ironic's default configuration.
+func DefaultConfig() Config {
+	return Config{
+		ManageAgentBoot:     true,
+		ImageDownloadSource: "http",
+		HTTPRoot:            "/httpboot",
+		HTTPImageSubdir:     "agent_images",
+		FastTrackTimeout:    300 * time.Second,
+	}
+}
+
+// Implementations returns the agent-based interfaces, for
+// drivers.NewRegistry.
+func Implementations(cfg Config) []drivers.Implementation {
+	if cfg.Clock == nil {
+		cfg.Clock = ironic.SystemClock{}
+	}
+	return []drivers.Implementation{
+		{Kind: drivers.Deploy, Name: "direct", Impl: &Deploy{cfg: cfg, name: "direct", image: true}},
+		{Kind: drivers.Deploy, Name: "custom-agent", Impl: &Deploy{cfg: cfg, name: "custom-agent"}},
+		{Kind: drivers.Deploy, Name: "ramdisk", Impl: &RamdiskDeploy{}},
+		{Kind: drivers.RAID, Name: "agent", Impl: &RAID{}},
+		{Kind: drivers.Rescue, Name: "agent", Impl: &Rescue{cfg: cfg}},
+		{Kind: drivers.Power, Name: "agent", Impl: &Power{cfg: cfg}},
+	}
+}
+
+// Deploy is the "direct" deploy interface (the agent writes the image) or,
+// without image, the "custom-agent" one.
+type Deploy struct {
+	drivers.DeployBase
+	cfg   Config
+	name  string
+	image bool
+}
+
+// GetProperties returns the agent kernel/ramdisk, image proxies and agent
+// options.
+func (*Deploy) GetProperties() drivers.Properties { return agentProperties() }
+
+// Validate checks the boot interface (when Ironic manages the agent's
+// boot), capabilities and root device hints; "direct" also checks the image
+// information, the HTTP provisioning configuration and the proxies.
+func (d *Deploy) Validate(ctx context.Context, task drivers.Task) error {
+	drv := task.Driver()
+	if d.cfg.ManageAgentBoot && drv != nil && drv.Boot != nil {
+		if err := drv.Boot.Validate(ctx, task); err != nil {
+			return err
+		}
+	}
+	if err := deployutil.ValidateCapabilities(task); err != nil {
+		return err
+	}
+	if err := deployutil.ValidateRootDeviceHints(task); err != nil {
+		return err
+	}
+	if !d.image {
+		return nil
+	}
+	if drv != nil && drv.Storage != nil {
+		write, err := drv.Storage.ShouldWriteImage(ctx, task)
+		if err != nil {
+			return err
+		}
+		if !write {
+			return nil
+		}
+	}
+	ii := task.InstanceInfo()
+	source := ii["image_source"]
+	if err := deployutil.CheckMissing(fmt.Sprintf("Node %s failed to validate deploy image info. Some parameters were missing", task.NodeUUID()),
+		deployutil.Param{Label: "instance_info.image_source", Value: source}); err != nil {
+		return err
+	}
+	if t := ii["image_type"]; py.Truthy(t) && t != "partition" && t != "whole-disk" {
+		return drivers.InvalidParameter("Invalid image_type \"%s\", valid are %s", py.Str(t), "partition, whole-disk")
+	}
+	src := py.Str(source)
+	if !deployutil.IsGlanceImage(source) && !strings.HasPrefix(src, "file://") {
+		checksum := py.Truthy(ii["image_checksum"])
+		algo, value := py.Truthy(ii["image_os_hash_algo"]), py.Truthy(ii["image_os_hash_value"])
+		if value != algo || (!value && !checksum) {
+			return drivers.MissingParameter("image_source's \"image_checksum\", or \"image_os_hash_algo\" and \"image_os_hash_value\" must be provided in instance_info for node %s", task.NodeUUID())
+		}
+	}
+	if err := d.validateHTTPProvisioning(task, src); err != nil {
+		return err
+	}
+	return validateImageProxies(task)
+}
+
+// validateHTTPProvisioning is Ironic's
+// validate_http_provisioning_configuration.
+func (d *Deploy) validateHTTPProvisioning(task drivers.Task, source string) error {
+	ids := ImageDownloadSource(task, d.cfg.ImageDownloadSource)
+	if ids != "swift" && ids != "http" && ids != "local" {
+		return drivers.InvalidParameter("Invalid value for image_download_source: \"%s\". Valid values are swift, http or local.", ids)
+	}
+	if !strings.HasPrefix(source, "file://") && ids != "local" && (!deployutil.IsGlanceImage(source) || ids == "swift") {
+		return nil
+	}
+	return deployutil.CheckMissing(fmt.Sprintf("Node %s failed to validate http provisoning. Some configuration options were missing", task.NodeUUID()),
+		deployutil.Param{Label: "[deploy]http_url", Value: d.cfg.HTTPURL},
+		deployutil.Param{Label: "[deploy]http_root", Value: d.cfg.HTTPRoot},
+		deployutil.Param{Label: "[deploy]http_image_subdir", Value: d.cfg.HTTPImageSubdir})
+}
+
+// ImageDownloadSource is Ironic's get_image_download_source: instance_info,
+// then driver_info, then the [agent]image_download_source option.
+func ImageDownloadSource(task drivers.Task, conf string) string {
+	if v := task.InstanceInfo()["image_download_source"]; py.Truthy(v) {
+		return py.Str(v)
+	}
+	if v := task.DriverInfo()["image_download_source"]; py.Truthy(v) {
+		return py.Str(v)
+	}
+	return conf
+}
+
+// validateImageProxies is Ironic's agent.validate_image_proxies.
+func validateImageProxies(task drivers.Task) error {
+	di := task.DriverInfo()
+	invalid := map[string]any{}
+	for _, scheme := range []string{"http", "https"} {
+		param := "image_" + scheme + "_proxy"
+		proxy := di[param]
+		if !py.Truthy(proxy) {
+			continue
+		}
+		s := py.Str(proxy)
+		sch := ""
+		if u, err := url.Parse(s); err == nil {
+			sch = u.Scheme
+		}
+		if sch != "" && sch != "http" && sch != "https" {
+			invalid[param] = proxy
+		}
+	}
+	msg := ""
+	if len(invalid) > 0 {
+		msg += fmt.Sprintf("Proxy URL should either have HTTP(S) scheme or no scheme at all, the following URLs are invalid: %s.", py.Repr(invalid))
+	}
+	if noProxy, ok := di["image_no_proxy"]; ok && noProxy != nil && !validNoProxy(noProxy) {
+		msg += fmt.Sprintf("image_no_proxy should be a list of host names, IP addresses or domain names to exclude from proxying, the specified list %s is incorrect. To denote a domain name, prefix it with a dot (instead of e.g. '.*').", py.Str(noProxy))
+	}
+	if msg != "" {
+		return drivers.InvalidParameter("%s", msg)
+	}
+	return nil
+}
+
+var hostnameLabel = regexp.MustCompile(`(?i)^[a-z\d]([a-z\d-]{0,61}[a-z\d])?$`)
+
+// validNoProxy is Ironic's is_valid_no_proxy.
+func validNoProxy(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	for _, h := range strings.Split(s, ",") {
+		h = strings.Split(strings.TrimSpace(h), ":")[0]
+		if h == "" {
+			continue
+		}
+		max := 253
+		if strings.HasPrefix(h, ".") {
+			h, max = h[1:], 251
+		}
+		if len(h) > max {
+			return false
+		}
+		for _, part := range strings.Split(h, ".") {
+			if !hostnameLabel.MatchString(part) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Deploy starts a deployment: not implemented yet.
+func (d *Deploy) Deploy(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented(d.name, drivers.Deploy, "deploy")
+}
+
+// TearDown is not implemented yet.
+func (d *Deploy) TearDown(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented(d.name, drivers.Deploy, "tear down")
+}
+
+// Prepare is not implemented yet.
+func (d *Deploy) Prepare(context.Context, drivers.Task) error {
+	return drivers.NotImplemented(d.name, drivers.Deploy, "prepare")
+}
+
+// CleanUp is not implemented yet.
+func (d *Deploy) CleanUp(context.Context, drivers.Task) error {
+	return drivers.NotImplemented(d.name, drivers.Deploy, "clean up")
+}
+
+// TakeOver is not implemented yet.
+func (d *Deploy) TakeOver(context.Context, drivers.Task) error {
+	return drivers.NotImplemented(d.name, drivers.Deploy, "take over")
+}
+
+// PrepareCleaning is not implemented yet.
+func (d *Deploy) PrepareCleaning(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented(d.name, drivers.Deploy, "prepare cleaning")
+}
+
+// TearDownCleaning is not implemented yet.
+func (d *Deploy) TearDownCleaning(context.Context, drivers.Task) error {
+	return drivers.NotImplemented(d.name, drivers.Deploy, "tear down cleaning")
+}
+
+// Heartbeat is not implemented yet.
+func (d *Deploy) Heartbeat(context.Context, drivers.Task, drivers.Heartbeat) error {
+	return drivers.NotImplemented(d.name, drivers.Deploy, "handle heartbeats")
+}
+
+// RamdiskDeploy is the "ramdisk" deploy interface: the node boots a
+// ramdisk and stays there.
+type RamdiskDeploy struct{ drivers.DeployBase }
+
+// GetProperties returns none.
+func (*RamdiskDeploy) GetProperties() drivers.Properties { return nil }
+
+// Validate requires a boot interface able to boot ramdisks, then checks it
+// and the capabilities.
+func (*RamdiskDeploy) Validate(ctx context.Context, task drivers.Task) error {
+	drv := task.Driver()
+	if drv == nil || drv.Boot == nil || !hasCapability(drv.Boot.Capabilities(), "ramdisk_boot") {
+		return drivers.InvalidParameter("Invalid configuration: The boot interface must have the `ramdisk_boot` capability. You are using an incompatible boot interface.")
+	}
+	if err := drv.Boot.Validate(ctx, task); err != nil {
+		return err
+	}
+	return deployutil.ValidateCapabilities(task)
+}
+
+func hasCapability(caps []string, c string) bool {
+	for _, x := range caps {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Deploy is not implemented yet.
+func (*RamdiskDeploy) Deploy(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented("ramdisk", drivers.Deploy, "deploy")
+}
+
+// TearDown is not implemented yet.
+func (*RamdiskDeploy) TearDown(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented("ramdisk", drivers.Deploy, "tear down")
+}
+
+// Prepare is not implemented yet.
+func (*RamdiskDeploy) Prepare(context.Context, drivers.Task) error {
+	return drivers.NotImplemented("ramdisk", drivers.Deploy, "prepare")
+}
+
+// CleanUp is not implemented yet.
+func (*RamdiskDeploy) CleanUp(context.Context, drivers.Task) error {
+	return drivers.NotImplemented("ramdisk", drivers.Deploy, "clean up")
+}
+
+// TakeOver is not implemented yet.
+func (*RamdiskDeploy) TakeOver(context.Context, drivers.Task) error {
+	return drivers.NotImplemented("ramdisk", drivers.Deploy, "take over")
+}
+
+// RAID is the "agent" RAID interface: the agent builds the volumes.
+type RAID struct{ drivers.RAIDBase }
+
+// CreateConfiguration is not implemented yet.
+func (*RAID) CreateConfiguration(context.Context, drivers.Task, drivers.RAIDCreateOptions) (string, error) {
+	return "", drivers.NotImplemented("agent", drivers.RAID, "create RAID configurations")
+}
+
+// DeleteConfiguration is not implemented yet.
+func (*RAID) DeleteConfiguration(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented("agent", drivers.RAID, "delete RAID configurations")
+}
+
+// Rescue is the "agent" rescue interface.
+type Rescue struct{ cfg Config }
+
+// GetProperties returns none.
+func (*Rescue) GetProperties() drivers.Properties { return nil }
+
+// Validate checks the rescuing network, the boot interface's rescue
+// support (when Ironic manages the agent's boot) and the rescue password.
+func (r *Rescue) Validate(ctx context.Context, task drivers.Task) error {
+	drv := task.Driver()
+	if drv != nil && drv.Network != nil {
+		if err := drv.Network.ValidateRescue(ctx, task); err != nil {
+			return err
+		}
+	}
+	if r.cfg.ManageAgentBoot && drv != nil && drv.Boot != nil {
+		if err := drv.Boot.Validate(ctx, task); err != nil {
+			return err
+		}
+		if err := drv.Boot.ValidateRescue(ctx, task); err != nil {
+			return err
+		}
+	}
+	pass, ok := task.InstanceInfo()["rescue_password"]
+	if !ok || pass == nil {
+		return drivers.MissingParameter("Node %s is missing 'instance_info/rescue_password'. It is required for rescuing node.", task.NodeUUID())
+	}
+	if strings.TrimSpace(py.Str(pass)) == "" {
+		return drivers.InvalidParameter("The 'instance_info/rescue_password' is an empty string for node %s. The 'rescue_password' must be a non-empty string value.", task.NodeUUID())
+	}
+	return nil
+}
+
+// Rescue is not implemented yet.
+func (*Rescue) Rescue(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented("agent", drivers.Rescue, "rescue")
+}
+
+// Unrescue is not implemented yet.
+func (*Rescue) Unrescue(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented("agent", drivers.Rescue, "unrescue")
+}
+
+// CleanUp is not implemented yet.
+func (*Rescue) CleanUp(context.Context, drivers.Task) error {
+	return drivers.NotImplemented("agent", drivers.Rescue, "clean up")
+}
+
+// Power is the "agent" power interface: it reboots through a running
+// agent (fast track).
+type Power struct{ cfg Config }
+
+// GetProperties returns none.
+func (*Power) GetProperties() drivers.Properties { return nil }
+
+// Validate requires fast track and an agent that heartbeated recently.
+func (p *Power) Validate(_ context.Context, task drivers.Task) error {
+	enabled := p.cfg.FastTrack
+	if v, ok := task.DriverInfo()["fast_track"]; ok && v != nil {
+		b, err := deployutil.BoolFromString(v)
+		if err != nil {
+			return drivers.InvalidParameter("Invalid value of fast_track: %s", err.Error())
+		}
+		enabled = b
+	}
+	if !enabled {
+		return drivers.InvalidParameter("Fast track mode must be enabled to use the agent power interface")
+	}
+	if !p.agentAlive(task) {
+		return drivers.InvalidParameter("Agent seems offline for node %s, the agent power interface cannot be used", task.NodeUUID())
+	}
+	return nil
+}
+
+// agentAlive is Ironic's agent_is_alive.
+func (p *Power) agentAlive(task drivers.Task) bool {
+	dii := task.DriverInternalInfo()
+	if !py.Truthy(dii["agent_url"]) {
+		return false
+	}
+	last, _ := dii["agent_last_heartbeat"].(string)
+	t, err := time.Parse("2006-01-02T15:04:05.000000", last)
+	if err != nil {
+		return false
+	}
+	clock := p.cfg.Clock
+	if clock == nil {
+		clock = ironic.SystemClock{}
+	}
+	return !t.Before(clock.Now().UTC().Add(-p.cfg.FastTrackTimeout))
+}
+
+// SupportsPowerSync is false: the agent can't report the power state
+// reliably.
+func (*Power) SupportsPowerSync(context.Context, drivers.Task) bool { return false }
+
+// GetSupportedPowerStates returns reboot and soft reboot.
+func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]string, error) {
+	return []string{drivers.Reboot, drivers.SoftReboot}, nil
+}
+
+// GetPowerState is not implemented yet.
+func (*Power) GetPowerState(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented("agent", drivers.Power, "get the power state")
+}
+
+// SetPowerState is not implemented yet.
+func (*Power) SetPowerState(context.Context, drivers.Task, string, time.Duration) error {
+	return drivers.NotImplemented("agent", drivers.Power, "set the power state")
+}
+
+// Reboot is not implemented yet.
+func (*Power) Reboot(context.Context, drivers.Task, time.Duration) error {
+	return drivers.NotImplemented("agent", drivers.Power, "reboot")
+}

@@ -1,0 +1,154 @@
+package fake
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/goironic/ironic/drivers"
+)
+
+// Node is the node data a Task holds.
+type Node struct {
+	UUID   string
+	Driver string
+	// Interfaces are the node's <kind>_interface fields.
+	Interfaces         map[drivers.Kind]string
+	DriverInfo         map[string]any
+	DriverInternalInfo map[string]any
+	InstanceInfo       map[string]any
+	Properties         map[string]any
+	TargetRAIDConfig   map[string]any
+	NetworkData        map[string]any
+	AutomatedClean     *bool
+	PowerState         string
+	ProvisionState     string
+}
+
+// Task is an in-memory drivers.Task for tests. Build its Driver with
+// drivers.Registry.BuildDriver or drivers.NewDriver.
+type Task struct {
+	Node          *Node
+	Drv           *drivers.Driver
+	PortList      []drivers.Port
+	PortgroupList []drivers.Portgroup
+	SharedLock    bool
+	BIOS          *BIOSStore
+	// Saves counts calls to Save.
+	Saves int
+}
+
+var _ drivers.Task = (*Task)(nil)
+
+func orEmpty(m *map[string]any) map[string]any {
+	if *m == nil {
+		*m = map[string]any{}
+	}
+	return *m
+}
+
+// NodeUUID implements drivers.Task.
+func (t *Task) NodeUUID() string { return t.Node.UUID }
+
+// DriverName implements drivers.Task.
+func (t *Task) DriverName() string { return t.Node.Driver }
+
+// Driver implements drivers.Task.
+func (t *Task) Driver() *drivers.Driver { return t.Drv }
+
+// InterfaceName implements drivers.Task.
+func (t *Task) InterfaceName(k drivers.Kind) string {
+	if v, ok := t.Node.InstanceInfo[k.Field()].(string); ok {
+		return v
+	}
+	if n := t.Node.Interfaces[k]; n != "" {
+		return n
+	}
+	if t.Drv != nil {
+		return t.Drv.ImplName(k)
+	}
+	return ""
+}
+
+// DriverInfo implements drivers.Task.
+func (t *Task) DriverInfo() map[string]any { return orEmpty(&t.Node.DriverInfo) }
+
+// DriverInternalInfo implements drivers.Task.
+func (t *Task) DriverInternalInfo() map[string]any { return orEmpty(&t.Node.DriverInternalInfo) }
+
+// InstanceInfo implements drivers.Task.
+func (t *Task) InstanceInfo() map[string]any { return orEmpty(&t.Node.InstanceInfo) }
+
+// Properties implements drivers.Task.
+func (t *Task) Properties() map[string]any { return orEmpty(&t.Node.Properties) }
+
+// TargetRAIDConfig implements drivers.Task.
+func (t *Task) TargetRAIDConfig() map[string]any { return orEmpty(&t.Node.TargetRAIDConfig) }
+
+// NetworkData implements drivers.Task.
+func (t *Task) NetworkData() map[string]any { return orEmpty(&t.Node.NetworkData) }
+
+// AutomatedClean implements drivers.Task.
+func (t *Task) AutomatedClean() *bool { return t.Node.AutomatedClean }
+
+// PowerState implements drivers.Task.
+func (t *Task) PowerState() string { return t.Node.PowerState }
+
+// SetPowerState implements drivers.Task.
+func (t *Task) SetPowerState(s string) { t.Node.PowerState = s }
+
+// ProvisionState implements drivers.Task.
+func (t *Task) ProvisionState() string { return t.Node.ProvisionState }
+
+// Ports implements drivers.Task.
+func (t *Task) Ports() []drivers.Port { return t.PortList }
+
+// Portgroups implements drivers.Task.
+func (t *Task) Portgroups() []drivers.Portgroup { return t.PortgroupList }
+
+// Shared implements drivers.Task.
+func (t *Task) Shared() bool { return t.SharedLock }
+
+// BIOSSettings implements drivers.Task.
+func (t *Task) BIOSSettings() drivers.BIOSSettingsStore {
+	if t.BIOS == nil {
+		t.BIOS = &BIOSStore{}
+	}
+	return t.BIOS
+}
+
+// Save implements drivers.Task.
+func (t *Task) Save(context.Context) error {
+	t.Saves++
+	return nil
+}
+
+// BIOSStore is an in-memory drivers.BIOSSettingsStore.
+type BIOSStore struct {
+	mu       sync.Mutex
+	settings []drivers.BIOSSetting
+}
+
+// List implements drivers.BIOSSettingsStore.
+func (s *BIOSStore) List(context.Context) ([]drivers.BIOSSetting, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.settings), nil
+}
+
+// Replace implements drivers.BIOSSettingsStore.
+func (s *BIOSStore) Replace(_ context.Context, settings []drivers.BIOSSetting) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	byName := map[string]string{}
+	for _, x := range settings {
+		byName[x.Name] = x.Value
+	}
+	s.settings = s.settings[:0]
+	for n, v := range byName {
+		s.settings = append(s.settings, drivers.BIOSSetting{Name: n, Value: v})
+	}
+	slices.SortFunc(s.settings, func(a, b drivers.BIOSSetting) int { return strings.Compare(a.Name, b.Name) })
+	return nil
+}

@@ -1,0 +1,342 @@
+// Package deployutil holds the node checks that Ironic's deploy_utils,
+// driver utils and ironic_lib share between boot and deploy interfaces
+// (boot option, capabilities, root device hints, missing parameters), with
+// Ironic's messages.
+package deployutil
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/pyjson"
+)
+
+// Param is one labelled value for CheckMissing.
+type Param struct {
+	Label string
+	Value any
+}
+
+// CheckMissing is Ironic's check_for_missing_params: a MissingParameterValue
+// fault "<errorMsg>. Missing are: ['a', 'b']" listing the labels whose
+// value is falsy, in order.
+func CheckMissing(errorMsg string, params ...Param) error {
+	var missing []string
+	for _, p := range params {
+		if !py.Truthy(p.Value) {
+			missing = append(missing, p.Label)
+		}
+	}
+	if len(missing) > 0 {
+		return drivers.MissingParameter("%s. Missing are: %s", errorMsg, py.Repr(missing))
+	}
+	return nil
+}
+
+// BootOption is Ironic's get_boot_option: "kickstart" for the anaconda
+// deploy interface, "ramdisk" for the ramdisk one, else "local".
+func BootOption(task drivers.Task) string {
+	switch task.InterfaceName(drivers.Deploy) {
+	case "anaconda":
+		return "kickstart"
+	case "ramdisk":
+		return "ramdisk"
+	}
+	return "local"
+}
+
+// SkipAutomatedCleaning is Ironic's skip_automated_cleaning: the node's
+// automated_clean field if set, else the negation of
+// [conductor]automated_clean (confAutomatedClean).
+func SkipAutomatedCleaning(task drivers.Task, confAutomatedClean bool) bool {
+	if ac := task.AutomatedClean(); ac != nil {
+		return !*ac
+	}
+	return !confAutomatedClean
+}
+
+// NeedsAgentRamdisk is Ironic's needs_agent_ramdisk: rescue always needs
+// the agent; a ramdisk deploy needs it only when automated cleaning runs.
+func NeedsAgentRamdisk(task drivers.Task, mode string, confAutomatedClean bool) bool {
+	if mode != "deploy" {
+		return true
+	}
+	if BootOption(task) != "ramdisk" {
+		return true
+	}
+	return !SkipAutomatedCleaning(task, confAutomatedClean)
+}
+
+// RescueOrDeployMode is Ironic's rescue_or_deploy_mode.
+func RescueOrDeployMode(task drivers.Task) string {
+	switch task.ProvisionState() {
+	case "rescuing", "rescue wait", "rescue failed", "unrescuing", "unrescue failed":
+		return "rescue"
+	}
+	return "deploy"
+}
+
+// NodeCapability is Ironic's get_node_capability: the value of name in the
+// node's properties/capabilities string ("k1:v1,k2:v2"), "" if absent.
+func NodeCapability(task drivers.Task, name string) string {
+	caps, _ := task.Properties()["capabilities"].(string)
+	if caps == "" {
+		return ""
+	}
+	for _, c := range strings.Split(caps, ",") {
+		parts := strings.Split(c, ":")
+		if len(parts) == 2 && parts[0] != "" && parts[1] != "" && strings.TrimSpace(parts[0]) == name {
+			return strings.TrimSpace(parts[1])
+		}
+	}
+	return ""
+}
+
+// InstanceInfoCapabilities is Ironic's parse_instance_info_capabilities:
+// instance_info/capabilities as a dictionary (it may be stored as a JSON
+// string).
+func InstanceInfoCapabilities(task drivers.Task) (map[string]any, error) {
+	parseErr := drivers.InvalidParameter("Error parsing capabilities from Node %s instance_info field. A dictionary or a \"jsonified\" dictionary is expected.", task.NodeUUID())
+	v, ok := task.InstanceInfo()["capabilities"]
+	if !ok {
+		return map[string]any{}, nil
+	}
+	if s, isStr := v.(string); isStr {
+		var parsed any
+		if err := pyjson.Unmarshal([]byte(s), &parsed); err != nil {
+			return nil, parseErr
+		}
+		v = parsed
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, parseErr
+	}
+	return m, nil
+}
+
+// supportedCapabilities are Ironic's SUPPORTED_CAPABILITIES, in order.
+func supportedCapabilities() []struct {
+	name  string
+	valid []string
+} {
+	return []struct {
+		name  string
+		valid []string
+	}{
+		{"boot_mode", []string{"bios", "uefi"}},
+		{"secure_boot", []string{"true", "false"}},
+		{"disk_label", []string{"msdos", "gpt"}},
+	}
+}
+
+// ValidateCapabilities is Ironic's validate_capabilities: boot_mode,
+// secure_boot and disk_label, in properties/capabilities and in
+// instance_info/capabilities, must have valid values.
+func ValidateCapabilities(task drivers.Task) error {
+	for _, c := range supportedCapabilities() {
+		bad := func(field string, value any) error {
+			return drivers.InvalidParameter("The parameter '%s' from %s has an invalid value: '%s'. Acceptable values are: %s.",
+				c.name, field, py.Str(value), strings.Join(c.valid, ", "))
+		}
+		if v := NodeCapability(task, c.name); v != "" && !contains(c.valid, v) {
+			return bad("properties/capabilities", v)
+		}
+		caps, err := InstanceInfoCapabilities(task)
+		if err != nil {
+			return err
+		}
+		if v, ok := caps[c.name]; ok && py.Truthy(v) {
+			if s, isStr := v.(string); !isStr || !contains(c.valid, s) {
+				return bad("instance_info['capabilities']", v)
+			}
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// BoolFromString is oslo's strutils.bool_from_string(v, strict=True).
+func BoolFromString(v any) (bool, error) {
+	if b, ok := v.(bool); ok {
+		return b, nil
+	}
+	s := strings.ToLower(strings.TrimSpace(py.Str(v)))
+	switch s {
+	case "1", "t", "true", "on", "y", "yes":
+		return true, nil
+	case "0", "f", "false", "off", "n", "no":
+		return false, nil
+	}
+	return false, fmt.Errorf("Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", py.Str(v))
+}
+
+// rootHints are ironic_lib's VALID_ROOT_DEVICE_HINTS with their types, in
+// order.
+func rootHints() []struct{ name, typ string } {
+	return []struct{ name, typ string }{
+		{"size", "int"}, {"model", "str"}, {"wwn", "str"}, {"serial", "str"}, {"vendor", "str"},
+		{"wwn_with_extension", "str"}, {"wwn_vendor_extension", "str"}, {"name", "str"},
+		{"rotational", "bool"}, {"hctl", "str"}, {"by_path", "str"},
+	}
+}
+
+// hintOperators are the operators of oslo's specs_matcher grammar, longest
+// first where one is a prefix of another.
+func hintOperators() []string {
+	return []string{"<all-in>", "<or>", "<in>", "s==", "s!=", "s<=", "s<", "s>=", "s>", "==", "!=", ">=", "<=", "=", ">", "<"}
+}
+
+// hintValues splits a hint expression into its operator and values, as
+// ironic_lib's _extract_hint_operator_and_values does.
+func hintValues(expr string) (string, []string) {
+	e := strings.ToLower(strings.TrimSpace(expr))
+	for _, op := range hintOperators() {
+		rest, ok := strings.CutPrefix(e, op)
+		if !ok || strings.TrimSpace(rest) == "" {
+			continue
+		}
+		var values []string
+		for _, v := range regexp.MustCompile(regexp.QuoteMeta(op)).Split(e, -1) {
+			if v != "" {
+				values = append(values, strings.TrimSpace(v))
+			}
+		}
+		return op, values
+	}
+	return "", []string{e}
+}
+
+// ValidateRootDeviceHints is Ironic's get_root_device_for_deploy reduced to
+// its checks: the root_device hints of instance_info, else of properties,
+// must be valid.
+func ValidateRootDeviceHints(task drivers.Task) error {
+	hints, source := task.InstanceInfo()["root_device"], "instance_info"
+	if !py.Truthy(hints) {
+		hints, source = task.Properties()["root_device"], "properties"
+		if !py.Truthy(hints) {
+			return nil
+		}
+	}
+	fail := func(err error) error {
+		return drivers.InvalidParameter("Failed to validate the root device hints %s (from the node's %s) for node %s: %s",
+			py.Repr(hints), source, task.NodeUUID(), err.Error())
+	}
+	m, ok := hints.(map[string]any)
+	if !ok {
+		return fail(fmt.Errorf("root device hints must be a dictionary"))
+	}
+	var invalid, valid []string
+	types := map[string]string{}
+	for _, h := range rootHints() {
+		valid = append(valid, h.name)
+		types[h.name] = h.typ
+	}
+	for k := range m {
+		if types[k] == "" {
+			invalid = append(invalid, k)
+		}
+	}
+	if len(invalid) > 0 {
+		return fail(fmt.Errorf("The hints \"%s\" are invalid. Valid hints are: \"%s\"",
+			strings.Join(invalid, ", "), strings.Join(valid, ", ")))
+	}
+	for _, h := range rootHints() {
+		expr, ok := m[h.name]
+		if !ok {
+			continue
+		}
+		switch h.typ {
+		case "str":
+			s, isStr := expr.(string)
+			if !isStr {
+				return fail(fmt.Errorf("Root device hint \"%s\" is not a string value. Hint expression: %s", h.name, py.Str(expr)))
+			}
+			if strings.TrimSpace(s) == "" {
+				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.name))
+			}
+		case "int":
+			s := py.Str(expr)
+			if strings.TrimSpace(s) == "" {
+				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.name))
+			}
+			_, values := hintValues(s)
+			for _, v := range values {
+				n, ok := py.Int(v)
+				if !ok {
+					return fail(fmt.Errorf("Root device hint \"%s\" is not an integer value. Current value: %s", h.name, s))
+				}
+				if n <= 0 {
+					return fail(fmt.Errorf("Root device hint \"%s\" should be a positive integer. Current value: %s", h.name, s))
+				}
+			}
+		case "bool":
+			if _, err := BoolFromString(expr); err != nil {
+				return fail(fmt.Errorf("Root device hint \"%s\" is not a Boolean value. Current value: %s", h.name, py.Str(expr)))
+			}
+		}
+	}
+	return nil
+}
+
+// IsGlanceImage is Ironic's is_glance_image: a glance:// URL or a UUID.
+func IsGlanceImage(ref any) bool {
+	s, ok := ref.(string)
+	if !ok {
+		return false
+	}
+	if strings.HasPrefix(s, "glance://") {
+		return true
+	}
+	return isUUIDLike(s)
+}
+
+// isUUIDLike is oslo's uuidutils.is_uuid_like: a string that parses as a
+// UUID and prints back the same, dashes and case aside.
+func isUUIDLike(s string) bool {
+	u, err := uuid.Parse(s)
+	if err != nil {
+		return false
+	}
+	norm := strings.ReplaceAll(strings.ToLower(s), "-", "")
+	norm = strings.TrimPrefix(strings.TrimPrefix(norm, "urn:uuid:"), "{")
+	norm = strings.TrimSuffix(norm, "}")
+	return strings.ReplaceAll(u.String(), "-", "") == norm
+}
+
+// ImageRefError is Ironic's image_service.get_image_service check of an
+// image reference: "" when Ironic can download it (Glance UUID, glance://,
+// http(s)://, file://), else the reason it can't.
+func ImageRefError(ref string) string {
+	u, err := url.Parse(ref)
+	scheme := ""
+	if err == nil {
+		scheme = strings.ToLower(u.Scheme)
+	} else if i := strings.Index(ref, ":"); i > 0 {
+		scheme = strings.ToLower(ref[:i])
+	}
+	switch scheme {
+	case "":
+		if isUUIDLike(ref) {
+			return ""
+		}
+		return "Scheme-less image href is not a UUID."
+	case "http", "https", "file", "glance":
+		return ""
+	}
+	return fmt.Sprintf("Image download protocol %s is not supported.", scheme)
+}

@@ -1,0 +1,46 @@
+package deployutil
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestHintValues(t *testing.T) {
+	tests := []struct {
+		in     string
+		op     string
+		values []string
+	}{
+		{">= 10", ">=", []string{"10"}},
+		{"<or> 10 <or> 20", "<or>", []string{"10", "20"}},
+		{"s== Foo Bar", "s==", []string{"foo bar"}},
+		{" 42 ", "", []string{"42"}},
+		{"<in> sda", "<in>", []string{"sda"}},
+	}
+	for _, tt := range tests {
+		op, values := hintValues(tt.in)
+		if op != tt.op || !slices.Equal(values, tt.values) {
+			t.Errorf("hintValues(%q) = %q %q", tt.in, op, values)
+		}
+	}
+}
+
+func TestImageRefError(t *testing.T) {
+	tests := map[string]string{
+		"http://x/img":                         "",
+		"HTTPS://x/img":                        "",
+		"file:///img":                          "",
+		"glance://abc":                         "",
+		"9b5b8c4e-1d6a-4b8e-9f3e-2a3b4c5d6e7f": "",
+		"ftp://x/img":                          "Image download protocol ftp is not supported.",
+		"just-a-name":                          "Scheme-less image href is not a UUID.",
+	}
+	for ref, want := range tests {
+		if got := ImageRefError(ref); got != want {
+			t.Errorf("ImageRefError(%q) = %q, want %q", ref, got, want)
+		}
+	}
+	if !IsGlanceImage("9B5B8C4E-1D6A-4B8E-9F3E-2A3B4C5D6E7F") || IsGlanceImage("http://x") || IsGlanceImage(5) {
+		t.Error("IsGlanceImage")
+	}
+}

@@ -1,0 +1,261 @@
+// Package pxe implements Ironic's "pxe" and "ipxe" boot interfaces. For
+// now they declare their properties and validate nodes exactly as Ironic
+// does; preparing boot files (TFTP/HTTP, templates) is not implemented and
+// answers NotImplemented.
+package pxe
+
+import (
+	"context"
+	"strings"
+
+	"github.com/goironic/ironic"
+
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/internal/deployutil"
+	"github.com/goironic/ironic/drivers/internal/py"
+)
+
+// Config holds the options the PXE boot interfaces read.
+type Config struct {
+	// HTTPURL and HTTPRoot are [deploy]http_url and [deploy]http_root.
+	HTTPURL  string
+	HTTPRoot string
+	// DeployKernel, DeployRamdisk, RescueKernel and RescueRamdisk are the
+	// [conductor] defaults for nodes whose driver_info names none.
+	DeployKernel  string
+	DeployRamdisk string
+	RescueKernel  string
+	RescueRamdisk string
+	// AutomatedClean is [conductor]automated_clean.
+	AutomatedClean bool
+	// KickstartTemplate is [anaconda]default_ks_template.
+	KickstartTemplate string
+}
+
+// DefaultConfig is Ironic's default configuration.
+func DefaultConfig() Config {
+	return Config{
+		HTTPRoot:          "/httpboot",
+		AutomatedClean:    true,
+		KickstartTemplate: "$pybasedir/drivers/modules/ks.cfg.template",
+	}
+}
+
+// Implementations returns the pxe and ipxe boot interfaces, for
+// drivers.NewRegistry.
+func Implementations(cfg Config) []drivers.Implementation {
+	return []drivers.Implementation{
+		{Kind: drivers.Boot, Name: "pxe", Impl: &Boot{cfg: cfg, name: "pxe"}},
+		{Kind: drivers.Boot, Name: "ipxe", Impl: &Boot{cfg: cfg, name: "ipxe", ipxe: true}},
+	}
+}
+
+// Boot is the pxe boot interface, or the ipxe one.
+type Boot struct {
+	cfg  Config
+	name string
+	ipxe bool
+}
+
+// NewBoot returns the pxe boot interface, or the ipxe one.
+func NewBoot(cfg Config, ipxe bool) *Boot {
+	if ipxe {
+		return &Boot{cfg: cfg, name: "ipxe", ipxe: true}
+	}
+	return &Boot{cfg: cfg, name: "pxe"}
+}
+
+// GetProperties returns deploy/rescue kernel and ramdisk, boot persistency
+// and kernel parameters.
+func (*Boot) GetProperties() drivers.Properties { return commonProperties() }
+
+// Capabilities are ramdisk_boot and pxe_boot for pxe, iscsi_volume_boot,
+// ramdisk_boot and ipxe_boot for ipxe.
+func (b *Boot) Capabilities() []string {
+	if b.ipxe {
+		return []string{"iscsi_volume_boot", "ramdisk_boot", "ipxe_boot"}
+	}
+	return []string{"ramdisk_boot", "pxe_boot"}
+}
+
+// validateCommon is Ironic's PXEBaseMixin._validate_common.
+func (b *Boot) validateCommon(task drivers.Task) error {
+	if len(task.Ports()) == 0 {
+		return drivers.MissingParameter("Node %s does not have any port associated with it", task.NodeUUID())
+	}
+	if b.ipxe && (b.cfg.HTTPURL == "" || b.cfg.HTTPRoot == "") {
+		return drivers.MissingParameter("iPXE boot is enabled but no HTTP URL or HTTP root was specified")
+	}
+	if deployutil.BootOption(task) == "kickstart" {
+		if b.cfg.HTTPURL == "" || b.cfg.HTTPRoot == "" {
+			return drivers.MissingParameter("'kickstart' boot option is set on the node but no HTTP URL or HTTP root was specified")
+		}
+		if b.cfg.KickstartTemplate == "" {
+			return drivers.MissingParameter("'kickstart' boot option is set on the node but no default kickstart template is specified")
+		}
+	}
+	if err := deployutil.ValidateCapabilities(task); err != nil {
+		return err
+	}
+	ii := task.InstanceInfo()
+	if py.Truthy(ii["image_source"]) && py.Truthy(ii["boot_iso"]) {
+		return drivers.InvalidParameter("An 'image_source' and 'boot_iso' parameter may not be specified at the same time")
+	}
+	return b.parseDriverInfo(task, "deploy")
+}
+
+// parseDriverInfo is Ironic's pxe_utils.parse_driver_info: the agent
+// kernel and ramdisk of mode, from driver_info or else the configuration.
+func (b *Boot) parseDriverInfo(task drivers.Task, mode string) error {
+	if !deployutil.NeedsAgentRamdisk(task, mode, b.cfg.AutomatedClean) {
+		return nil
+	}
+	kernel, ramdisk := mode+"_kernel", mode+"_ramdisk"
+	di := task.DriverInfo()
+	k, r := di[kernel], di[ramdisk]
+	if !py.Truthy(k) && !py.Truthy(r) {
+		if mode == "rescue" {
+			k, r = b.cfg.RescueKernel, b.cfg.RescueRamdisk
+		} else {
+			k, r = b.cfg.DeployKernel, b.cfg.DeployRamdisk
+		}
+	}
+	return deployutil.CheckMissing("Cannot validate PXE bootloader. Some parameters were missing in node's driver_info and configuration",
+		deployutil.Param{Label: kernel, Value: k}, deployutil.Param{Label: ramdisk, Value: r})
+}
+
+// Validate checks ports, configuration, capabilities and the agent kernel
+// and ramdisk; for ramdisk and kickstart deployments also the instance
+// image information.
+func (b *Boot) Validate(ctx context.Context, task drivers.Task) error {
+	if err := b.validateCommon(task); err != nil {
+		return err
+	}
+	write := true
+	if drv := task.Driver(); drv != nil && drv.Storage != nil {
+		w, err := drv.Storage.ShouldWriteImage(ctx, task)
+		if err != nil {
+			return err
+		}
+		write = w
+	}
+	opt := deployutil.BootOption(task)
+	if !write || opt == "local" {
+		return nil
+	}
+	info, err := ImageInstanceInfo(task)
+	if err != nil {
+		return err
+	}
+	return ValidateImageProperties(task, info)
+}
+
+// ValidateRescue checks the rescue kernel and ramdisk.
+func (b *Boot) ValidateRescue(_ context.Context, task drivers.Task) error {
+	return b.parseDriverInfo(task, "rescue")
+}
+
+// ValidateInspection checks what booting an inspection ramdisk needs;
+// missing parameters make inspection unsupported (Ironic falls back to
+// unmanaged inspection).
+func (b *Boot) ValidateInspection(_ context.Context, task drivers.Task) error {
+	err := b.validateCommon(task)
+	if err != nil && isMissing(err) {
+		return drivers.Unsupported(task, "inspection")
+	}
+	return err
+}
+
+// PrepareRamdisk is not implemented yet.
+func (b *Boot) PrepareRamdisk(context.Context, drivers.Task, map[string]any, string) error {
+	return drivers.NotImplemented(b.name, drivers.Boot, "prepare the ramdisk")
+}
+
+// CleanUpRamdisk is not implemented yet.
+func (b *Boot) CleanUpRamdisk(context.Context, drivers.Task, string) error {
+	return drivers.NotImplemented(b.name, drivers.Boot, "clean up the ramdisk")
+}
+
+// PrepareInstance is not implemented yet.
+func (b *Boot) PrepareInstance(context.Context, drivers.Task) error {
+	return drivers.NotImplemented(b.name, drivers.Boot, "prepare the instance")
+}
+
+// CleanUpInstance is not implemented yet.
+func (b *Boot) CleanUpInstance(context.Context, drivers.Task) error {
+	return drivers.NotImplemented(b.name, drivers.Boot, "clean up the instance")
+}
+
+// ImageInstanceInfo is Ironic's deploy_utils.get_image_instance_info: the
+// image information of instance_info that the boot option needs.
+func ImageInstanceInfo(task drivers.Task) (map[string]any, error) {
+	ii := task.InstanceInfo()
+	info := map[string]any{}
+	var params []deployutil.Param
+	bootISO, imageSource := ii["boot_iso"], ii["image_source"]
+	switch {
+	case py.Truthy(bootISO):
+		if py.Truthy(imageSource) {
+			return nil, drivers.InvalidParameter("An 'image_source' and 'boot_iso' parameter may not be specified at the same time.")
+		}
+		info["boot_iso"] = bootISO
+		params = append(params, deployutil.Param{Label: "boot_iso", Value: bootISO})
+	case deployutil.BootOption(task) == "ramdisk":
+		info["kernel"], info["ramdisk"] = ii["kernel"], ii["ramdisk"]
+		params = append(params, deployutil.Param{Label: "kernel", Value: ii["kernel"]}, deployutil.Param{Label: "ramdisk", Value: ii["ramdisk"]})
+	default:
+		info["image_source"] = imageSource
+		params = append(params, deployutil.Param{Label: "image_source", Value: imageSource})
+		wholeDisk := py.Truthy(task.DriverInternalInfo()["is_whole_disk_image"])
+		if !wholeDisk && deployutil.BootOption(task) != "local" && !deployutil.IsGlanceImage(imageSource) {
+			info["kernel"], info["ramdisk"] = ii["kernel"], ii["ramdisk"]
+			params = append(params, deployutil.Param{Label: "kernel", Value: ii["kernel"]}, deployutil.Param{Label: "ramdisk", Value: ii["ramdisk"]})
+		}
+	}
+	err := deployutil.CheckMissing("Cannot validate image information for node "+task.NodeUUID()+
+		" because one or more parameters are missing from its instance_info and insufficient information is present to boot from a remote volume", params...)
+	if err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// ValidateImageProperties is Ironic's deploy_utils.validate_image_properties
+// for images that need no Glance lookup; Glance images that would need
+// their kernel_id/ramdisk_id checked answer NotImplemented.
+func ValidateImageProperties(task drivers.Task, info map[string]any) error {
+	href, bootISO := info["image_source"], info["boot_iso"]
+	if py.Truthy(href) && py.Truthy(bootISO) {
+		return drivers.InvalidParameter("An 'image_source' and 'boot_iso' parameter may not be specified at the same time.")
+	}
+	if !py.Truthy(href) {
+		href = bootISO
+	}
+	dii := task.DriverInternalInfo()
+	isap := py.Truthy(dii["is_source_a_path"])
+	if py.Truthy(bootISO) || py.Truthy(dii["is_whole_disk_image"]) || deployutil.BootOption(task) == "local" || isap {
+		if s, ok := href.(string); ok && s != "" {
+			if reason := deployutil.ImageRefError(s); reason != "" {
+				return drivers.InvalidParameter("Validation of image href %s failed, reason: %s", s, reason)
+			}
+		}
+		if !isap {
+			return nil
+		}
+	}
+	if deployutil.IsGlanceImage(href) {
+		return drivers.NotImplemented("pxe", drivers.Boot, "validate Glance image properties")
+	}
+	var missing []string
+	for _, p := range []string{"kernel", "ramdisk"} {
+		if !py.Truthy(info[p]) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return drivers.MissingParameter("Image %s is missing the following properties: %s", py.Str(href), strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func isMissing(err error) bool { return ironic.IsClass(err, ironic.MissingParameterValue) }

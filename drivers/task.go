@@ -1,0 +1,102 @@
+package drivers
+
+import "context"
+
+// Task is how an implementation sees the node it acts on: the conductor's
+// task (Ironic's TaskManager) holding the node's lock. Maps returned by the
+// accessors are the node's own: an implementation may change them in place,
+// and Save persists every change made through the task.
+//
+// The conductor implements Task over its node record; tests use
+// drivers/fake.Task.
+type Task interface {
+	// NodeUUID is the node's UUID.
+	NodeUUID() string
+	// DriverName is the node's driver field: its hardware type name.
+	DriverName() string
+	// Driver is the node's composed driver (one implementation per kind),
+	// as Registry.Build made it for this task.
+	Driver() *Driver
+	// InterfaceName is the implementation name the node uses for kind k,
+	// with an instance_info override ("<kind>_interface") taking
+	// precedence over the node field, as Ironic's node.get_interface does.
+	InterfaceName(k Kind) string
+
+	// DriverInfo is the node's driver_info (never nil).
+	DriverInfo() map[string]any
+	// DriverInternalInfo is the node's driver_internal_info (never nil).
+	DriverInternalInfo() map[string]any
+	// InstanceInfo is the node's instance_info (never nil).
+	InstanceInfo() map[string]any
+	// Properties is the node's properties (never nil).
+	Properties() map[string]any
+	// TargetRAIDConfig is the node's target_raid_config (never nil).
+	TargetRAIDConfig() map[string]any
+	// NetworkData is the node's network_data (never nil).
+	NetworkData() map[string]any
+	// AutomatedClean is the node's automated_clean field; nil means unset
+	// (the [conductor]automated_clean option decides).
+	AutomatedClean() *bool
+	// PowerState is the node's power_state as stored ("power on", "power
+	// off", ...; "" for None).
+	PowerState() string
+	// SetPowerState records a power state on the node, as a driver that
+	// tracks power itself (the fake one) does with task.node.power_state.
+	SetPowerState(state string)
+	// ProvisionState is the node's provision_state.
+	ProvisionState() string
+
+	// Ports are the node's ports, as loaded when the task started.
+	Ports() []Port
+	// Portgroups are the node's port groups, as loaded when the task
+	// started.
+	Portgroups() []Portgroup
+	// Shared reports whether the task holds a shared (read-only) lock.
+	Shared() bool
+	// BIOSSettings is the node's cached BIOS settings (the bios_settings
+	// table), which BIOS implementations keep in sync with the hardware.
+	BIOSSettings() BIOSSettingsStore
+	// Save persists the changes made to the node through the task.
+	Save(ctx context.Context) error
+}
+
+// Port is what a driver sees of one of the node's ports.
+type Port struct {
+	UUID                string
+	Address             string
+	PXEEnabled          bool
+	PhysicalNetwork     string
+	PortgroupUUID       string
+	IsSmartNIC          bool
+	LocalLinkConnection map[string]any
+	InternalInfo        map[string]any
+	Extra               map[string]any
+}
+
+// Portgroup is what a driver sees of one of the node's port groups.
+type Portgroup struct {
+	UUID                     string
+	Name                     string
+	Address                  string
+	Mode                     string
+	StandalonePortsSupported bool
+	Properties               map[string]any
+	InternalInfo             map[string]any
+	Extra                    map[string]any
+}
+
+// BIOSSetting is one cached BIOS setting of a node.
+type BIOSSetting struct {
+	Name  string
+	Value string
+}
+
+// BIOSSettingsStore is a node's cached BIOS settings.
+type BIOSSettingsStore interface {
+	// List returns the node's cached settings, ordered by name.
+	List(ctx context.Context) ([]BIOSSetting, error)
+	// Replace makes the cache hold exactly settings: new names are
+	// created, changed values updated and names not given deleted (Ironic's
+	// BIOSSettingList.sync_node_setting followed by create/save/delete).
+	Replace(ctx context.Context, settings []BIOSSetting) error
+}

@@ -1,0 +1,309 @@
+package differential
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	recordFlag = flag.Bool("record", false,
+		"record goldens from -target (a fresh reference Ironic) instead of comparing")
+	targetFlag = flag.String("target", "",
+		"URL of a running endpoint to replay against (e.g. http://127.0.0.1:6391); empty: build and start ours")
+	targetHostFlag = flag.String("target-host", "",
+		"conductor host name of -target, replaced by <host>; default: discovered with GET /v1/conductors")
+	ignoreDeviationsFlag = flag.Bool("ignore-deviations", false,
+		"compare every entry with its golden, deviations included (to check a fresh reference)")
+	strictStyleFlag = flag.Bool("strict-style", false,
+		"fail, rather than log, when a JSON body is not written in Python's json.dumps style")
+	dumpFlag = flag.String("dump", "",
+		"write this run's normalised answers to this directory, one <id>.json per entry")
+	maxDiffsFlag = flag.Int("max-diffs", 40, "print at most this many diffs in full")
+)
+
+const (
+	// oursHost is [DEFAULT]host of the server the test starts.
+	oursHost = "goironic-differential"
+	// buildBudget bounds building and starting our server (a cold build
+	// compiles the pure-Go SQLite driver).
+	buildBudget = 5 * time.Minute
+	// runBudget bounds a whole replay.
+	runBudget = 5 * time.Minute
+	// requestTimeout bounds one request.
+	requestTimeout = 30 * time.Second
+	// startTimeout bounds the wait for our server's first answer.
+	startTimeout = 20 * time.Second
+)
+
+// suite is one corpus with its goldens and deviations. Another test file
+// (auth, provisioning actions, ...) declares its own and calls runSuite;
+// the command-line flags apply to every suite.
+type suite struct {
+	// CorpusDir holds the corpus files (*.json, run in lexical order).
+	CorpusDir string
+	// GoldenDir holds one <id>.json per entry.
+	GoldenDir string
+	// DeviationsFile lists our deliberate differences; empty for none.
+	DeviationsFile string
+	// ConfTemplate is the ironic.conf template our server is started with.
+	ConfTemplate string
+}
+
+// apiSuite is the v1 API corpus of TestDifferential.
+func apiSuite() suite {
+	return suite{
+		CorpusDir:      "testdata/corpus",
+		GoldenDir:      "testdata/golden",
+		DeviationsFile: "testdata/deviations.json",
+		ConfTemplate:   "testdata/ours.conf.tmpl",
+	}
+}
+
+// TestDifferential replays the v1 API corpus against our server (built and
+// started here) or -target, and compares the normalised answers with the
+// goldens recorded from the reference Ironic 21.4. With -record it writes
+// the goldens instead.
+func TestDifferential(t *testing.T) {
+	runSuite(t, apiSuite())
+}
+
+// runSuite records or compares one suite according to the flags.
+func runSuite(t *testing.T, s suite) {
+	t.Helper()
+	corpus, err := LoadCorpus(s.CorpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deviations := map[string]Deviation{}
+	if !*recordFlag && !*ignoreDeviationsFlag && s.DeviationsFile != "" {
+		deviations, err = LoadDeviations(s.DeviationsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	baseURL, hosts := *targetFlag, []string(nil)
+	switch {
+	case *recordFlag && baseURL == "":
+		t.Fatal("-record needs -target <URL of a fresh reference Ironic>")
+	case baseURL == "":
+		baseURL = startOurs(t, s.ConfTemplate)
+		hosts = []string{oursHost}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), runBudget)
+	defer cancel()
+	baseURL = strings.TrimRight(baseURL, "/")
+	if hosts == nil {
+		hosts = targetHosts(ctx, t, baseURL)
+	}
+
+	replayer := &Replayer{
+		Runner:     NewRunner(baseURL, requestTimeout),
+		Normalizer: Normalizer{BaseURL: baseURL, Hosts: hosts},
+		GoldenDir:  s.GoldenDir,
+		Record:     *recordFlag,
+		Deviations: deviations,
+		DumpDir:    *dumpFlag,
+	}
+	results, runErr := replayer.Run(ctx, corpus)
+	if *recordFlag {
+		if runErr != nil {
+			t.Fatalf("recording stopped after %d of %d entries: %v", len(results), len(corpus), runErr)
+		}
+		reportRecording(t, s, corpus, results)
+		return
+	}
+	reportComparison(t, s, results)
+	if runErr != nil {
+		t.Fatalf("replay stopped after %d of %d entries: %v", len(results), len(corpus), runErr)
+	}
+}
+
+// startOurs builds and starts our all-in-one server and returns its URL.
+// It fails the test (never skips) when the server cannot be built or does
+// not answer in time.
+func startOurs(t *testing.T, confTemplate string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), buildBudget)
+	defer cancel()
+	dir := t.TempDir()
+	root, err := ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := StatSources(root); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := Build(ctx, ServerPackage, dir)
+	if err != nil {
+		t.Fatalf("cannot build our server: %v", err)
+	}
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ServerConfig{Host: oursHost, Port: port, StateDir: dir}
+	for _, sub := range []string{"http", "tftp", "locks", "images", "master_images"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	confPath := filepath.Join(dir, "ironic.conf")
+	if err := RenderConfig(confTemplate, cfg, confPath); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "ironic.log")
+	proc, err := Start(bin, []string{"--config-file", confPath}, logPath)
+	if err != nil {
+		t.Fatalf("cannot start our server: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := proc.Stop(10 * time.Second); err != nil {
+			t.Logf("our server exited with %v", err)
+		}
+		if t.Failed() {
+			logTail(t, logPath)
+		}
+	})
+	if err := WaitReady(ctx, cfg.URL()+"/", startTimeout, proc); err != nil {
+		t.Fatalf("our server did not start: %v", err)
+	}
+	return cfg.URL()
+}
+
+func logTail(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > 40 {
+		lines = lines[len(lines)-40:]
+	}
+	t.Logf("last lines of %s:\n%s", path, strings.Join(lines, "\n"))
+}
+
+func targetHosts(ctx context.Context, t *testing.T, baseURL string) []string {
+	t.Helper()
+	if *targetHostFlag != "" {
+		return strings.Split(*targetHostFlag, ",")
+	}
+	hosts, err := DiscoverHosts(ctx, baseURL)
+	if err != nil {
+		t.Fatalf("cannot discover the conductor host name of %s (give -target-host): %v", baseURL, err)
+	}
+	return hosts
+}
+
+func reportRecording(t *testing.T, s suite, corpus Corpus, results []Result) {
+	t.Helper()
+	removed, err := RemoveStaleGoldens(s.GoldenDir, corpus.IDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) > 0 {
+		t.Logf("removed stale goldens: %v", removed)
+	}
+	valid, invalid := 0, 0
+	var fivexx []string
+	for _, r := range results {
+		if r.Err != nil {
+			t.Errorf("%s: %v", r.Entry.ID, r.Err)
+			continue
+		}
+		switch {
+		case r.Got.Status >= 500:
+			fivexx = append(fivexx, fmt.Sprintf("%s (%d)", r.Entry.ID, r.Got.Status))
+			invalid++
+		case r.Got.Status >= 400:
+			invalid++
+		default:
+			valid++
+		}
+	}
+	reportStyle(t, results)
+	t.Logf("recorded %d goldens in %s: %d answered 2xx/3xx, %d answered 4xx/5xx", len(results), s.GoldenDir, valid, invalid)
+	if len(fivexx) > 0 {
+		t.Logf("the reference answered 5xx to (each needs a deviation): %s", strings.Join(fivexx, ", "))
+	}
+}
+
+func reportComparison(t *testing.T, s suite, results []Result) {
+	t.Helper()
+	var failed []string
+	printed := 0
+	matched, deviated := 0, 0
+	reportStyle(t, results)
+	for _, r := range results {
+		switch {
+		case r.Err != nil:
+			failed = append(failed, r.Entry.ID)
+			t.Errorf("%s: %v", r.Entry.ID, r.Err)
+		case r.Diff != "":
+			failed = append(failed, r.Entry.ID)
+			if printed < *maxDiffsFlag {
+				printed++
+				what := "golden"
+				if r.Deviation != nil {
+					what = "deviation in " + s.DeviationsFile
+				}
+				t.Errorf("%s: %s: answer differs from the %s (-want +got):\n%s",
+					r.Entry.ID, r.Entry.RequestLine(), what, r.Diff)
+			}
+		case r.Deviation != nil:
+			deviated++
+		default:
+			matched++
+		}
+	}
+	if len(failed) > printed {
+		t.Errorf("%d entries differ in all (diffs above for the first %d): %s",
+			len(failed), printed, strings.Join(failed, " "))
+	}
+	t.Logf("%d entries: %d match their golden, %d match their deviation, %d differ",
+		len(results), matched, deviated, len(failed))
+}
+
+// maxStyleReports bounds the style problems printed one by one.
+const maxStyleReports = 10
+
+// reportStyle prints the entries whose raw JSON is not written the way
+// Python's json.dumps writes it: as errors with -strict-style, else as a
+// log summary.
+func reportStyle(t *testing.T, results []Result) {
+	t.Helper()
+	var ids []string
+	for _, r := range results {
+		if len(r.Style) == 0 {
+			continue
+		}
+		ids = append(ids, r.Entry.ID)
+		if len(ids) > maxStyleReports {
+			continue
+		}
+		sort.Strings(r.Style)
+		msg := fmt.Sprintf("%s: JSON not in Python's json.dumps style: %s", r.Entry.ID, strings.Join(r.Style, "; "))
+		if *strictStyleFlag {
+			t.Error(msg)
+		} else {
+			t.Log(msg)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%d entries answered JSON not in Python's json.dumps style (-strict-style makes this fatal): %s",
+		len(ids), strings.Join(ids, " "))
+	if *strictStyleFlag {
+		t.Error(msg)
+	} else {
+		t.Log(msg)
+	}
+}
