@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -26,6 +27,8 @@ var (
 	dumpFlag = flag.String("dump", "",
 		"write this run's normalised answers to this directory, one <id>.json per entry")
 	maxDiffsFlag = flag.Int("max-diffs", 40, "print at most this many diffs in full")
+	onlyFlag     = flag.String("only", "",
+		"print diffs only for entries whose id matches this regular expression (every entry still runs)")
 )
 
 const (
@@ -240,6 +243,10 @@ func reportComparison(t *testing.T, s suite, results []Result) {
 	var failed []string
 	printed := 0
 	matched, deviated := 0, 0
+	var only *regexp.Regexp
+	if *onlyFlag != "" {
+		only = regexp.MustCompile(*onlyFlag)
+	}
 	reportStyle(t, results)
 	for _, r := range results {
 		switch {
@@ -248,7 +255,7 @@ func reportComparison(t *testing.T, s suite, results []Result) {
 			t.Errorf("%s: %v", r.Entry.ID, r.Err)
 		case r.Diff != "":
 			failed = append(failed, r.Entry.ID)
-			if printed < *maxDiffsFlag {
+			if printed < *maxDiffsFlag && (only == nil || only.MatchString(r.Entry.ID)) {
 				printed++
 				what := "golden"
 				if r.Deviation != nil {
