@@ -13,6 +13,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/pyschema"
 	mv "github.com/goironic/ironic/microversions"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
@@ -50,23 +51,122 @@ func (a *API) routesNodes(m *mux.Router) {
 		"PATCH": missingIdent, "DELETE": missingIdent}, "DELETE, GET, PATCH, POST")
 	a.handle(m, "/nodes/detail", methods{"GET": a.listNodesDetail})
 	a.handle(m, "/nodes/validate", methods{"GET": a.validateNodeQuery})
-	a.handle(m, "/nodes/{node}", methods{"GET": a.getNode, "PATCH": a.patchNode, "DELETE": a.deleteNode},
-		"DELETE, GET, PATCH, POST")
-	a.handle(m, "/nodes/{node}/validate", methods{"GET": a.validateNode})
-	a.handle(m, "/nodes/{node}/maintenance", methods{"PUT": a.setMaintenance, "DELETE": a.clearMaintenance})
-	a.handle(m, "/nodes/{node}/states", methods{"GET": a.getNodeStates})
-	a.handle(m, "/nodes/{node}/states/power", methods{"PUT": a.setPowerState})
-	a.handle(m, "/nodes/{node}/traits", methods{"GET": a.listTraits, "PUT": a.setTraits, "DELETE": a.deleteTraits})
-	a.handle(m, "/nodes/{node}/traits/{trait}", methods{"PUT": a.addTrait, "DELETE": a.deleteTrait})
-	a.handle(m, "/nodes/{node}/vifs", methods{"GET": a.listVIFs, "POST": a.attachVIF})
-	a.handle(m, "/nodes/{node}/vifs/{vif}", methods{"DELETE": a.detachVIF})
-	a.handle(m, "/nodes/{node}/bios", methods{"GET": a.listBIOS})
-	a.handle(m, "/nodes/{node}/bios/{setting}", methods{"GET": a.getBIOS})
-	a.handle(m, "/nodes/{node}/history", methods{"GET": a.listHistory})
-	a.handle(m, "/nodes/{node}/history/{event}", methods{"GET": a.getHistory})
-	a.handle(m, "/nodes/{node}/inventory", methods{"GET": a.getInventory})
-	a.handle(m, "/nodes/{node}/vendor_passthru/methods", methods{"GET": a.nodeVendorMethods})
+	// Every /nodes/{node}/... path first goes through NodesController's
+	// _lookup: the ident is checked and version-gated sub-resources hidden.
+	sub := func(path, name string, ms methods, allow ...string) {
+		wrapped := methods{}
+		for verb, h := range ms {
+			wrapped[verb] = a.nodeLookup(name, h)
+		}
+		a.handle(m, path, wrapped, allow...)
+	}
+	sub("/nodes/{node}", "", methods{"GET": a.getNode, "PATCH": a.patchNode, "DELETE": a.deleteNode,
+		"POST": a.postNodeItem}, "DELETE, GET, PATCH, POST")
+	sub("/nodes/{node}/validate", "", methods{"GET": a.validateNode, "DELETE": a.deleteNodeExtraPath,
+		"POST": a.postNodeItem})
+	sub("/nodes/{node}/maintenance", "", methods{"PUT": a.setMaintenance, "DELETE": a.clearMaintenance})
+	sub("/nodes/{node}/states", "", methods{"GET": a.getNodeStates})
+	sub("/nodes/{node}/states/power", "", methods{"PUT": a.setPowerState})
+	sub("/nodes/{node}/traits", "traits", methods{"GET": a.listTraits, "PUT": a.setTraits, "DELETE": a.deleteTraits})
+	sub("/nodes/{node}/traits/{trait}", "traits", methods{"PUT": a.addTrait, "DELETE": a.deleteTrait})
+	sub("/nodes/{node}/vifs", "vifs", methods{"GET": a.listVIFs, "POST": a.attachVIF})
+	sub("/nodes/{node}/vifs/{vif}", "vifs", methods{"DELETE": a.detachVIF})
+	sub("/nodes/{node}/bios", "bios", methods{"GET": a.listBIOS})
+	sub("/nodes/{node}/bios/{setting}", "bios", methods{"GET": a.getBIOS})
+	sub("/nodes/{node}/history", "history", methods{"GET": a.listHistory})
+	sub("/nodes/{node}/history/{event}", "history", methods{"GET": a.getHistory})
+	sub("/nodes/{node}/inventory", "inventory", methods{"GET": a.getInventory})
+	sub("/nodes/{node}/vendor_passthru/methods", "", methods{"GET": a.nodeVendorMethods})
 	a.handle(m, "/shards", methods{"GET": a.listShards})
+}
+
+// routesNodesFallback registers what pecan does with a /nodes/{node}/<x>
+// path that names no sub-resource: the extra segment becomes a positional
+// argument of the node item's handler (fields for GET). It must be added
+// after every other route.
+func (a *API) routesNodesFallback(m *mux.Router) {
+	h := methods{
+		"GET":    a.nodeLookup("", a.getNodeExtraPath),
+		"DELETE": a.nodeLookup("", a.deleteNodeExtraPath),
+		"POST":   a.nodeLookup("", a.postNodeItem),
+	}
+	a.handle(m, "/nodes/{node}/{rest:.+}", h, "DELETE, GET, PATCH, POST")
+}
+
+// nodeSubresourceMin are the sub-resources NodesController._lookup hides
+// from older versions (404 in webob's shape).
+func nodeSubresourceMin(name string) mv.Version {
+	switch name {
+	case "portgroups":
+		return mv.PortgroupsSubcontrollers
+	case "vifs":
+		return mv.VIFSSubcontroller
+	case "bios":
+		return mv.BIOSInterface
+	case "allocation":
+		return mv.Allocation
+	case "history":
+		return mv.NodeHistory
+	case "inventory":
+		return mv.NodeInventory
+	}
+	return mv.InitialVersion
+}
+
+func isNodeSubcontroller(name string) bool {
+	switch name {
+	case "ports", "portgroups", "vifs", "volume", "traits", "bios", "allocation", "history", "inventory":
+		return true
+	}
+	return false
+}
+
+// nodeLookup runs NodesController._lookup before h: sub-resource names are
+// not node idents, the ident must be a UUID or a name, and sub-resources
+// newer than the request do not exist. These answers are webob's, without
+// version headers.
+func (a *API) nodeLookup(sub string, h handlerFunc) handlerFunc {
+	return func(rq *Request) (*Response, error) {
+		ident := rq.Var("node")
+		if isNodeSubcontroller(ident) {
+			return nil, ironic.Webob(ironic.NotFound, "")
+		}
+		if !isLogicalName(rq.Ver, ident) && !isUUID(ident) {
+			return nil, ironic.Webob(ironic.HTTPBadRequest, "Expected UUID or name for node: "+ident)
+		}
+		if sub != "" && !rq.Ver.AtLeast(nodeSubresourceMin(sub)) {
+			return nil, ironic.Webob(ironic.NotFound, "")
+		}
+		return h(rq)
+	}
+}
+
+// getNodeExtraPath: GET /nodes/{node}/<x> is get_one with fields=<x>.
+func (a *API) getNodeExtraPath(rq *Request) (*Response, error) {
+	rest := rq.Var("rest")
+	if rest == "detail" {
+		return nil, ironic.Errorf(ironic.HTTPNotFound, "Resource could not be found.")
+	}
+	if strings.Contains(rest, "/") {
+		return nil, ironic.Webob(ironic.NotFound, "")
+	}
+	q := rq.HTTP.URL.Query()
+	if !q.Has("fields") {
+		q.Set("fields", rest)
+		rq.query = q
+	}
+	return a.getNode(rq)
+}
+
+// deleteNodeExtraPath: DELETE with extra path segments is NotFound.
+func (a *API) deleteNodeExtraPath(*Request) (*Response, error) {
+	return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
+}
+
+// postNodeItem: pecan hands the path segment to post() as its body.
+func (a *API) postNodeItem(rq *Request) (*Response, error) {
+	return nil, ironic.Errorf(ironic.InvalidParameterValue, "Schema error for node: %s is not of type 'object'",
+		pyschema.Repr(rq.Var("node")))
 }
 
 // findNode is get_rpc_node: a UUID-like ident is looked up by UUID, a name

@@ -191,7 +191,14 @@ func (a *API) wrap(h handlerFunc) http.HandlerFunc {
 		rq.Vars = mux.Vars(r)
 		resp, err := h(rq)
 		if err != nil {
-			a.writeFault(w, r, a.logFault(r.Context(), err))
+			f := a.logFault(r.Context(), err)
+			if f.Shape == ironic.ShapeWebob {
+				// webob/pecan aborts bypass Ironic's hooks: no version
+				// headers, no request id.
+				a.writePlainFault(w, r, f)
+				return
+			}
+			a.writeFault(w, r, f)
 			return
 		}
 		a.writeResponse(w, rq, resp)

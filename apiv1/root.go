@@ -38,10 +38,15 @@ func (a *API) serveRoot(w http.ResponseWriter, r *http.Request) {
 func (a *API) serveV1Root(w http.ResponseWriter, r *http.Request) {
 	neg := a.cfg.Versions.Negotiate(r.Header.Get(microversions.HeaderVersion), len(r.Header.Values(microversions.HeaderVersion)) > 0)
 	if neg.Fault != nil {
+		// The v1 controller raises the negotiation error itself, so it is
+		// rendered as a controller fault and carries a request id.
 		if neg.RangeHeaders {
 			a.setRangeHeaders(w)
 		}
-		a.writeFault(w, r, neg.Fault)
+		w.Header()["Openstack-Request-Id"] = []string{"req-" + a.d.UUIDs.NewUUID()}
+		f := *neg.Fault
+		f.Shape = ironic.ShapeFault
+		a.writeFault(w, r, &f)
 		return
 	}
 	a.setRangeHeaders(w)

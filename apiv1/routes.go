@@ -34,6 +34,7 @@ func (a *API) routes() *mux.Router {
 		a.routesDeployTemplates,
 		a.routesVolume,
 		a.routesMisc,
+		a.routesNodesFallback,
 	} {
 		add(m)
 	}
