@@ -67,6 +67,7 @@ func (a *API) routesNodes(m *mux.Router) {
 	sub("/nodes/{node}/maintenance", "", methods{"PUT": a.setMaintenance, "DELETE": a.clearMaintenance})
 	sub("/nodes/{node}/states", "", methods{"GET": a.getNodeStates})
 	sub("/nodes/{node}/states/power", "", methods{"PUT": a.setPowerState})
+	sub("/nodes/{node}/states/provision", "", methods{"PUT": a.setProvisionState})
 	sub("/nodes/{node}/traits", "traits", methods{"GET": a.listTraits, "PUT": a.setTraits, "DELETE": a.deleteTraits})
 	sub("/nodes/{node}/traits/{trait}", "traits", methods{"PUT": a.addTrait, "DELETE": a.deleteTrait})
 	sub("/nodes/{node}/vifs", "vifs", methods{"GET": a.listVIFs, "POST": a.attachVIF})
@@ -911,41 +912,51 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 	if !ok {
 		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: target")
 	}
+	var timeout *int
+	if t, ok := args["timeout"]; ok && t != nil {
+		ti, err := intArg("timeout", t)
+		if err != nil {
+			return nil, err
+		}
+		timeout = &ti
+	}
 	n, err := a.nodeFor(rq, "baremetal:node:set_power_state")
 	if err != nil {
 		return nil, err
 	}
+	soft := target == states.SoftRebooting || target == states.SoftPowerOff
+	if (soft || (timeout != nil && *timeout != 0)) && !rq.Ver.AtLeast(mv.SoftPowerOff) {
+		return nil, notAcceptable()
+	}
+	if timeout != nil && *timeout < 1 {
+		return nil, ironic.Errorf(ironic.ClientSideError, "timeout has to be positive integer")
+	}
 	switch target {
-	case states.PowerOn, states.PowerOff, states.Rebooting:
-	case states.SoftRebooting, states.SoftPowerOff:
-		if !rq.Ver.AtLeast(mv.SoftPowerOff) {
-			return nil, notAcceptable()
-		}
+	case states.PowerOn, states.PowerOff, states.Rebooting, states.SoftRebooting, states.SoftPowerOff:
 	default:
-		return nil, ironic.Errorf(ironic.ClientSideError, "Invalid state '%s' for power state transition", target)
+		return nil, ironic.Errorf(ironic.InvalidStateRequested,
+			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
+			target, rq.Var("node"), pyStr(n.PowerState))
+	}
+	if ps := pyStr(n.ProvisionState); ps == states.Cleaning || ps == states.CleanWait {
+		return nil, ironic.Errorf(ironic.InvalidStateRequested,
+			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
+			target, rq.Var("node"), ps)
 	}
 	ctx := rq.Ctx()
 	topic, err := a.d.Conductor.TopicFor(ctx, n)
 	if err != nil {
 		return nil, err
 	}
-	timeout := 0
-	if t, ok := args["timeout"]; ok && t != nil {
-		if !rq.Ver.AtLeast(mv.SoftPowerOff) {
-			return nil, notAcceptable()
-		}
-		ti, err := intArg("timeout", t)
-		if err != nil {
-			return nil, err
-		}
-		timeout = ti
+	to := 0
+	if timeout != nil {
+		to = *timeout
 	}
-	if err := a.d.Conductor.ChangeNodePowerState(ctx, topic, n.UUID, target, timeout); err != nil {
+	if err := a.d.Conductor.ChangeNodePowerState(ctx, topic, n.UUID, target, to); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusAccepted, Location: rq.BaseURL() + "/v1/nodes/" + rq.Var("node") + "/states"}, nil
 }
-
 // validate handlers.
 func (a *API) validateNodeQuery(rq *Request) (*Response, error) {
 	if err := rq.CheckArgs("node", "node_uuid"); err != nil {
@@ -953,6 +964,9 @@ func (a *API) validateNodeQuery(rq *Request) (*Response, error) {
 	}
 	node, _ := rq.Str("node")
 	nodeUUID, hasUUID := rq.Str("node_uuid")
+	if !rq.Has("node") && !hasUUID {
+		return nil, ironic.Errorf(ironic.InvalidUuidOrName, "Expected a logical name or UUID but received None.")
+	}
 	if rq.Has("node") {
 		if err := checkUUIDOrName(rq.Ver, "node", node); err != nil {
 			return nil, err
