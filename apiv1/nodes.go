@@ -803,7 +803,7 @@ func (a *API) checkNodeNames(v mv.Version, names []string, errFmt string) error 
 func decodeBody(raw []byte) (any, error) {
 	doc, err := pyschemaDecode(raw)
 	if err != nil {
-		return nil, ironic.Errorf(ironic.ClientSideError, "Malformed JSON in the request body: %s", jsonErrorText(raw, err))
+		return nil, malformedJSON(raw)
 	}
 	return doc, nil
 }

@@ -47,11 +47,16 @@ func (a *API) parsePatch(rq *Request) ([]patchOp, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parsePatchBody(a.schemas.patch, b)
+}
+
+// parsePatchBody decodes and validates a PATCH body.
+func parsePatchBody(schema *pyschema.Schema, b []byte) ([]patchOp, error) {
 	doc, err := pyschema.DecodeOrdered(b)
 	if err != nil {
-		return nil, ironic.Errorf(ironic.ClientSideError, "Malformed JSON in the request body: %s", jsonErrorText(b, err))
+		return nil, malformedJSON(b)
 	}
-	if verr := a.schemas.patch.Validate(doc); verr != nil {
+	if verr := schema.Validate(doc); verr != nil {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("patch"))
 	}
 	items, _ := doc.([]any)

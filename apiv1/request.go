@@ -140,9 +140,7 @@ func (rq *Request) ReadBody() ([]byte, error) {
 	return b, nil
 }
 
-// JSONBody decodes the body as JSON (numbers kept as json.Number). Ironic
-// answers malformed JSON with a 500 carrying the decoder's message; we answer
-// 400 with a message of the same kind (a listed deviation).
+// JSONBody decodes the body as JSON (numbers kept as json.Number).
 func (rq *Request) JSONBody() (any, error) {
 	b, err := rq.ReadBody()
 	if err != nil {
@@ -150,17 +148,27 @@ func (rq *Request) JSONBody() (any, error) {
 	}
 	var v any
 	if err := pyjson.Unmarshal(b, &v); err != nil {
-		return nil, ironic.Errorf(ironic.ClientSideError, "Malformed JSON in the request body: %s", jsonErrorText(b, err))
+		return nil, malformedJSON(b)
 	}
 	return v, nil
 }
 
-// jsonErrorText describes a decoding error briefly.
-func jsonErrorText(b []byte, err error) string {
-	if len(b) == 0 {
-		return "Expecting value: line 1 column 1 (char 0)"
+// malformedJSON answers a body that isn't JSON with the message Python's
+// decoder gives for it. Ironic answers these with a 500; we answer 400 in
+// its error format (a listed deviation). Bytes that aren't UTF-8 are
+// rejected by webob before JSON decoding: a plain 400.
+func malformedJSON(b []byte) error {
+	derr := pyjson.DecodeError(b)
+	var pe *pyjson.Error
+	if errors.As(derr, &pe) {
+		if pe.Exception == pyjson.UnicodeDecodeError {
+			return ironic.Webob(ironic.HTTPBadRequest, "")
+		}
+		return ironic.Errorf(ironic.ClientSideError, "%s", pe.Msg)
 	}
-	return err.Error()
+	// Go's decoder and Python's disagree (for example a value Python
+	// accepts, such as NaN): name the problem plainly.
+	return ironic.Errorf(ironic.ClientSideError, "Malformed JSON in the request body")
 }
 
 // Response is what a handler returns on success.

@@ -2,7 +2,23 @@
 // alembic head 4dbec778866e, on SQLite and MySQL/MariaDB) and one method set
 // per resource, mirroring ironic/db/sqlalchemy/api.py: the same filters,
 // pagination, uniqueness errors, cascades and automatic timestamps, and
-// errors that are *ironic.Fault values of Ironic's exception classes.
+// errors that are *ironic.Fault values of Ironic's exception classes with
+// Ironic's messages. Other errors (a lost connection, a programming error
+// such as an unknown column) are plain errors.
+//
+// Conventions shared by the methods:
+//   - A row is named by a Ref: ByID(internal id), ByUUID(uuid) and, for
+//     ports and portgroups, ByAddress(mac). Messages quote the Ref as
+//     Ironic quotes the identity it was given.
+//   - Create* take a model, fill Ironic's defaults (UUID, created_at,
+//     object version, column defaults) and return the stored row; the
+//     argument is not modified.
+//   - Update* take Values (column name -> value), stamp the object
+//     version, write only the columns that change plus updated_at (as
+//     SQLAlchemy's unit of work does) and return the row as stored.
+//   - List* take a filter struct and ListOpts (limit, marker, sort key and
+//     direction, as Ironic's _paginate_query).
+//   - Timestamps come from the Clock given with WithClock.
 //
 // gorm opens the connections; queries are explicit SQL with explicit column
 // lists so that hot paths (node lists) do no reflection.
@@ -38,7 +54,6 @@ const (
 
 // Store is the database. It is safe for concurrent use.
 type Store struct {
-	gdb     *gorm.DB
 	db      *sql.DB
 	dialect Dialect
 	log     *slog.Logger
@@ -136,7 +151,7 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	s.gdb, s.db = gdb, sqlDB
+	s.db = sqlDB
 	switch {
 	case memory:
 		// Every connection to :memory: is a separate database.

@@ -89,7 +89,7 @@ func sortKeys[T any](t *table[T], o ListOpts) ([]sortKey, error) {
 }
 
 // paginate runs the SELECT of cols (selects) for q, ordered and paged by o.
-// It reports ok=false when the marker row no longer exists.
+// A marker row that no longer exists gives an empty page.
 func paginate[T any](ctx context.Context, db querier, t *table[T], cols []column[T], selects string, q query, o ListOpts) ([]T, error) {
 	keys, err := sortKeys(t, o)
 	if err != nil {

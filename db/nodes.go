@@ -460,13 +460,7 @@ func (s *Store) UpdateNode(ctx context.Context, ref Ref, values Values) (*models
 	if _, ok := values["id"]; ok {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Cannot overwrite the id of an existing Node.")
 	}
-	vals := make(Values, len(values)+4)
-	for k, v := range values {
-		vals[k] = v
-	}
-	if _, ok := vals["version"]; !ok {
-		vals["version"] = models.NodeVersion
-	}
+	vals := withVersion(values, models.NodeVersion)
 	var out *models.Node
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		where, arg := ref.where("nodes")

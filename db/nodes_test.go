@@ -568,3 +568,50 @@ func TestPagination(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentUse hammers one store from several goroutines, as API
+// requests and conductor workers do: no SQLITE_BUSY, no lost updates.
+func TestConcurrentUse(t *testing.T) {
+	both(t, func(t *testing.T, e *env) {
+		const workers, rounds = 8, 25
+		nodes := make([]*models.Node, workers)
+		for i := range nodes {
+			nodes[i] = must[*models.Node](t)(e.CreateNode(ctx, &models.Node{Driver: "d", Name: models.Ptr(fmt.Sprintf("w%d", i))}))
+		}
+		errs := make(chan error, workers)
+		for w := range workers {
+			go func() {
+				var err error
+				defer func() { errs <- err }()
+				for r := range rounds {
+					host := fmt.Sprintf("h%d", w)
+					if _, err = e.ReserveNode(ctx, host, db.ByID(nodes[w].ID)); err != nil {
+						return
+					}
+					if _, err = e.UpdateNode(ctx, db.ByID(nodes[w].ID), db.Values{"extra": map[string]any{"round": r}}); err != nil {
+						return
+					}
+					if _, err = e.AddNodeTrait(ctx, nodes[w].ID, fmt.Sprintf("CUSTOM_%d", r%5)); err != nil {
+						return
+					}
+					if _, err = e.ListNodes(ctx, db.NodeFilter{}, db.ListOpts{Limit: 50}); err != nil {
+						return
+					}
+					if err = e.ReleaseNode(ctx, host, db.ByID(nodes[w].ID)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+		for range workers {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		for _, n := range must[[]models.Node](t)(e.ListNodes(ctx, db.NodeFilter{}, db.ListOpts{})) {
+			if n.Extra["round"] != json.Number(fmt.Sprint(rounds-1)) || len(n.Traits) != 5 || n.Reservation != nil {
+				t.Errorf("node %s: extra %v traits %d reservation %v", models.Deref(n.Name), n.Extra, len(n.Traits), n.Reservation)
+			}
+		}
+	})
+}

@@ -130,12 +130,6 @@ func (s *Store) CreatePort(ctx context.Context, p *models.Port) (*models.Port, e
 	return &c, nil
 }
 
-// portRefWhere is Ironic's add_port_filter: a MAC address selects by
-// address, otherwise by id or UUID.
-func portRefWhere(table string, ref Ref) (string, any) {
-	return ref.where(table)
-}
-
 // UpdatePort updates columns of a port (by id, UUID or address) and
 // returns it. Errors: InvalidParameterValue (uuid), PortNotFound,
 // PortDuplicateName, MACAlreadyExists.
@@ -146,7 +140,7 @@ func (s *Store) UpdatePort(ctx context.Context, ref Ref, values Values) (*models
 	vals := withVersion(values, models.PortVersion)
 	var out *models.Port
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		where, arg := portRefWhere("ports", ref)
+		where, arg := ref.where("ports")
 		cur, ok, err := selectOne(ctx, tx, s.t.ports, where, s.forUpdate(), arg)
 		if err != nil {
 			return err

@@ -543,3 +543,31 @@ func TestUpdateToLatestVersions(t *testing.T) {
 		}
 	})
 }
+
+// TestRowValuesRoundTrip: values read from a model with NodeValues (the
+// conductor's save path) are accepted by UpdateNode and change exactly the
+// fields that were modified.
+func TestRowValuesRoundTrip(t *testing.T) {
+	both(t, func(t *testing.T, e *env) {
+		n := must[*models.Node](t)(e.CreateNode(ctx, &models.Node{Driver: "d", Name: models.Ptr("rt")}))
+		all := []string{"driver", "name", "power_state", "provision_updated_at", "properties", "maintenance",
+			"automated_clean", "conductor_affinity", "conductor_group", "retired", "instance_info", "shard"}
+		same := must[db.Values](t)(e.NodeValues(n, all))
+		e.clock.Advance(time.Second)
+		u := must[*models.Node](t)(e.UpdateNode(ctx, db.ByID(n.ID), same))
+		if u.UpdatedAt.Valid() {
+			t.Errorf("writing back unchanged values touched updated_at")
+		}
+		m := *u
+		m.PowerState = models.Ptr("power on")
+		m.Properties = models.JSONDict{"cpus": json.Number("2")}
+		m.Maintenance = true
+		m.Shard = models.Ptr("s")
+		m.ProvisionUpdatedAt = models.NewTime(e.clock.Now())
+		u2 := must[*models.Node](t)(e.UpdateNode(ctx, db.ByID(n.ID), must[db.Values](t)(e.NodeValues(&m, all))))
+		if models.Deref(u2.PowerState) != "power on" || u2.Properties["cpus"] != json.Number("2") || !u2.Maintenance ||
+			models.Deref(u2.Shard) != "s" || !u2.ProvisionUpdatedAt.Valid() || !u2.UpdatedAt.Valid() || models.Deref(u2.Name) != "rt" {
+			t.Errorf("round trip: %+v", u2)
+		}
+	})
+}

@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/goironic/ironic/cmd/internal/wire"
+	"github.com/goironic/ironic/internal/wire"
 )
 
 func main() {

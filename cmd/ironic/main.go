@@ -19,7 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/goironic/ironic/cmd/internal/wire"
+	"github.com/goironic/ironic/internal/wire"
 	"github.com/goironic/ironic/rpc"
 )
 

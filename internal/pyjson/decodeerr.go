@@ -97,8 +97,13 @@ func DecodeError(data []byte) error {
 // decodeUTF8 is bytes.decode('utf-8') with errors='strict'. The error names
 // the first bad sequence the way CPython's decoder delimits it.
 func decodeUTF8(data []byte) ([]rune, *Error) {
-	s := make([]rune, 0, len(data))
+	s := make([]rune, 0, utf8.RuneCount(data))
 	for i := 0; i < len(data); {
+		if data[i] < utf8.RuneSelf {
+			s = append(s, rune(data[i]))
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size <= 1 {
 			return nil, utf8Error(data, i)

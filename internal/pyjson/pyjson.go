@@ -357,8 +357,14 @@ func Unmarshal(data []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
-		return fmt.Errorf("extra data after JSON value")
+	// Only whitespace may follow the value (Decoder.More would accept a
+	// stray closing bracket).
+	for _, c := range data[dec.InputOffset():] {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return fmt.Errorf("extra data after JSON value")
+		}
 	}
 	return nil
 }

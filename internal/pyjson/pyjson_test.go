@@ -45,6 +45,9 @@ func TestUnmarshalKeepsNumbers(t *testing.T) {
 	if string(got) != `{"a": 1.0, "b": 12345678901234567890}` {
 		t.Errorf("round trip changed numbers: %s", got)
 	}
+	if err := Unmarshal([]byte(`{} ]`), &v); err == nil {
+		t.Error("stray bracket accepted")
+	}
 	if err := Unmarshal([]byte(`{} {}`), &v); err == nil {
 		t.Error("trailing data accepted")
 	}

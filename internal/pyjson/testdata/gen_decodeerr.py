@@ -55,21 +55,28 @@ def outcome(body):
     return None
 
 
-def nests(depth):
-    return outcome(b'[' * depth + b']' * depth) is None
-
-
-def calibrate():
+def outcomes(bodies):
+    """outcome() of each body, with the recursion limit set so that
+    REFERENCE_MAX_NESTING is the deepest nesting that decodes. Calibration
+    and evaluation call outcome() from this same frame, so the stack below
+    the decoder is the same for both."""
+    def nested(depth):
+        return b'[' * depth + b']' * depth
     lo, hi = 1, sys.getrecursionlimit()
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if nests(mid):
+        if outcome(nested(mid)) is None:
             lo = mid
         else:
             hi = mid - 1
     sys.setrecursionlimit(sys.getrecursionlimit() + REFERENCE_MAX_NESTING - lo)
-    if not nests(REFERENCE_MAX_NESTING) or nests(REFERENCE_MAX_NESTING + 1):
+    if (outcome(nested(REFERENCE_MAX_NESTING)) is not None
+            or outcome(nested(REFERENCE_MAX_NESTING + 1)) is None):
         sys.exit('could not calibrate the recursion limit')
+    results = []
+    for b in bodies:  # not a comprehension: in 3.11 that is one frame deeper
+        results.append(outcome(b))
+    return results
 
 
 # A case is (name, pieces): pieces is a list of (bytes, repeat) joined in
@@ -140,10 +147,10 @@ def valid_cases():
         one('duplicate keys', b'{"a": 1, "a": 2}'),
         one('unicode key', '{"ключ": "значение"}'.encode()),
         one('escaped key', b'{"\\u0041\\n": 1}'),
-        one('int 4300 digits', b'9' * 4300),
-        one('negative int 4300 digits', b'-' + b'9' * 4300),
-        one('float 5000 digits', b'1' * 5000 + b'.5'),
-        one('exp int 5000 digits', b'1' * 5000 + b'e1'),
+        ('int 4300 digits', [(b'9', 4300)]),
+        ('negative int 4300 digits', [(b'-', 1), (b'9', 4300)]),
+        ('float 5000 digits', [(b'1', 5000), (b'.5', 1)]),
+        ('exp int 5000 digits', [(b'1', 5000), (b'e1', 1)]),
         one('nan in array', b'[NaN, Infinity, -Infinity]'),
         one('nested mix', b'[[{"a": [[]]}], {"b": {"c": [1]}}]'),
         ('deep arrays at limit', [(b'[', REFERENCE_MAX_NESTING), (b']', REFERENCE_MAX_NESTING)]),
@@ -187,10 +194,10 @@ def malformed_cases():
         one('hex', b'0x1F'), one('underscore', b'1_000'), one('number then word', b'1e5x'),
         one('array minus', b'[-]'), one('array trailing dot', b'[1.]'),
         one('array exp', b'[1e]'), one('object leading zero', b'{"a": 012}'),
-        one('int 4301 digits', b'9' * 4301), one('negative int 4301 digits', b'-' + b'9' * 4301),
-        one('int 5000 digits in array', b'[1, ' + b'1' * 5000 + b']'),
-        one('big int then syntax error', b'[' + b'2' * 4400 + b' x'),
-        one('syntax error before big int', b'[x, ' + b'2' * 4400 + b']'),
+        ('int 4301 digits', [(b'9', 4301)]), ('negative int 4301 digits', [(b'-', 1), (b'9', 4301)]),
+        ('int 5000 digits in array', [(b'[1, ', 1), (b'1', 5000), (b']', 1)]),
+        ('big int then syntax error', [(b'[', 1), (b'2', 4400), (b' x', 1)]),
+        ('syntax error before big int', [(b'[x, ', 1), (b'2', 4400), (b']', 1)]),
         one('fullwidth digit', '１'.encode()), one('arabic digit', '[٣]'.encode()),
         # Literals.
         one('truex', b'truex'), one('nullnull', b'nullnull'), one('NaNa', b'NaNa'),
@@ -323,7 +330,7 @@ def encode_pieces(pieces):
 
 def check_reference(url, records):
     """POSTs the malformed bodies to the reference and compares its answers."""
-    bad = 0
+    bad = sent = 0
     for r in records:
         exc = r['exception']
         if exc is None or exc == 'RecursionError':
@@ -331,6 +338,7 @@ def check_reference(url, records):
         body = b''.join(b * n for b, n in r['_pieces'])
         if not body:
             continue  # Ironic does not decode an empty body
+        sent += 1
         req = urllib.request.Request(
             url.rstrip('/') + '/v1/chassis', data=body, method='POST',
             headers={'Content-Type': 'application/json',
@@ -352,11 +360,10 @@ def check_reference(url, records):
             print('reference differs on %r: %r, want %r' % (r['name'], got, r['message']))
     if bad:
         sys.exit('%d cases differ from the reference' % bad)
-    print('reference agrees')
+    print('reference agrees on %d malformed bodies' % sent)
 
 
 def main():
-    calibrate()
     corpus, checks = corpus_cases()
     rng = random.Random(20240521)
     cases = corpus + valid_cases() + malformed_cases() + fuzz_cases(rng)
@@ -364,13 +371,18 @@ def main():
     if len(set(names)) != len(names):
         sys.exit('duplicate case names')
     records = []
-    for name, pieces in cases:
-        res = outcome(b''.join(b * n for b, n in pieces))
+    results = outcomes([b''.join(b * n for b, n in pieces) for _, pieces in cases])
+    for (name, pieces), res in zip(cases, results):
         rec = {'name': name, 'input': encode_pieces(pieces),
                'exception': res and res[0], 'message': res and res[1]}
-        if name in checks and rec['message'] != checks[name]:
-            sys.exit('%s: Python says %r, deviations.json %r' % (name, rec['message'], checks[name]))
+        if name in checks:
+            want = checks.pop(name)
+            if rec['message'] != want:
+                sys.exit('%s: Python says %r, deviations.json %r' % (name, rec['message'], want))
+            print('%s agrees with deviations.json' % name)
         records.append(dict(rec, _pieces=pieces))
+    if checks:
+        sys.exit('corpus cases not generated: %s' % sorted(checks))
     if len(sys.argv) == 3 and sys.argv[1] == '--reference':
         check_reference(sys.argv[2], records)
     for r in records:

@@ -1,0 +1,518 @@
+package apiv1
+
+import (
+	"net/http"
+	"reflect"
+	"slices"
+
+	"github.com/gorilla/mux"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/pyschema"
+	mv "github.com/goironic/ironic/microversions"
+)
+
+// allocationSchema is allocation.py's ALLOCATION_SCHEMA.
+var allocationSchema = pyschema.MustCompile(`{
+  "type": "object",
+  "properties": {
+    "candidate_nodes": {"type": ["array", "null"], "items": {"type": "string"}},
+    "extra": {"type": ["object", "null"]},
+    "name": {"type": ["string", "null"]},
+    "node": {"type": ["string", "null"]},
+    "owner": {"type": ["string", "null"]},
+    "resource_class": {"type": ["string", "null"], "maxLength": 80},
+    "traits": {"type": ["array", "null"], "items": ` + traitSchemaJSON + `},
+    "uuid": {"type": ["string", "null"]}
+  },
+  "additionalProperties": false
+}`)
+
+// allocationSchemaFields are the properties of ALLOCATION_SCHEMA.
+func allocationSchemaFields() []string {
+	return []string{"candidate_nodes", "extra", "name", "node", "owner", "resource_class", "traits", "uuid"}
+}
+
+// routesAllocations registers AllocationsController (API 1.52). Below
+// 1.52 the controller's _route refuses every request: GET with 404, other
+// verbs with 405.
+func (a *API) routesAllocations(m *mux.Router) {
+	gate := func(rq *Request) *ironic.Fault {
+		if rq.Ver.AtLeast(mv.Allocation) {
+			return nil
+		}
+		const msg = "The API version does not allow allocations"
+		if rq.HTTP.Method == http.MethodGet {
+			return ironic.Webob(ironic.NotFound, msg)
+		}
+		return ironic.Webob(ironic.MethodNotAllowed, msg)
+	}
+	a.miscRouteGate(m.Path("/allocations"), gate)
+	a.miscRouteGate(m.Path("/allocations/{rest:.+}"), gate)
+	missing := miscMissingParam("allocation_ident")
+	a.handle(m, "/allocations", methods{"GET": a.listAllocations, "POST": a.createAllocation,
+		"PATCH": missing, "DELETE": missing}, "DELETE, GET, PATCH, POST")
+	a.handle(m, "/allocations/{allocation}", methods{"GET": a.getAllocation, "POST": a.allocationPostOnItem,
+		"PATCH": a.patchAllocation, "DELETE": a.deleteAllocation}, "DELETE, GET, PATCH, POST")
+	a.handle(m, "/allocations/{allocation}/{fields}", methods{"GET": a.getAllocation}, "DELETE, GET, PATCH, POST")
+}
+
+// listAllocations is AllocationsController.get_all.
+func (a *API) listAllocations(rq *Request) (*Response, error) {
+	if err := rq.CheckArgs("node", "resource_class", "state", "marker", "limit", "sort_key", "sort_dir",
+		"fields", "owner"); err != nil {
+		return nil, err
+	}
+	node, err := strArg(rq, "node")
+	if err != nil {
+		return nil, err
+	}
+	if node != nil {
+		if err := miscCheckUUIDOrName("node", *node); err != nil {
+			return nil, err
+		}
+	}
+	rc, err := strArg(rq, "resource_class")
+	if err != nil {
+		return nil, err
+	}
+	state, err := strArg(rq, "state")
+	if err != nil {
+		return nil, err
+	}
+	p, err := miscParseListArgs(rq, false)
+	if err != nil {
+		return nil, err
+	}
+	fields, err := stringList(rq, "fields")
+	if err != nil {
+		return nil, err
+	}
+	owner, err := strArg(rq, "owner")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:list_all", nil); err != nil {
+		return nil, err
+	}
+	if err := checkAllocationFieldsAllowed(rq.Ver, fields); err != nil {
+		return nil, err
+	}
+	if owner != nil && !rq.Ver.AtLeast(mv.AllocationOwner) {
+		return nil, notAcceptable()
+	}
+	limit, err := a.validateLimit(p.limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateSortDir(p.sortDir); err != nil {
+		return nil, err
+	}
+	switch p.sortKey {
+	case "extra", "candidate_nodes", "traits":
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value %s is an invalid field for sorting", p.sortKey)
+	}
+	o := db.ListOpts{Limit: limit, SortKey: p.sortKey, SortDir: p.sortDir}
+	if p.marker != nil {
+		m, err := a.d.Store.GetAllocationByUUID(ctx, *p.marker)
+		if err != nil {
+			return nil, err
+		}
+		o.Marker = m.ID
+	}
+	f := db.AllocationFilter{ResourceClass: rc, State: state, Owner: owner}
+	if node != nil {
+		n, err := a.findNodeOnce(rq, *node)
+		if err != nil {
+			return nil, as400(err, ironic.NodeNotFound)
+		}
+		if err := a.d.Policy.Authorize(ctx, "baremetal:node:get", nodeTarget(n)); err != nil {
+			return nil, err
+		}
+		f.NodeUUID = &n.UUID
+	}
+	list, err := a.d.Store.ListAllocations(ctx, f, o)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]pyjson.Object, 0, len(list))
+	for i := range list {
+		al := &list[i]
+		if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:get", allocationTarget(al)); err != nil {
+			return nil, err
+		}
+		item, err := a.renderAllocation(rq, al)
+		if err != nil {
+			return nil, err
+		}
+		if fields != nil {
+			if err := miscCheckFields(fields, item); err != nil {
+				return nil, err
+			}
+		}
+		items = append(items, item)
+	}
+	var next any
+	if len(list) > 0 {
+		next = nextLink(rq, "allocations", len(list), limit, list[len(list)-1].UUID, p.nextArgs(), fields)
+	}
+	for i := range items {
+		items[i] = sanitizeAllocation(rq.Ver, items[i], fields)
+	}
+	return OK(collection("allocations", items, next)), nil
+}
+
+// getAllocation is AllocationsController.get_one; a second path segment is
+// the fields argument, as pecan binds it.
+func (a *API) getAllocation(rq *Request) (*Response, error) {
+	_, hasPositional := rq.Vars["fields"]
+	allowed := []string{"fields"}
+	if hasPositional {
+		allowed = nil
+	}
+	if err := rq.CheckArgs(allowed...); err != nil {
+		return nil, err
+	}
+	ident := rq.Var("allocation")
+	if err := miscCheckUUIDOrName("allocation_ident", ident); err != nil {
+		return nil, err
+	}
+	fields, err := miscFieldsArg(rq)
+	if err != nil {
+		return nil, err
+	}
+	al, err := a.allocationFor(rq, ident, "baremetal:allocation:get")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAllocationFieldsAllowed(rq.Ver, fields); err != nil {
+		return nil, err
+	}
+	out, err := a.renderAllocation(rq, al)
+	if err != nil {
+		return nil, err
+	}
+	if fields != nil {
+		if err := miscCheckFields(fields, out); err != nil {
+			return nil, err
+		}
+	}
+	return OK(sanitizeAllocation(rq.Ver, out, fields)), nil
+}
+
+// createAllocation is AllocationsController.post up to the conductor:
+// the body is validated and resolved as Ironic does, but the conductor RPC
+// has no create_allocation yet, so a valid request is answered as when no
+// conductor can take it.
+func (a *API) createAllocation(rq *Request) (*Response, error) {
+	doc, err := miscReadBody(rq)
+	if err != nil {
+		return nil, err
+	}
+	if err := rq.CheckArgs(); err != nil {
+		return nil, err
+	}
+	if verr := allocationSchema.Validate(doc); verr != nil {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("allocation"))
+	}
+	body, _ := plain(doc).(map[string]any)
+	if err := miscBodyUUID(body, "uuid"); err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:create", nil); err != nil {
+		return nil, err
+	}
+	if _, ok := body["owner"]; ok && !rq.Ver.AtLeast(mv.AllocationOwner) {
+		return nil, notAcceptable()
+	}
+	if !truthy(body["owner"]) {
+		if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:create_pre_rbac", nil); err != nil {
+			return nil, err
+		}
+	}
+	if name := body["name"]; truthy(name) && !isAPIName(rq.Ver, name) {
+		return nil, ironic.Errorf(ironic.Invalid, "Cannot create allocation with invalid name '%s'", pyStrValue(name))
+	}
+	var node *models.Node
+	if ident, _ := body["node"].(string); ident != "" {
+		if !rq.Ver.AtLeast(mv.AllocationBackfill) {
+			return nil, ironic.Errorf(ironic.Invalid, "Cannot set node when creating an allocation in this API version")
+		}
+		n, err := a.findNodeOnce(rq, ident)
+		if err != nil {
+			return nil, as400(err, ironic.NodeNotFound)
+		}
+		if err := a.d.Policy.Authorize(ctx, "baremetal:node:get", nodeTarget(n)); err != nil {
+			return nil, err
+		}
+		node = n
+	}
+	if !truthy(body["resource_class"]) && node == nil {
+		return nil, ironic.Errorf(ironic.Invalid, "The resource_class field is mandatory when not backfilling")
+	}
+	if cands, _ := body["candidate_nodes"].([]any); len(cands) > 0 {
+		idents := make([]string, len(cands))
+		for i, c := range cands {
+			idents[i], _ = c.(string)
+		}
+		if _, err := a.d.Store.CheckNodeList(ctx, idents, ""); err != nil {
+			return nil, as400(err, ironic.NodeNotFound)
+		}
+	}
+	if node != nil {
+		if _, err := a.d.Conductor.TopicFor(ctx, node); err != nil {
+			return nil, err
+		}
+	} else if err := a.randomTopic(rq); err != nil {
+		return nil, err
+	}
+	return nil, a.missingRPC(ctx, "create_allocation", "")
+}
+
+// allocationPostOnItem is POST /allocations/<x>: pecan hands x to post()
+// as the allocation body, which the schema refuses.
+func (a *API) allocationPostOnItem(rq *Request) (*Response, error) {
+	if _, err := miscReadBody(rq); err != nil {
+		return nil, err
+	}
+	if err := rq.CheckArgs(); err != nil {
+		return nil, err
+	}
+	return nil, ironic.Errorf(ironic.InvalidParameterValue, "Schema error for allocation: %s is not of type 'object'",
+		pyschema.Repr(rq.Var("allocation")))
+}
+
+// patchAllocation is AllocationsController.patch: only name and extra
+// change, and Ironic's API saves them itself.
+func (a *API) patchAllocation(rq *Request) (*Response, error) {
+	raw, err := rq.ReadBody()
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) == 0 {
+		raw = []byte("{}")
+	} else if _, err := decodeBody(raw); err != nil {
+		return nil, err
+	}
+	if err := rq.CheckArgs(); err != nil {
+		return nil, err
+	}
+	ops, err := parsePatchBody(a.schemas.patch, raw)
+	if err != nil {
+		return nil, err
+	}
+	if !rq.Ver.AtLeast(mv.AllocationUpdate) {
+		return nil, ironic.Errorf(ironic.MethodNotAllowed, "The API version does not allow updating allocations")
+	}
+	al, err := a.allocationFor(rq, rq.Var("allocation"), "baremetal:allocation:update")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPatchAllowed(ops, []string{"name", "extra"}); err != nil {
+		return nil, err
+	}
+	for _, name := range patchValues(ops, "/name") {
+		if truthy(name) && !isAPIName(rq.Ver, name) {
+			return nil, ironic.Errorf(ironic.Invalid, "Cannot update allocation with invalid name '%s'", pyStrValue(name))
+		}
+	}
+	doc := allocationPatchDoc(al)
+	patched, err := applyPatch(deepCopy(doc).(map[string]any), ops)
+	if err != nil {
+		return nil, err
+	}
+	kept := map[string]any{}
+	for _, f := range allocationSchemaFields() {
+		if v, ok := patched[f]; ok {
+			kept[f] = v
+		}
+	}
+	if verr := allocationSchema.Validate(kept); verr != nil {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("patch"))
+	}
+	if err := miscBodyUUID(kept, "uuid"); err != nil {
+		return nil, err
+	}
+	vals := db.Values{}
+	if name := kept["name"]; !reflect.DeepEqual(name, doc["name"]) {
+		vals["name"] = name
+	}
+	if extra := kept["extra"]; !reflect.DeepEqual(extra, doc["extra"]) {
+		vals["extra"] = extra
+	}
+	if len(vals) > 0 {
+		if al, err = a.d.Store.UpdateAllocation(rq.Ctx(), db.ByUUID(al.UUID), vals, false); err != nil {
+			return nil, err
+		}
+	}
+	out, err := a.renderAllocation(rq, al)
+	if err != nil {
+		return nil, err
+	}
+	return OK(sanitizeAllocation(rq.Ver, out, nil)), nil
+}
+
+// deleteAllocation is AllocationsController.delete up to the conductor,
+// which has no destroy_allocation call yet.
+func (a *API) deleteAllocation(rq *Request) (*Response, error) {
+	if err := rq.CheckArgs(); err != nil {
+		return nil, err
+	}
+	ident := rq.Var("allocation")
+	if err := miscCheckUUIDOrName("allocation_ident", ident); err != nil {
+		return nil, err
+	}
+	al, err := a.allocationFor(rq, ident, "baremetal:allocation:delete")
+	if err != nil {
+		return nil, err
+	}
+	if al.NodeID != nil {
+		if _, err := a.d.Store.GetNodeByID(rq.Ctx(), *al.NodeID); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.randomTopic(rq); err != nil {
+		return nil, err
+	}
+	return nil, a.missingRPC(rq.Ctx(), "destroy_allocation", al.UUID)
+}
+
+// randomTopic is rpcapi.get_random_topic: any live conductor, none being
+// a TemporaryFailure.
+func (a *API) randomTopic(rq *Request) error {
+	hosts, err := a.d.Store.GetOnlineConductors(rq.Ctx(), a.heartbeatTimeout())
+	if err != nil {
+		return err
+	}
+	if len(hosts) == 0 {
+		return ironic.Errorf(ironic.TemporaryFailure, "Resource temporarily unavailable, please retry.")
+	}
+	return nil
+}
+
+// allocationFor is check_allocation_policy_and_retrieve: the allocation by
+// UUID or name (retried with the ".json" suffix the path lost), then the
+// owner policy.
+func (a *API) allocationFor(rq *Request, ident, policy string) (*models.Allocation, error) {
+	al, err := a.findAllocation(rq, ident)
+	if err != nil && rq.jsonSuffix && ironic.IsClass(err, ironic.AllocationNotFound) {
+		al, err = a.findAllocation(rq, ident+".json")
+	}
+	if err != nil {
+		if ironic.IsClass(err, ironic.AllocationNotFound) {
+			if perr := a.d.Policy.Authorize(rq.Ctx(), policy, nil); perr != nil {
+				return nil, perr
+			}
+		}
+		return nil, err
+	}
+	if err := a.d.Policy.Authorize(rq.Ctx(), policy, allocationTarget(al)); err != nil {
+		return nil, err
+	}
+	return al, nil
+}
+
+func (a *API) findAllocation(rq *Request, ident string) (*models.Allocation, error) {
+	switch {
+	case isUUID(ident):
+		return a.d.Store.GetAllocationByUUID(rq.Ctx(), ident)
+	case miscIsName(ident):
+		return a.d.Store.GetAllocationByName(rq.Ctx(), ident)
+	}
+	return nil, ironic.Errorf(ironic.InvalidUuidOrName, "Expected a logical name or UUID but received %s.", ident)
+}
+
+// allocationTarget is the policy target of an allocation.
+func allocationTarget(al *models.Allocation) map[string]string {
+	t := map[string]string{"allocation.uuid": al.UUID}
+	if al.Owner != nil {
+		t["allocation.owner"] = *al.Owner
+	}
+	return t
+}
+
+// checkAllocationFieldsAllowed is _check_allowed_allocation_fields: owner
+// needs 1.60.
+func checkAllocationFieldsAllowed(v mv.Version, fields []string) error {
+	if slices.Contains(fields, "owner") && !v.AtLeast(mv.AllocationOwner) {
+		return notAcceptable()
+	}
+	return nil
+}
+
+// renderAllocation is allocation.convert_with_links before sanitizing.
+func (a *API) renderAllocation(rq *Request, al *models.Allocation) (pyjson.Object, error) {
+	list := func(l models.JSONList) any {
+		if l == nil {
+			return []any{}
+		}
+		return []any(l)
+	}
+	var nodeUUID any
+	if al.NodeID != nil {
+		n, err := a.d.Store.GetNodeByID(rq.Ctx(), *al.NodeID)
+		switch {
+		case err == nil:
+			nodeUUID = n.UUID
+		case !ironic.IsClass(err, ironic.NodeNotFound):
+			return nil, err
+		}
+	}
+	return pyjson.Object{
+		{Key: "uuid", Value: al.UUID},
+		{Key: "created_at", Value: isoTime(al.CreatedAt)},
+		{Key: "updated_at", Value: isoTime(al.UpdatedAt)},
+		{Key: "candidate_nodes", Value: list(al.CandidateNodes)},
+		{Key: "extra", Value: dictOrEmpty(al.Extra)},
+		{Key: "last_error", Value: strOrNil(al.LastError)},
+		{Key: "name", Value: strOrNil(al.Name)},
+		{Key: "owner", Value: strOrNil(al.Owner)},
+		{Key: "resource_class", Value: strOrNil(al.ResourceClass)},
+		{Key: "state", Value: al.State},
+		{Key: "traits", Value: list(al.Traits)},
+		{Key: "links", Value: selfLinks(rq.BaseURL(), "allocations", al.UUID)},
+		{Key: "node_uuid", Value: nodeUUID},
+	}, nil
+}
+
+// sanitizeAllocation is allocation_sanitize: owner is hidden before 1.60,
+// then only the requested fields stay.
+func sanitizeAllocation(v mv.Version, o pyjson.Object, fields []string) pyjson.Object {
+	if !v.AtLeast(mv.AllocationOwner) {
+		o = slices.DeleteFunc(o, func(m pyjson.Member) bool { return m.Key == "owner" })
+	}
+	return miscSanitize(o, fields)
+}
+
+// allocationPatchDoc is the part of the allocation's as_dict() a patch
+// can reach or the schema checks afterwards.
+func allocationPatchDoc(al *models.Allocation) map[string]any {
+	var extra any
+	if al.Extra != nil {
+		extra = map[string]any(al.Extra)
+	}
+	list := func(l models.JSONList) any {
+		if l == nil {
+			return nil
+		}
+		return []any(l)
+	}
+	return map[string]any{
+		"uuid": al.UUID, "name": strOrNil(al.Name), "extra": extra, "owner": strOrNil(al.Owner),
+		"resource_class": strOrNil(al.ResourceClass), "traits": list(al.Traits),
+		"candidate_nodes": list(al.CandidateNodes), "state": al.State, "last_error": strOrNil(al.LastError),
+		"node_id": nil, "conductor_affinity": nil, "id": al.ID, "created_at": nil, "updated_at": nil,
+	}
+}
+
+// isAPIName is api_utils.is_valid_logical_name on any JSON value: only a
+// string can be a name.
+func isAPIName(v mv.Version, name any) bool {
+	s, ok := name.(string)
+	return ok && isLogicalName(v, s)
+}

@@ -1,0 +1,327 @@
+package apiv1
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
+	mv "github.com/goironic/ironic/microversions"
+	"github.com/goironic/ironic/states"
+)
+
+// RamdiskConfig holds the options the ramdisk endpoints (/lookup and
+// /heartbeat) read, named as in ironic.conf.
+type RamdiskConfig struct {
+	// EnableEndpoints is [api]enable_ramdisk_endpoints.
+	EnableEndpoints bool
+	// RestrictLookup is [api]restrict_lookup: lookups only for nodes in
+	// the states where a ramdisk runs.
+	RestrictLookup bool
+	// FastTrack is [deploy]fast_track, the default of a node's
+	// driver_info["fast_track"].
+	FastTrack bool
+	// HeartbeatTimeout is [api]ramdisk_heartbeat_timeout, sent to the agent.
+	HeartbeatTimeout int
+	// The agent's metrics settings: [metrics]agent_backend,
+	// agent_prepend_host, agent_prepend_uuid, agent_prepend_host_reverse,
+	// agent_global_prefix (empty means None) and [metrics_statsd]
+	// agent_statsd_host, agent_statsd_port.
+	MetricsBackend           string
+	MetricsPrependHost       bool
+	MetricsPrependUUID       bool
+	MetricsPrependHostRev    bool
+	MetricsGlobalPrefix      string
+	StatsdHost               string
+	StatsdPort               int
+	DisableDeepImageInspect  bool     // [conductor]disable_deep_image_inspection
+	PermittedImageFormats    []string // [conductor]permitted_image_formats
+	EnableBIOSBootloaderInst bool     // [agent]enable_bios_bootloader_install
+}
+
+// DefaultRamdiskConfig is Ironic's defaults for RamdiskConfig.
+func DefaultRamdiskConfig() RamdiskConfig {
+	return RamdiskConfig{
+		EnableEndpoints:          true,
+		RestrictLookup:           true,
+		HeartbeatTimeout:         300,
+		MetricsBackend:           "noop",
+		MetricsPrependHostRev:    true,
+		StatsdHost:               "localhost",
+		StatsdPort:               8125,
+		PermittedImageFormats:    []string{"raw", "qcow2", "iso"},
+		EnableBIOSBootloaderInst: true,
+	}
+}
+
+// ramdiskConfig is the ramdisk configuration in force. apiv1.Config does
+// not carry these options yet, so Ironic's defaults apply.
+func (a *API) ramdiskConfig() RamdiskConfig { return DefaultRamdiskConfig() }
+
+// heartbeatArgs are HeartbeatController.post's arguments after node_ident.
+func heartbeatArgs() []string {
+	return []string{"callback_url", "agent_version", "agent_token", "agent_verify_ca",
+		"agent_status", "agent_status_message"}
+}
+
+// lookupReturnFields are the node fields a lookup returns.
+func lookupReturnFields() []string {
+	return []string{"uuid", "properties", "instance_info", "driver_internal_info"}
+}
+
+// routesRamdisk registers LookupController and HeartbeatController.
+func (a *API) routesRamdisk(m *mux.Router) {
+	a.handle(m, "/lookup", methods{"GET": a.lookup})
+	a.handle(m, "/lookup/{rest:.+}", methods{}, "GET")
+	a.handle(m, "/heartbeat", methods{"POST": func(rq *Request) (*Response, error) {
+		if _, err := bodyArgs(rq, append(heartbeatArgs(), "node_ident")...); err != nil {
+			return nil, err
+		}
+		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: node_ident")
+	}})
+	a.handle(m, "/heartbeat/{node}", methods{"POST": a.heartbeat})
+}
+
+// ramdiskGate is the start of both ramdisk handlers: the endpoints may be
+// disabled, and they exist from 1.22.
+func (a *API) ramdiskGate(rq *Request) error {
+	if !a.ramdiskConfig().EnableEndpoints {
+		path, _, _ := strings.Cut(rq.HTTP.RequestURI, "?")
+		return ironic.Errorf(ironic.HTTPForbidden, "Access was denied to the following resource: %s", path)
+	}
+	if !rq.Ver.AtLeast(mv.LookupHeartbeat) {
+		return miscResourceNotFound()
+	}
+	return nil
+}
+
+// lookup is LookupController.get_all: the deploy ramdisk finds its node by
+// MAC addresses or UUID. Every failure to find an eligible node is the
+// same 404, so that the answer does not tell which nodes exist.
+func (a *API) lookup(rq *Request) (*Response, error) {
+	if err := rq.CheckArgs("addresses", "node_uuid"); err != nil {
+		return nil, err
+	}
+	addresses, err := stringList(rq, "addresses")
+	if err != nil {
+		return nil, err
+	}
+	nodeUUID, err := uuidArg(rq, "node_uuid")
+	if err != nil {
+		return nil, err
+	}
+	if err := a.ramdiskGate(rq); err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	if err := a.d.Policy.Authorize(ctx, "baremetal:driver:ipa_lookup", nil); err != nil {
+		return nil, err
+	}
+	var valid, invalid []string
+	for _, addr := range addresses {
+		if mac, ok := normalizeMAC(addr); ok {
+			valid = append(valid, mac)
+		} else {
+			invalid = append(invalid, addr)
+		}
+	}
+	if len(invalid) > 0 {
+		a.d.Log.WarnContext(ctx, "invalid MAC addresses are ignored by the lookup",
+			"addresses", strings.Join(invalid, ", "), "node_uuid", pyStr(nodeUUID))
+	}
+	if len(valid) == 0 && nodeUUID == nil {
+		return nil, ironic.Errorf(ironic.IncompleteLookup, "At least one of 'addresses' and 'node_uuid' parameters is required")
+	}
+	var n *models.Node
+	if nodeUUID != nil {
+		n, err = a.d.Store.GetNodeByUUID(ctx, *nodeUUID)
+	} else {
+		n, err = a.d.Store.GetNodeByPortAddresses(ctx, valid)
+	}
+	if err != nil {
+		if ironic.IsClass(err, ironic.NodeNotFound) || ironic.IsClass(err, ironic.NotFound) {
+			a.d.Log.ErrorContext(ctx, "no node has been found during lookup", "error", err)
+			return nil, miscResourceNotFound()
+		}
+		return nil, err
+	}
+	cfg := a.ramdiskConfig()
+	if cfg.RestrictLookup {
+		ok, err := lookupAllowed(cfg, n)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			a.d.Log.ErrorContext(ctx, "lookup is not allowed for the node in its provision state",
+				"node", n.UUID, "state", pyStr(n.ProvisionState))
+			return nil, miscResourceNotFound()
+		}
+	}
+	if rq.Ver.AtLeast(mv.AgentToken) {
+		if _, err := a.d.Conductor.TopicFor(ctx, n); err != nil {
+			return nil, as400(err, ironic.NoValidHost)
+		}
+		// The conductor generates the agent token (get_node_with_token),
+		// a call the RPC API does not have yet.
+		return nil, a.missingRPC(ctx, "get_node_with_token", n.UUID)
+	}
+	nr := a.newNodeRenderer(rq, lookupReturnFields())
+	node, err := nr.render(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	return OK(pyjson.Object{
+		{Key: "node", Value: node},
+		{Key: "config", Value: agentConfig(cfg, n.DriverInternalInfo["agent_secret_token"])},
+	}), nil
+}
+
+// lookupAllowed is LookupController.lookup_allowed: with fast track a
+// ramdisk may also run in enroll, manageable and available.
+func lookupAllowed(cfg RamdiskConfig, n *models.Node) (bool, error) {
+	fast := cfg.FastTrack
+	if v, ok := n.DriverInfo["fast_track"]; ok && v != nil {
+		if b, isBool := v.(bool); isBool {
+			fast = b
+		} else {
+			b, err := parseBool("value of fast_track", pyStrValue(v))
+			if err != nil {
+				return false, err
+			}
+			fast = b
+		}
+	}
+	switch pyStr(n.ProvisionState) {
+	case states.Deploying, states.DeployWait, states.Cleaning, states.CleanWait,
+		states.Inspecting, states.InspectWait, states.Rescuing, states.RescueWait:
+		return true, nil
+	case states.Enroll, states.Manageable, states.Available:
+		return fast, nil
+	}
+	return false, nil
+}
+
+// agentConfig is ramdisk.config: the settings a lookup hands the agent.
+func agentConfig(cfg RamdiskConfig, token any) pyjson.Object {
+	var prefix any
+	if cfg.MetricsGlobalPrefix != "" {
+		prefix = cfg.MetricsGlobalPrefix
+	}
+	formats := cfg.PermittedImageFormats
+	if formats == nil {
+		formats = []string{}
+	}
+	return pyjson.Object{
+		{Key: "metrics", Value: pyjson.Object{
+			{Key: "backend", Value: cfg.MetricsBackend},
+			{Key: "prepend_host", Value: cfg.MetricsPrependHost},
+			{Key: "prepend_uuid", Value: cfg.MetricsPrependUUID},
+			{Key: "prepend_host_reverse", Value: cfg.MetricsPrependHostRev},
+			{Key: "global_prefix", Value: prefix},
+		}},
+		{Key: "metrics_statsd", Value: pyjson.Object{
+			{Key: "statsd_host", Value: cfg.StatsdHost},
+			{Key: "statsd_port", Value: cfg.StatsdPort},
+		}},
+		{Key: "heartbeat_timeout", Value: cfg.HeartbeatTimeout},
+		{Key: "agent_token", Value: token},
+		{Key: "agent_token_required", Value: true},
+		{Key: "disable_deep_image_inspection", Value: cfg.DisableDeepImageInspect},
+		{Key: "permitted_image_formats", Value: formats},
+		{Key: "enable_bios_bootloader_install", Value: cfg.EnableBIOSBootloaderInst},
+	}
+}
+
+// heartbeat is HeartbeatController.post: the agent reports in. Arguments
+// come from the query and the keys of a JSON body, as pecan binds them.
+func (a *API) heartbeat(rq *Request) (*Response, error) {
+	args, err := bodyArgs(rq, heartbeatArgs()...)
+	if err != nil {
+		return nil, err
+	}
+	ident := rq.Var("node")
+	if err := miscCheckUUIDOrName("node_ident", ident); err != nil {
+		return nil, err
+	}
+	if _, ok := args["callback_url"]; !ok {
+		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: callback_url")
+	}
+	vals := make(map[string]*string, len(args))
+	for _, k := range heartbeatArgs() {
+		v, ok := args[k]
+		if !ok || v == nil {
+			continue
+		}
+		s, isStr := v.(string)
+		if !isStr {
+			return nil, ironic.Errorf(ironic.InvalidParameterValue, "Expected string for %s: %s", k, pyStrValue(v))
+		}
+		vals[k] = &s
+	}
+	if err := a.ramdiskGate(rq); err != nil {
+		return nil, err
+	}
+	set := func(k string) bool { return vals[k] != nil && *vals[k] != "" }
+	if set("agent_version") && !rq.Ver.AtLeast(mv.AgentVersionHeartbeat) {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, `Field "agent_version" not recognised`)
+	}
+	if (set("agent_status") || set("agent_status_message")) && !rq.Ver.AtLeast(mv.HeartbeatStatus) {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, `Fields "agent_status" and "agent_status_message" not recognised.`)
+	}
+	ctx := rq.Ctx()
+	if err := a.d.Policy.Authorize(ctx, "baremetal:node:ipa_heartbeat", nil); err != nil {
+		return nil, err
+	}
+	if vals["agent_verify_ca"] != nil && !rq.Ver.AtLeast(mv.HeartbeatVerifyCa) {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, `Field "agent_verify_ca" not recognised in this version`)
+	}
+	n, err := a.findNode(rq, ident)
+	if err != nil {
+		return nil, err
+	}
+	callback := pyStr(vals["callback_url"])
+	if agentURL, ok := n.DriverInternalInfo["agent_url"]; ok && agentURL != nil && pyStrValue(agentURL) != callback {
+		a.d.Log.ErrorContext(ctx, "heartbeat with an unexpected callback URL is not processed",
+			"node", n.UUID, "url", callback)
+		return nil, ironic.Errorf(ironic.Invalid, `Detected change in ramdisk provided "callback_url"`)
+	}
+	token := vals["agent_token"]
+	if token == nil {
+		a.d.Log.ErrorContext(ctx, "agent heartbeat received without an agent token", "node", ident)
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Agent token is required for heartbeat processing.")
+	}
+	if st := vals["agent_status"]; st != nil {
+		switch *st {
+		case "start", "end", "error":
+		default:
+			a.d.Log.ErrorContext(ctx, "agent heartbeat has an invalid agent status", "node", ident, "agent_status", *st)
+			return nil, ironic.Errorf(ironic.InvalidParameterValue, "Agent status is invalid. Valid states are start,end,error.")
+		}
+	}
+	if _, err := a.d.Conductor.TopicFor(ctx, n); err != nil {
+		return nil, as400(err, ironic.NoValidHost)
+	}
+	// What follows is the conductor's heartbeat: its first checks answer
+	// here, the rest needs a heartbeat call the RPC API does not have yet.
+	if vals["agent_version"] == nil && vals["agent_status"] == nil {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue,
+			"Agent did not transmit a version, and a version is required. Please update the agent being used.")
+	}
+	if known, ok := n.DriverInternalInfo["agent_secret_token"].(string); !ok || known != *token {
+		a.d.Log.ErrorContext(ctx, "invalid or missing agent token received", "node", n.UUID)
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Invalid or missing agent token received.")
+	}
+	return nil, a.missingRPC(ctx, "heartbeat", n.UUID)
+}
+
+// missingRPC answers a request that needs a conductor call the RPC API
+// does not offer yet, as Ironic answers when no conductor can take it.
+func (a *API) missingRPC(ctx context.Context, call, ident string) error {
+	a.d.Log.ErrorContext(ctx, "conductor RPC call not available", "call", call, "ident", ident)
+	return &ironic.Fault{Class: ironic.TemporaryFailure, Message: "Resource temporarily unavailable, please retry.",
+		Status: http.StatusServiceUnavailable}
+}

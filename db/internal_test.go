@@ -1,0 +1,214 @@
+package db
+
+import (
+	"context"
+	"database/sql/driver"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	mysqldrv "github.com/go-sql-driver/mysql"
+	"gorm.io/gorm/schema"
+
+	"github.com/goironic/ironic/db/models"
+)
+
+type tableInfo struct {
+	name  string
+	cols  []string
+	kinds map[string]kind
+	model any
+}
+
+func describe[T any](t *table[T]) tableInfo {
+	ti := tableInfo{name: t.name, kinds: map[string]kind{}}
+	for _, c := range t.cols {
+		ti.cols = append(ti.cols, c.name)
+		ti.kinds[c.name] = c.kind
+	}
+	var zero T
+	ti.model = &zero
+	return ti
+}
+
+func allTables(ts *tables) []tableInfo {
+	return []tableInfo{
+		describe(ts.chassis), describe(ts.conductors), describe(ts.hwIfaces), describe(ts.nodes),
+		describe(ts.ports), describe(ts.portgroups), describe(ts.tags), describe(ts.vconns),
+		describe(ts.vtargets), describe(ts.traits), describe(ts.bios), describe(ts.allocations),
+		describe(ts.templates), describe(ts.steps), describe(ts.history), describe(ts.inventory),
+	}
+}
+
+// TestColumnsMatchSchema checks every column list against the DDL: the
+// same columns, and kinds that fit the declared types and nullability.
+func TestColumnsMatchSchema(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, "sqlite", filepath.Join(t.TempDir(), "x.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateSchema(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{"alembic_version": true}
+	for _, ti := range allTables(s.t) {
+		seen[ti.name] = true
+		rows, err := s.db.QueryContext(ctx, "SELECT name, type, \"notnull\" FROM pragma_table_info(?)", ti.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ddl []string
+		for rows.Next() {
+			var name, typ string
+			var notnull bool
+			if err := rows.Scan(&name, &typ, &notnull); err != nil {
+				t.Fatal(err)
+			}
+			ddl = append(ddl, name)
+			k, ok := ti.kinds[name]
+			if !ok {
+				continue
+			}
+			var fits bool
+			switch {
+			case typ == "DATETIME":
+				fits = k == kTime
+			case typ == "BOOLEAN":
+				fits = k == kBool || (k == kNullBool && !notnull)
+			case typ == "INTEGER":
+				fits = k == kInt || (k == kNullInt && !notnull)
+			case typ == "TEXT" && (k == kDict || k == kList):
+				fits = true
+			case typ == "TEXT" || strings.HasPrefix(typ, "VARCHAR"):
+				fits = k == kStr || k == kEmptyNull || (k == kNullStr && !notnull)
+			}
+			if !fits {
+				t.Errorf("%s.%s: declared %s (not null %v) but mapped as kind %d", ti.name, name, typ, notnull, k)
+			}
+		}
+		rows.Close()
+		a, b := slices.Clone(ddl), slices.Clone(ti.cols)
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			t.Errorf("%s: DDL columns %v, mapped %v", ti.name, a, b)
+		}
+
+		// The gorm tags name the same columns.
+		sch, err := schema.Parse(ti.model, &sync.Map{}, schema.NamingStrategy{})
+		if err != nil {
+			t.Fatalf("gorm parse %T: %v", ti.model, err)
+		}
+		if sch.Table != ti.name {
+			t.Errorf("gorm table of %T = %s, want %s", ti.model, sch.Table, ti.name)
+		}
+		var gcols []string
+		for _, f := range sch.Fields {
+			if f.DBName != "" {
+				gcols = append(gcols, f.DBName)
+			}
+		}
+		slices.Sort(gcols)
+		if !slices.Equal(gcols, b) {
+			t.Errorf("%s: gorm columns %v, mapped %v", ti.name, gcols, b)
+		}
+	}
+	for _, name := range Tables() {
+		if !seen[name] {
+			t.Errorf("table %s has no column list", name)
+		}
+	}
+	var av models.AlembicVersion
+	if av.TableName() != "alembic_version" {
+		t.Error("AlembicVersion table name")
+	}
+}
+
+func TestUniqueViolationParsing(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		cols []string
+		dup  bool
+	}{
+		{&mysqldrv.MySQLError{Number: 1062, Message: "Duplicate entry 'n1' for key 'uniq_nodes0name'"}, []string{"name"}, true},
+		{&mysqldrv.MySQLError{Number: 1062, Message: "Duplicate entry 'n1' for key 'nodes.uniq_nodes0name'"}, []string{"name"}, true},
+		{&mysqldrv.MySQLError{Number: 1062, Message: "Duplicate entry 'iqn-x' for key 'uniq_volumeconnectors0type0connector_id'"}, []string{"type", "connector_id"}, true},
+		{&mysqldrv.MySQLError{Number: 1062, Message: "Duplicate entry '1-A' for key 'PRIMARY'"}, []string{"PRIMARY"}, true},
+		{&mysqldrv.MySQLError{Number: 1452, Message: "Cannot add or update a child row"}, nil, false},
+		{fakeSQLiteErr{2067, "constraint failed: UNIQUE constraint failed: nodes.name (2067)"}, []string{"name"}, true},
+		{fakeSQLiteErr{1555, "UNIQUE constraint failed: node_traits.node_id, node_traits.trait"}, []string{"node_id", "trait"}, true},
+		{fakeSQLiteErr{787, "FOREIGN KEY constraint failed"}, nil, false},
+	} {
+		cols, dup := uniqueViolation(tc.err)
+		if dup != tc.dup || !reflect.DeepEqual(cols, tc.cols) {
+			t.Errorf("%v: got %v %v, want %v %v", tc.err, cols, dup, tc.cols, tc.dup)
+		}
+	}
+}
+
+type fakeSQLiteErr struct {
+	code int
+	msg  string
+}
+
+func (e fakeSQLiteErr) Error() string { return e.msg }
+func (e fakeSQLiteErr) Code() int     { return e.code }
+
+func TestIdentityHelpers(t *testing.T) {
+	for s, want := range map[string]bool{"1": true, "-5": true, "05": false, " 1": false, "1.0": false, "x": false, "": false} {
+		if IsIntLike(s) != want {
+			t.Errorf("IsIntLike(%q) != %v", s, want)
+		}
+	}
+	for s, want := range map[string]bool{
+		"1be26c0b-03f2-4d2e-ae87-c02d7f33c123": true, "1BE26C0B03F24D2EAE87C02D7F33C123": true,
+		"{1be26c0b-03f2-4d2e-ae87-c02d7f33c123}": true, "urn:uuid:1be26c0b-03f2-4d2e-ae87-c02d7f33c123": true,
+		"1be26c0b-03f2-4d2e-ae87-c02d7f33c12": false, "node-1": false, "": false,
+	} {
+		if IsUUIDLike(s) != want {
+			t.Errorf("IsUUIDLike(%q) != %v", s, want)
+		}
+	}
+	for s, want := range map[string]bool{"52:54:00:AB:cd:01": true, "52-54-00-ab-cd-01": false, "52:54:00:ab:cd": false, "52:54:00:ab:cd:0g": false} {
+		if IsValidMAC(s) != want {
+			t.Errorf("IsValidMAC(%q) != %v", s, want)
+		}
+	}
+	for s, want := range map[string]bool{"node-1.a_b~c": true, "node 1": false, "": false, "ü": false, strings.Repeat("a", 255): true, strings.Repeat("a", 256): false} {
+		if IsValidLogicalName(s) != want {
+			t.Errorf("IsValidLogicalName(%q) != %v", s, want)
+		}
+	}
+	if r, err := ParseRef("12"); err != nil || r != ByID(12) {
+		t.Errorf("ParseRef(12) = %v, %v", r, err)
+	}
+	if _, err := ParseRef("name"); err == nil || err.Error() != "Expected a UUID or int but received name." {
+		t.Errorf("ParseRef(name) error = %v", err)
+	}
+	if got := pyList([]string{"a", "b'c"}); got != `['a', "b'c"]` {
+		t.Errorf("pyList = %s", got)
+	}
+}
+
+func TestMarkerCriteria(t *testing.T) {
+	tbl := newTables(SQLite).nodes
+	keys := []sortKey{{name: "name"}, {name: "id"}}
+	crit, args := markerCriteria(tbl, keys, []driver.Value{"n1", int64(7)})
+	want := "((`nodes`.`name` > ?) OR (`nodes`.`name` = ? AND `nodes`.`id` > ?))"
+	if crit != want || !reflect.DeepEqual(args, []any{"n1", "n1", int64(7)}) {
+		t.Errorf("got %s %v", crit, args)
+	}
+	crit, args = markerCriteria(tbl, keys, []driver.Value{nil, int64(7)})
+	if crit != "((`nodes`.`id` > ?))" || !reflect.DeepEqual(args, []any{int64(7)}) {
+		t.Errorf("NULL marker: got %s %v", crit, args)
+	}
+	crit, _ = markerCriteria(tbl, []sortKey{{name: "name", desc: true, nulls: "nullsfirst"}, {name: "id", desc: true, nulls: "nullsfirst"}}, []driver.Value{"n1", int64(7)})
+	if !strings.Contains(crit, "(`nodes`.`name` < ? OR `nodes`.`name` IS NULL)") {
+		t.Errorf("nullsfirst: got %s", crit)
+	}
+}

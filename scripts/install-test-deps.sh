@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs, from Debian's packages, the real services the tests start
+# themselves: MariaDB (schema and API tests), the reference Python Ironic
+# (cross-checks in both directions) and the openstack baremetal CLI.
+# Idempotent; needs root (or sudo). No system service is started: a
+# temporary policy-rc.d blocks the packages' init scripts.
+set -euo pipefail
+
+PKGS=(
+  mariadb-server mariadb-client
+  python3-ironic python3-ironicclient python3-openstackclient
+  sqlite3 curl procps iproute2
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-test-deps: all packages present"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-test-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+
+POLICY=/usr/sbin/policy-rc.d
+created=0
+if [[ ! -e $POLICY ]]; then
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$POLICY" >/dev/null
+  $SUDO chmod 755 "$POLICY"
+  created=1
+fi
+cleanup() { if ((created)); then $SUDO rm -f "$POLICY"; fi; }
+trap cleanup EXIT
+
+export DEBIAN_FRONTEND=noninteractive
+echo "install-test-deps: installing ${missing[*]}"
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends \
+  -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"

@@ -1,0 +1,594 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/goironic/ironic/test/differential"
+)
+
+const (
+	// skipEnv, set to 1, turns a missing CLI into a skip instead of a failure.
+	skipEnv = "IRONIC_TEST_SKIP_CLI"
+	// targetEnv names an already running endpoint to test instead of ours.
+	targetEnv = "IRONIC_CLI_TARGET"
+
+	// testHost is [DEFAULT]host of the server the test starts.
+	testHost = "goironic-cli-test"
+	// apiVersion is the microversion the CLI asks for. python-ironicclient
+	// 5.0.1 (Debian bookworm) knows versions up to 1.78 and refuses 1.82
+	// ("Invalid baremetal client version"), so this is the newest the
+	// unmodified CLI can use.
+	apiVersion = "1.78"
+
+	// testBudget bounds the whole test, build included.
+	testBudget = 9 * time.Minute
+	// cliTimeout bounds one CLI invocation.
+	cliTimeout = 60 * time.Second
+	// startTimeout bounds the wait for the server's first answer.
+	startTimeout = 30 * time.Second
+	// stopGrace is how long the server gets to exit after SIGINT.
+	stopGrace = 10 * time.Second
+)
+
+// serverConfig is the ironic.conf the test starts our server with: the
+// all-in-one defaults (conf.AllInOneDefaults) with a fixed host name, a
+// free port and a SQLite file in a temporary directory.
+func serverConfig(host string, port int, dbPath string) string {
+	return fmt.Sprintf(`[DEFAULT]
+host = %s
+auth_strategy = noauth
+rpc_transport = none
+debug = false
+enabled_hardware_types = fake-hardware,manual-management
+enabled_bios_interfaces = fake,no-bios
+enabled_boot_interfaces = fake,ipxe,pxe
+enabled_console_interfaces = fake,no-console
+enabled_deploy_interfaces = fake,direct,ramdisk
+enabled_inspect_interfaces = fake,no-inspect
+enabled_management_interfaces = fake,noop
+enabled_network_interfaces = flat,noop
+enabled_power_interfaces = fake
+enabled_raid_interfaces = fake,no-raid
+enabled_rescue_interfaces = fake,no-rescue
+enabled_storage_interfaces = fake,noop
+enabled_vendor_interfaces = fake,no-vendor
+default_network_interface = noop
+
+[api]
+host_ip = 127.0.0.1
+port = %d
+
+[database]
+connection = sqlite:///%s
+
+[dhcp]
+dhcp_provider = none
+`, host, port, dbPath)
+}
+
+// fakeHardwareEnabled is, per interface, the implementations that
+// fake-hardware supports and serverConfig enables: what `driver show
+// fake-hardware` lists as enabled_<interface>_interfaces.
+func fakeHardwareEnabled() map[string][]string {
+	return map[string][]string{
+		"bios":       {"fake", "no-bios"},
+		"boot":       {"fake", "ipxe", "pxe"},
+		"console":    {"fake", "no-console"},
+		"deploy":     {"direct", "fake", "ramdisk"},
+		"inspect":    {"fake", "no-inspect"},
+		"management": {"fake"},
+		"network":    {"flat", "noop"},
+		"power":      {"fake"},
+		"raid":       {"fake", "no-raid"},
+		"rescue":     {"fake", "no-rescue"},
+		"storage":    {"fake", "noop"},
+		"vendor":     {"fake", "no-vendor"},
+	}
+}
+
+// fakeHardwareDefaults is the interface implementations a fake-hardware
+// node gets when it names none, keyed by interface. It holds for the
+// reference's configuration too.
+func fakeHardwareDefaults() map[string]string {
+	return map[string]string{
+		"bios": "fake", "boot": "fake", "console": "fake", "deploy": "fake",
+		"inspect": "fake", "management": "fake", "network": "noop", "power": "fake",
+		"raid": "fake", "rescue": "fake", "storage": "noop", "vendor": "fake",
+	}
+}
+
+// world is what every sub-test gets: the CLI, the conductor's host name
+// and names unique to this run.
+type world struct {
+	cli *baremetal
+	// host is the conductor host name of the endpoint.
+	host string
+	// own is true when the test started our server with serverConfig;
+	// checks that depend on that configuration run only then.
+	own bool
+	// rnd is random per run, so that names and MAC addresses do not clash
+	// with objects left in a long-lived target.
+	rnd [3]byte
+}
+
+// name returns a unique object name starting with "cli-".
+func (w *world) name(what string) string {
+	return fmt.Sprintf("cli-%s-%s", what, hex.EncodeToString(w.rnd[:]))
+}
+
+// trait returns a unique valid custom trait or deploy template name.
+func (w *world) trait(what string) string {
+	return strings.ToUpper(fmt.Sprintf("CUSTOM_CLI_%s_%s", what, hex.EncodeToString(w.rnd[:])))
+}
+
+// mac returns the n-th MAC address of this run, in lower case.
+func (w *world) mac(n byte) string {
+	return fmt.Sprintf("52:54:%02x:%02x:%02x:%02x", w.rnd[0], w.rnd[1], w.rnd[2], n)
+}
+
+// cleanup runs the CLI command args at the end of t when the endpoint is
+// not ours (ours is thrown away with its database), ignoring the outcome.
+// Sub-tests use it to delete what they create on a long-lived target
+// even when they fail half-way.
+func (w *world) cleanup(t *testing.T, args ...string) {
+	t.Helper()
+	if w.own {
+		return
+	}
+	t.Cleanup(func() { _, _ = w.cli.exec(args) })
+}
+
+// TestBaremetalCLI runs the OpenStack CLI against our server, one parallel
+// sub-test per resource.
+func TestBaremetalCLI(t *testing.T) {
+	openstack, err := exec.LookPath("openstack")
+	if err != nil {
+		if os.Getenv(skipEnv) == "1" {
+			t.Skipf("the openstack CLI is not installed (%v) and %s=1", err, skipEnv)
+		}
+		t.Fatalf("the openstack CLI is not installed (%v); install python3-openstackclient and python3-ironicclient, or set %s=1", err, skipEnv)
+	}
+
+	budget := testBudget
+	if dl, ok := t.Deadline(); ok {
+		if left := time.Until(dl) - 15*time.Second; left < budget {
+			budget = left
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+
+	w := &world{}
+	if _, err := rand.Read(w.rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := os.Getenv(targetEnv)
+	if endpoint == "" {
+		endpoint = startServer(ctx, t)
+		w.host, w.own = testHost, true
+	} else {
+		endpoint = strings.TrimRight(endpoint, "/")
+		hosts, err := differential.DiscoverHosts(ctx, endpoint)
+		if err != nil {
+			t.Fatalf("%s=%s: %v", targetEnv, endpoint, err)
+		}
+		w.host = hosts[0]
+	}
+	w.cli = newBaremetal(ctx, openstack, t.TempDir(), endpoint)
+
+	// One probe first: a missing ironicclient plugin gives the same
+	// choice as a missing CLI, and a broken setup fails once, not in
+	// every sub-test.
+	if r, err := w.cli.exec([]string{"driver", "list", "-f", "json"}); err != nil || r.code != 0 {
+		if err == nil && strings.Contains(r.stderr, "is not an openstack command") && os.Getenv(skipEnv) == "1" {
+			t.Skipf("the baremetal commands (python3-ironicclient) are not installed and %s=1", skipEnv)
+		}
+		t.Fatalf("the CLI does not work against %s: %v\n%s", endpoint, err, r)
+	}
+
+	t.Run("resources", func(t *testing.T) {
+		for _, st := range []struct {
+			name string
+			fn   func(*testing.T, *world)
+		}{
+			{"nodes", testNodes},
+			{"node-manual-management", testManualManagementNode},
+			{"node-power-maintenance-validate", testNodeStates},
+			{"ports", testPorts},
+			{"portgroups", testPortgroups},
+			{"chassis", testChassis},
+			{"deploy-templates", testDeployTemplates},
+			{"volume-connectors", testVolumeConnectors},
+			{"volume-targets", testVolumeTargets},
+			{"drivers", testDrivers},
+			{"conductors", testConductors},
+			{"errors", testErrors},
+			{"api-version-and-flags", testVersionAndFlags},
+		} {
+			t.Run(st.name, func(t *testing.T) {
+				t.Parallel()
+				st.fn(t, w)
+			})
+		}
+	})
+}
+
+// startServer builds and starts our all-in-one server and returns its
+// endpoint once it answers. The server is stopped when t ends.
+func startServer(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	root, err := differential.ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server runs in a subprocess: stat its sources so that go test
+	// does not serve a cached result after they changed.
+	if err := differential.StatSources(root); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin, err := differential.Build(ctx, differential.ServerPackage, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := differential.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "state")
+	if err := os.Mkdir(state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	confPath := filepath.Join(dir, "ironic.conf")
+	if err := os.WriteFile(confPath, []byte(serverConfig(testHost, port, filepath.Join(state, "ironic.sqlite"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "ironic.log")
+	p, err := differential.Start(bin, []string{"--config-file", confPath}, logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Stop(stopGrace); err != nil {
+			t.Logf("server: %v", err)
+		}
+		if t.Failed() {
+			logTail(t, logPath)
+		}
+	})
+	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err := differential.WaitReady(ctx, endpoint+"/", startTimeout, p); err != nil {
+		t.Fatal(err)
+	}
+	return endpoint
+}
+
+// logTail logs the end of the server's log.
+func logTail(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("server log: %v", err)
+		return
+	}
+	const max = 8000
+	if len(data) > max {
+		data = data[len(data)-max:]
+	}
+	t.Logf("server log (tail):\n%s", data)
+}
+
+// baremetal runs `openstack baremetal ...`.
+type baremetal struct {
+	ctx context.Context
+	bin string
+	dir string
+	env []string
+	// prefix goes between the program and the arguments of every call.
+	prefix []string
+}
+
+// newBaremetal returns a runner that reaches endpoint without
+// authentication. The environment is built from scratch (PATH only is
+// inherited) so that no clouds.yaml, OS_* variable or proxy of the caller
+// interferes; HOME is home, a private directory, which also keeps
+// python-ironicclient's version cache private.
+func newBaremetal(ctx context.Context, bin, home, endpoint string) *baremetal {
+	return &baremetal{
+		ctx: ctx,
+		bin: bin,
+		dir: home,
+		env: []string{
+			"PATH=" + os.Getenv("PATH"),
+			"HOME=" + home,
+			"LANG=C.UTF-8",
+			"LC_ALL=C.UTF-8",
+			"OS_AUTH_TYPE=none",
+			"OS_ENDPOINT=" + endpoint,
+			"OS_BAREMETAL_API_VERSION=" + apiVersion,
+		},
+		prefix: []string{"baremetal"},
+	}
+}
+
+// with returns a copy of b whose environment has set applied (a value ""
+// removes the variable) and whose calls start with prefix.
+func (b *baremetal) with(set map[string]string, prefix ...string) *baremetal {
+	c := *b
+	c.env = nil
+	for _, kv := range b.env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; !ok {
+			c.env = append(c.env, kv)
+		}
+	}
+	for k, v := range set {
+		if v != "" {
+			c.env = append(c.env, k+"="+v)
+		}
+	}
+	c.prefix = prefix
+	return &c
+}
+
+// result is the outcome of one CLI call.
+type result struct {
+	args           []string
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("$ openstack %s\nexit status %d\nstdout:\n%s\nstderr:\n%s",
+		strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
+}
+
+// exec runs the CLI once with args, bounded by cliTimeout. The error is
+// for a CLI that could not be run or did not finish in time; an exit
+// status is not an error.
+func (b *baremetal) exec(args []string) (result, error) {
+	ctx, cancel := context.WithTimeout(b.ctx, cliTimeout)
+	defer cancel()
+	full := append(append([]string{}, b.prefix...), args...)
+	cmd := exec.CommandContext(ctx, b.bin, full...)
+	cmd.Env = b.env
+	cmd.Dir = b.dir
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{args: full, stdout: stdout.String(), stderr: stderr.String()}
+	if ctx.Err() != nil {
+		return r, fmt.Errorf("openstack %s: no result within %s: %w", strings.Join(full, " "), cliTimeout, ctx.Err())
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		r.code = exitErr.ExitCode()
+	default:
+		return r, fmt.Errorf("openstack %s: %w", strings.Join(full, " "), err)
+	}
+	return r, nil
+}
+
+// run runs the CLI and fails t if it could not, or if the CLI rejected
+// its own arguments (argparse's exit status 2: a bug in this test).
+func (b *baremetal) run(t *testing.T, args ...string) result {
+	t.Helper()
+	r, err := b.exec(args)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	if r.code == 2 && strings.Contains(r.stderr, "usage:") {
+		t.Fatalf("the CLI rejected its arguments (test bug):\n%s", r)
+	}
+	return r
+}
+
+// ok runs the CLI, requires success and returns its standard output.
+func (b *baremetal) ok(t *testing.T, args ...string) string {
+	t.Helper()
+	r := b.run(t, args...)
+	if r.code != 0 {
+		t.Fatalf("command failed:\n%s", r)
+	}
+	return r.stdout
+}
+
+// json runs the CLI with "-f json", requires success and decodes the
+// output into v.
+func (b *baremetal) json(t *testing.T, v any, args ...string) {
+	t.Helper()
+	r := b.run(t, append(args, "-f", "json")...)
+	if r.code != 0 {
+		t.Fatalf("command failed:\n%s", r)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		t.Fatalf("output is not the JSON expected (%v):\n%s", err, r)
+	}
+}
+
+// object runs a "show"-like command with -f json and returns the object.
+func (b *baremetal) object(t *testing.T, args ...string) object {
+	t.Helper()
+	var o object
+	b.json(t, &o, args...)
+	return o
+}
+
+// rows runs a "list"-like command with -f json and returns the rows.
+func (b *baremetal) rows(t *testing.T, args ...string) []object {
+	t.Helper()
+	var rows []object
+	b.json(t, &rows, args...)
+	return rows
+}
+
+// fails runs the CLI and requires it to fail with every one of wants in
+// its standard error (the CLI prints Ironic's faultstring there).
+func (b *baremetal) fails(t *testing.T, wants []string, args ...string) {
+	t.Helper()
+	r := b.run(t, args...)
+	if r.code == 0 {
+		t.Errorf("command succeeded, want failure with %q:\n%s", wants, r)
+		return
+	}
+	for _, want := range wants {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r)
+		}
+	}
+}
+
+// object is a decoded JSON object as the CLI prints it.
+type object = map[string]any
+
+// normalize passes v through JSON so that Go literals (ints, nested
+// maps) compare equal to decoded output (float64, map[string]any).
+func normalize(t *testing.T, v any) any {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkFields reports every key of want whose value in got differs. A
+// want value of absent means the key must not be in got at all.
+func checkFields(t *testing.T, what string, got object, want object) {
+	t.Helper()
+	for k, wv := range want {
+		gv, ok := got[k]
+		if wv == absent {
+			if ok {
+				t.Errorf("%s: %q = %v, want no such field", what, k, gv)
+			}
+			continue
+		}
+		if !ok {
+			t.Errorf("%s: no field %q (want %v); got %v", what, k, wv, got)
+			continue
+		}
+		if diff := cmp.Diff(normalize(t, wv), gv); diff != "" {
+			t.Errorf("%s: field %q (-want +got):\n%s", what, k, diff)
+		}
+	}
+}
+
+// absent is a checkFields want value: the field must not be there.
+const absent = "\x00absent"
+
+// checkKeys requires got to have exactly the keys want.
+func checkKeys(t *testing.T, what string, got object, want ...string) {
+	t.Helper()
+	var keys []string
+	for k := range got {
+		keys = append(keys, k)
+	}
+	if diff := cmp.Diff(sortedCopy(want), sortedCopy(keys)); diff != "" {
+		t.Errorf("%s: keys (-want +got):\n%s", what, diff)
+	}
+}
+
+// findRow returns the row whose column col is value, or nil.
+func findRow(rows []object, col, value string) object {
+	for _, r := range rows {
+		if s, ok := r[col].(string); ok && s == value {
+			return r
+		}
+	}
+	return nil
+}
+
+// mustRow is findRow failing t when there is no such row.
+func mustRow(t *testing.T, what string, rows []object, col, value string) object {
+	t.Helper()
+	r := findRow(rows, col, value)
+	if r == nil {
+		t.Fatalf("%s: no row with %s %q in %v", what, col, value, rows)
+	}
+	return r
+}
+
+// str returns the string field key of o, failing t if it is not one.
+func str(t *testing.T, o object, key string) string {
+	t.Helper()
+	s, ok := o[key].(string)
+	if !ok {
+		t.Fatalf("field %q is %#v, want a string; object: %v", key, o[key], o)
+	}
+	return s
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// uuidOf returns the "uuid" field of o and checks that it is a UUID.
+func uuidOf(t *testing.T, o object) string {
+	t.Helper()
+	u := str(t, o, "uuid")
+	if !uuidPattern.MatchString(u) {
+		t.Fatalf("uuid %q is not a UUID", u)
+	}
+	return u
+}
+
+// column returns the values of column col of rows.
+func column(rows []object, col string) []string {
+	var out []string
+	for _, r := range rows {
+		s, _ := r[col].(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// sortedCopy returns a sorted copy of s (never nil, so that an empty
+// result compares equal to an empty want).
+func sortedCopy(s []string) []string {
+	out := append([]string{}, s...)
+	slices.Sort(out)
+	return out
+}
+
+// waitField polls `<show...> -f json` until field has the value want, for
+// at most tries polls a second apart, and fails t otherwise. It is for
+// the results of asynchronous actions (power changes).
+func waitField(t *testing.T, w *world, field string, want any, show ...string) {
+	t.Helper()
+	const tries = 30
+	var last any
+	for i := 0; i < tries; i++ {
+		o := w.cli.object(t, show...)
+		last = o[field]
+		if cmp.Equal(normalize(t, want), last) {
+			return
+		}
+		select {
+		case <-w.cli.ctx.Done():
+			t.Fatalf("%s: %v", strings.Join(show, " "), w.cli.ctx.Err())
+		case <-time.After(time.Second):
+		}
+	}
+	t.Fatalf("%s: %s is still %v after %d polls, want %v", strings.Join(show, " "), field, last, tries, want)
+}
