@@ -228,18 +228,18 @@ func (a *API) nodeFor(rq *Request, policy string) (*models.Node, error) {
 
 // nodeListParams are the parsed filters of a node list.
 type nodeListParams struct {
-	filter     db.NodeFilter
-	conductor  *string
-	associated *bool
+	filter      db.NodeFilter
+	conductor   *string
+	associated  *bool
 	maintenance *bool
-	retired    *bool
-	detail     *bool
-	fields     []string
-	limit      *int
-	marker     *string
-	sortKey    string
-	sortDir    string
-	instance   *string
+	retired     *bool
+	detail      *bool
+	fields      []string
+	limit       *int
+	marker      *string
+	sortKey     string
+	sortDir     string
+	instance    *string
 }
 
 // parseNodeListParams reads the list arguments in the order Ironic's
@@ -957,6 +957,7 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 	}
 	return &Response{Status: http.StatusAccepted, Location: rq.BaseURL() + "/v1/nodes/" + rq.Var("node") + "/states"}, nil
 }
+
 // validate handlers.
 func (a *API) validateNodeQuery(rq *Request) (*Response, error) {
 	if err := rq.CheckArgs("node", "node_uuid"); err != nil {

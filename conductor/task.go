@@ -141,8 +141,8 @@ func nodeIface(n *models.Node, k drivers.Kind) **string {
 
 // drivers.Task.
 
-func (t *task) NodeUUID() string       { return t.node.UUID }
-func (t *task) DriverName() string     { return t.node.Driver }
+func (t *task) NodeUUID() string        { return t.node.UUID }
+func (t *task) DriverName() string      { return t.node.Driver }
 func (t *task) Driver() *drivers.Driver { return t.driver }
 func (t *task) InterfaceName(k drivers.Kind) string {
 	if v, ok := t.node.InstanceInfo[string(k)+"_interface"].(string); ok && v != "" {

@@ -34,10 +34,10 @@ func TestMaskDict(t *testing.T) {
 func TestMaskPassword(t *testing.T) {
 	m := NewMasker()
 	cases := map[string]string{
-		`'adminPass' : 'aaaaa'`:     `'adminPass' : '***'`,
-		`"password" : "aaaaa"`:      `"password" : "***"`,
+		`'adminPass' : 'aaaaa'`:    `'adminPass' : '***'`,
+		`"password" : "aaaaa"`:     `"password" : "***"`,
 		`user=a password=secret x`: `user=a password=*** x`,
-		`nothing here`:              `nothing here`,
+		`nothing here`:             `nothing here`,
 	}
 	for in, want := range cases {
 		if got := m.MaskPassword(in, "***"); got != want {
