@@ -90,6 +90,13 @@ func patchSegment(checkItem func(rq *Request) error) handlerFunc {
 	}
 }
 
+// deleteSegment is DELETE /<collection>/<item>/<x>. Ironic fails with a
+// TypeError (500): delete() takes no second argument; there is no such
+// resource.
+func deleteSegment(*Request) (*Response, error) {
+	return nil, ironic.Webob(ironic.NotFound, "")
+}
+
 // readMethodBody is method.body: the request body decoded with its key order
 // kept, an empty body being {}. The body stays readable for a later
 // parsePatch.

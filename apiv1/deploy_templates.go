@@ -101,7 +101,8 @@ func (a *API) routesDeployTemplates(m *mux.Router) {
 	a.handle(m, "/deploy_templates/{template}", methods{"GET": h.get, "POST": postOnItemAsBody("template", "template"),
 		"PATCH": h.patch, "DELETE": h.delete}, "DELETE, GET, PATCH, POST")
 	a.handle(m, "/deploy_templates/{template}/{extra}", methods{"GET": getFieldsSegment(h.get),
-		"PATCH": patchSegment(func(rq *Request) error { return checkUUIDOrNameArg("template_ident", rq.Var("template")) })})
+		"PATCH":  patchSegment(func(rq *Request) error { return checkUUIDOrNameArg("template_ident", rq.Var("template")) }),
+		"DELETE": deleteSegment})
 }
 
 // templateView is convert_with_links before sanitizing; steps are the

@@ -147,7 +147,8 @@ func registerVolumeResource[T any, K volumeKind[T]](a *API, m *mux.Router, k K) 
 		a.handle(m, prefix+"/{ident}", methods{"GET": r.get, "POST": postOnItemAsBody(n.kind, "ident"),
 			"PATCH": r.patch, "DELETE": r.delete}, "DELETE, GET, PATCH, POST")
 		a.handle(m, prefix+"/{ident}/{extra}", methods{"GET": getFieldsSegment(r.get),
-			"PATCH": patchSegment(func(rq *Request) error { return checkUUID(n.param, rq.Var("ident")) })})
+			"PATCH":  patchSegment(func(rq *Request) error { return checkUUID(n.param, rq.Var("ident")) }),
+			"DELETE": deleteSegment})
 	}
 }
 

@@ -57,6 +57,9 @@ type suite struct {
 	DeviationsFile string
 	// ConfTemplate is the ironic.conf template our server is started with.
 	ConfTemplate string
+	// Database, when set, returns [database]connection for our server
+	// (default: SQLite in its state directory).
+	Database func(t *testing.T) string
 }
 
 // apiSuite is the v1 API corpus of TestDifferential.
@@ -97,7 +100,11 @@ func runSuite(t *testing.T, s suite) {
 	case *recordFlag && baseURL == "":
 		t.Fatal("-record needs -target <URL of a fresh reference Ironic>")
 	case baseURL == "":
-		baseURL = startOurs(t, s.ConfTemplate)
+		dbURL := ""
+		if s.Database != nil {
+			dbURL = s.Database(t)
+		}
+		baseURL = startOurs(t, s.ConfTemplate, dbURL)
 		hosts = []string{oursHost}
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), runBudget)
@@ -132,7 +139,7 @@ func runSuite(t *testing.T, s suite) {
 // startOurs builds and starts our all-in-one server and returns its URL.
 // It fails the test (never skips) when the server cannot be built or does
 // not answer in time.
-func startOurs(t *testing.T, confTemplate string) string {
+func startOurs(t *testing.T, confTemplate, dbURL string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), buildBudget)
 	defer cancel()
@@ -152,7 +159,7 @@ func startOurs(t *testing.T, confTemplate string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := ServerConfig{Host: oursHost, Port: port, StateDir: dir}
+	cfg := ServerConfig{Host: oursHost, Port: port, StateDir: dir, DatabaseURL: dbURL}
 	for _, sub := range []string{"http", "tftp", "locks", "images", "master_images"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)

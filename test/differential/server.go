@@ -86,6 +86,17 @@ type ServerConfig struct {
 	Port int
 	// StateDir holds the SQLite database and anything else the server writes.
 	StateDir string
+	// DatabaseURL, when set, is [database]connection instead of SQLite in
+	// StateDir (e.g. a MariaDB database).
+	DatabaseURL string
+}
+
+// Connection is [database]connection for the server.
+func (c ServerConfig) Connection() string {
+	if c.DatabaseURL != "" {
+		return c.DatabaseURL
+	}
+	return "sqlite:///" + c.DBPath()
 }
 
 // DBPath is the SQLite file inside StateDir.

@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"testing"
+)
+
+// testNodes covers node create/show/list/set/unset/delete and traits.
+func testNodes(t *testing.T, w *world) {
+	c := w.cli
+	name := w.name("node")
+	rc := w.name("rc")
+	w.cleanup(t, "node", "delete", name)
+	w.cleanup(t, "node", "delete", name+"-b")
+
+	created := c.object(t, "node", "create", "--driver", "fake-hardware", "--name", name,
+		"--property", "cpus=4", "--property", "memory_mb=1024", "--property", "cpu_arch=x86_64",
+		"--extra", "foo=bar", "--driver-info", "fake_key=fake_value",
+		"--resource-class", rc, "--description", "made by the CLI test")
+	id := uuidOf(t, created)
+	want := object{
+		"name":              name,
+		"driver":            "fake-hardware",
+		"provision_state":   "enroll",
+		"power_state":       nil,
+		"maintenance":       false,
+		"maintenance_reason": nil,
+		"properties":        object{"cpus": 4, "memory_mb": 1024, "cpu_arch": "x86_64"},
+		"extra":             object{"foo": "bar"},
+		"driver_info":       object{"fake_key": "fake_value"},
+		"resource_class":    rc,
+		"description":       "made by the CLI test",
+		"conductor":         w.host,
+		"conductor_group":   "",
+		"chassis_uuid":      nil,
+		"instance_uuid":     nil,
+		"traits":            []string{},
+		"protected":         false,
+		"retired":           false,
+		"console_enabled":   false,
+		"instance_info":     object{},
+	}
+	for iface, impl := range fakeHardwareDefaults() {
+		want[iface+"_interface"] = impl
+	}
+	checkFields(t, "node create", created, want)
+
+	t.Run("show", func(t *testing.T) {
+		byName := c.object(t, "node", "show", name)
+		if got := str(t, byName, "uuid"); got != id {
+			t.Errorf("node show %s: uuid %s, want %s", name, got, id)
+		}
+		checkFields(t, "node show by name", byName, want)
+		fields := c.object(t, "node", "show", id, "--fields", "uuid", "name", "properties")
+		checkKeys(t, "node show --fields", fields, "uuid", "name", "properties")
+		checkFields(t, "node show --fields", fields, object{"uuid": id, "name": name, "properties": want["properties"]})
+	})
+
+	t.Run("list", func(t *testing.T) {
+		row := mustRow(t, "node list", c.rows(t, "node", "list"), "UUID", id)
+		checkKeys(t, "node list row", row, "UUID", "Name", "Instance UUID", "Power State", "Provisioning State", "Maintenance")
+		checkFields(t, "node list row", row, object{
+			"Name": name, "Instance UUID": nil, "Power State": nil,
+			"Provisioning State": "enroll", "Maintenance": false,
+		})
+		filtered := c.rows(t, "node", "list", "--resource-class", rc)
+		if got := column(filtered, "UUID"); len(got) != 1 || got[0] != id {
+			t.Errorf("node list --resource-class %s: %v, want [%s]", rc, got, id)
+		}
+		long := mustRow(t, "node list --long", c.rows(t, "node", "list", "--long", "--driver", "fake-hardware"), "UUID", id)
+		checkFields(t, "node list --long row", long, object{
+			"Driver": "fake-hardware", "Resource Class": rc, "Conductor": w.host,
+			"Power Interface": "fake", "Network Interface": "noop",
+		})
+		some := mustRow(t, "node list --fields", c.rows(t, "node", "list", "--fields", "uuid", "name"), "UUID", id)
+		checkKeys(t, "node list --fields uuid name", some, "UUID", "Name")
+	})
+
+	t.Run("set-unset", func(t *testing.T) {
+		c.ok(t, "node", "set", name, "--name", name+"-b",
+			"--property", "cpus=8", "--property", "local_gb=10",
+			"--extra", "answer=42", "--driver-info", "other=x",
+			"--resource-class", rc+"-b", "--description", "changed")
+		checkFields(t, "node show after set", c.object(t, "node", "show", id), object{
+			"name":           name + "-b",
+			"properties":     object{"cpus": 8, "memory_mb": 1024, "cpu_arch": "x86_64", "local_gb": 10},
+			"extra":          object{"foo": "bar", "answer": 42},
+			"driver_info":    object{"fake_key": "fake_value", "other": "x"},
+			"resource_class": rc + "-b",
+			"description":    "changed",
+		})
+		c.ok(t, "node", "unset", name+"-b",
+			"--property", "memory_mb", "--property", "cpu_arch", "--extra", "foo",
+			"--driver-info", "fake_key", "--resource-class", "--description")
+		checkFields(t, "node show after unset", c.object(t, "node", "show", id), object{
+			"name":           name + "-b",
+			"properties":     object{"cpus": 8, "local_gb": 10},
+			"extra":          object{"answer": 42},
+			"driver_info":    object{"other": "x"},
+			"resource_class": nil,
+			"description":    nil,
+		})
+		// Back to the first name for the sub-tests below.
+		c.ok(t, "node", "set", id, "--name", name)
+	})
+
+	t.Run("traits", func(t *testing.T) {
+		a, b := w.trait("A"), w.trait("B")
+		traits := func() []string {
+			return sortedCopy(column(c.rows(t, "node", "trait", "list", id), "Traits"))
+		}
+		c.ok(t, "node", "add", "trait", name, a, b)
+		if got, want := traits(), sortedCopy([]string{a, b}); !equalStrings(got, want) {
+			t.Errorf("node trait list after add: %v, want %v", got, want)
+		}
+		checkFields(t, "node show traits", c.object(t, "node", "show", id, "--fields", "traits"),
+			object{"traits": sortedCopy([]string{a, b})})
+		c.ok(t, "node", "remove", "trait", name, a)
+		if got := traits(); !equalStrings(got, []string{b}) {
+			t.Errorf("node trait list after remove %s: %v, want [%s]", a, got, b)
+		}
+		c.ok(t, "node", "remove", "trait", name, "--all")
+		if got := traits(); len(got) != 0 {
+			t.Errorf("node trait list after remove --all: %v, want none", got)
+		}
+	})
+
+	t.Run("delete", func(t *testing.T) {
+		c.ok(t, "node", "delete", name)
+		c.fails(t, []string{"Node " + id + " could not be found. (HTTP 404)"}, "node", "show", id)
+		if row := findRow(c.rows(t, "node", "list"), "UUID", id); row != nil {
+			t.Errorf("node list still shows deleted node %s", id)
+		}
+	})
+}
+
+// testManualManagementNode checks the interfaces a manual-management node
+// gets by default under serverConfig: for each interface, the first
+// implementation the hardware type supports that is enabled.
+func testManualManagementNode(t *testing.T, w *world) {
+	if !w.own {
+		t.Skip("needs manual-management enabled as in serverConfig")
+	}
+	c := w.cli
+	n := c.object(t, "node", "create", "--driver", "manual-management", "--name", w.name("mm"))
+	id := uuidOf(t, n)
+	checkFields(t, "manual-management node", n, object{
+		"driver":               "manual-management",
+		"bios_interface":       "no-bios",
+		"boot_interface":       "ipxe",
+		"console_interface":    "no-console",
+		"deploy_interface":     "direct",
+		"inspect_interface":    "no-inspect",
+		"management_interface": "noop",
+		"network_interface":    "noop",
+		"power_interface":      "fake",
+		"raid_interface":       "no-raid",
+		"rescue_interface":     "no-rescue",
+		"storage_interface":    "noop",
+		"vendor_interface":     "no-vendor",
+	})
+	rows := c.rows(t, "node", "list", "--driver", "manual-management")
+	if got := column(rows, "UUID"); len(got) != 1 || got[0] != id {
+		t.Errorf("node list --driver manual-management: %v, want [%s]", got, id)
+	}
+	c.ok(t, "node", "delete", id)
+}
+
+// testNodeStates covers validate, maintenance set/unset and power on/off.
+func testNodeStates(t *testing.T, w *world) {
+	c := w.cli
+	name := w.name("states")
+	w.cleanup(t, "node", "delete", name)
+	id := uuidOf(t, c.object(t, "node", "create", "--driver", "fake-hardware", "--name", name))
+
+	t.Run("validate", func(t *testing.T) {
+		rows := c.rows(t, "node", "validate", id)
+		var ifaces []string
+		for _, r := range rows {
+			checkKeys(t, "node validate row", r, "Interface", "Result", "Reason")
+			iface, _ := r["Interface"].(string)
+			ifaces = append(ifaces, iface)
+			// Every fake-hardware interface validates with empty driver_info.
+			if r["Result"] != true || r["Reason"] != "" {
+				t.Errorf("node validate: %s: Result %v Reason %q, want true and \"\"", iface, r["Result"], r["Reason"])
+			}
+		}
+		want := []string{"bios", "boot", "console", "deploy", "inspect", "management", "network", "power", "raid", "rescue", "storage"}
+		if !equalStrings(sortedCopy(ifaces), want) {
+			t.Errorf("node validate interfaces: %v, want %v", ifaces, want)
+		}
+	})
+
+	t.Run("maintenance", func(t *testing.T) {
+		c.ok(t, "node", "maintenance", "set", name, "--reason", "CLI test reason")
+		checkFields(t, "after maintenance set", c.object(t, "node", "show", id),
+			object{"maintenance": true, "maintenance_reason": "CLI test reason"})
+		if findRow(c.rows(t, "node", "list", "--maintenance"), "UUID", id) == nil {
+			t.Errorf("node list --maintenance lacks %s", id)
+		}
+		if findRow(c.rows(t, "node", "list", "--no-maintenance"), "UUID", id) != nil {
+			t.Errorf("node list --no-maintenance lists %s", id)
+		}
+		c.ok(t, "node", "maintenance", "unset", name)
+		checkFields(t, "after maintenance unset", c.object(t, "node", "show", id),
+			object{"maintenance": false, "maintenance_reason": nil})
+	})
+
+	t.Run("power", func(t *testing.T) {
+		c.ok(t, "node", "power", "on", name)
+		waitField(t, w, "power_state", "power on", "node", "show", id, "--fields", "power_state", "target_power_state")
+		c.ok(t, "node", "power", "off", name)
+		waitField(t, w, "power_state", "power off", "node", "show", id, "--fields", "power_state", "target_power_state")
+		checkFields(t, "after power off", c.object(t, "node", "show", id),
+			object{"target_power_state": nil, "last_error": nil})
+	})
+}
+
+// equalStrings reports whether a and b hold the same strings in order.
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
