@@ -42,6 +42,8 @@ type Config struct {
 	MaxBodyBytes int64
 	// Hostname is [DEFAULT]host; used when one conductor runs in-process.
 	Hostname string
+	// ProjectAdminCanManageOwnNodes is [api]project_admin_can_manage_own_nodes.
+	ProjectAdminCanManageOwnNodes bool
 }
 
 // Deps are the API's collaborators.
@@ -109,7 +111,7 @@ func New(cfg Config, d Deps) (*API, error) {
 // "/" and a ".json" suffix are dropped.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
-	if path == "" || path == "/" {
+	if path == "" || path == "/" || path == "/.json" {
 		a.serveRoot(w, r)
 		return
 	}

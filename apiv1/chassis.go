@@ -62,7 +62,7 @@ func (a *API) routesChassis(m *mux.Router) {
 	a.handle(m, "/chassis/{chassis}/nodes/{node}", methods{"GET": h.getNode, "POST": postOnItemAsBody("node", "chassis"),
 		"PATCH": h.patchNodes, "DELETE": h.deleteNode}, "DELETE, GET, PATCH, POST")
 	a.handle(m, "/chassis/{chassis}/{extra}", methods{"GET": getFieldsSegment(h.getOne),
-		"PATCH": patchSegment(func(*Request) error { return nil }), "DELETE": deleteSegment})
+		"PATCH": patchSegment(func(*Request) error { return nil }), "DELETE": deleteSegment}, "DELETE, GET, PATCH, POST")
 }
 
 // chassisView is convert_with_links before sanitizing. The "nodes" links

@@ -9,15 +9,15 @@ import (
 	mv "github.com/goironic/ironic/microversions"
 )
 
-type fixedClock time.Time
+type condTestClock time.Time
 
-func (c fixedClock) Now() time.Time { return time.Time(c) }
+func (c condTestClock) Now() time.Time { return time.Time(c) }
 
 // TestConductorAlive checks the heartbeat_timeout boundary of "alive":
 // Ironic's not timeutils.is_older_than(updated_at, timeout).
 func TestConductorAlive(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	a, err := New(Config{HeartbeatTimeout: 60}, Deps{Clock: fixedClock(now)})
+	a, err := New(Config{HeartbeatTimeout: 60}, Deps{Clock: condTestClock(now)})
 	if err != nil {
 		t.Fatal(err)
 	}

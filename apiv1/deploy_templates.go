@@ -102,7 +102,7 @@ func (a *API) routesDeployTemplates(m *mux.Router) {
 		"PATCH": h.patch, "DELETE": h.delete}, "DELETE, GET, PATCH, POST")
 	a.handle(m, "/deploy_templates/{template}/{extra}", methods{"GET": getFieldsSegment(h.get),
 		"PATCH":  patchSegment(func(rq *Request) error { return checkUUIDOrNameArg("template_ident", rq.Var("template")) }),
-		"DELETE": deleteSegment})
+		"DELETE": deleteSegment}, "DELETE, GET, PATCH, POST")
 }
 
 // templateView is convert_with_links before sanitizing; steps are the

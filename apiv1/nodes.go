@@ -78,7 +78,14 @@ func (a *API) routesNodes(m *mux.Router) {
 	sub("/nodes/{node}/history/{event}", "history", methods{"GET": a.getHistory})
 	sub("/nodes/{node}/inventory", "inventory", methods{"GET": a.getInventory})
 	sub("/nodes/{node}/vendor_passthru/methods", "", methods{"GET": a.nodeVendorMethods})
-	a.handle(m, "/shards", methods{"GET": a.listShards})
+	shardsGate := func(rq *Request) (*Response, error) {
+		if !rq.Ver.AtLeast(mv.NodeShard) {
+			return nil, ironic.Webob(ironic.MethodNotAllowed, "The API version does not allow shards")
+		}
+		return nil, ironic.Webob(ironic.MethodNotAllowed, "")
+	}
+	a.handle(m, "/shards", methods{"GET": a.listShards, "POST": shardsGate, "PUT": shardsGate,
+		"PATCH": shardsGate, "DELETE": shardsGate}, "GET")
 }
 
 // routesNodesFallback registers what pecan does with a /nodes/{node}/<x>
@@ -402,6 +409,17 @@ func (a *API) parseNodeListParams(rq *Request, detailPath bool) (*nodeListParams
 		if p.fields, err = returnFields(v, p.fields, p.detail, defaultNodeFields); err != nil {
 			return nil, err
 		}
+		var bad []string
+		for _, f := range p.fields {
+			if !isNodeQueryField(f) {
+				bad = append(bad, f)
+			}
+		}
+		if len(bad) > 0 {
+			// Ironic fails with a 500 here (an unknown column reaches the
+			// database); we answer as its other lists do.
+			return nil, ironic.Errorf(ironic.InvalidParameterValue, "Field(s) \"%s\" are not valid", strings.Join(bad, ", "))
+		}
 	} else {
 		p.fields = nil
 	}
@@ -607,9 +625,11 @@ func (a *API) createNode(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := decodeBody(raw)
-	if err != nil {
-		return nil, err
+	var doc any = pyjson.Object{}
+	if len(raw) > 0 {
+		if doc, err = decodeBody(raw); err != nil {
+			return nil, err
+		}
 	}
 	if verr := a.schemas.node.Validate(doc); verr != nil {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("node"))
@@ -619,8 +639,11 @@ func (a *API) createNode(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:node:create", nil); err != nil {
-		return nil, err
+	owned := a.cfg.ProjectAdminCanManageOwnNodes && a.d.Policy.Check(ctx, "baremetal:node:create:self_owned_node", nil)
+	if !owned {
+		if err := a.d.Policy.Authorize(ctx, "baremetal:node:create", nil); err != nil {
+			return nil, err
+		}
 	}
 	v := rq.Ver
 	for _, f := range versionedNodeFields {
@@ -666,6 +689,19 @@ func (a *API) createNode(rq *Request) (*Response, error) {
 		n.ResourceClass = &rc
 	} else if a.cfg.DefaultResourceClass != "" {
 		n.ResourceClass = &a.cfg.DefaultResourceClass
+	}
+	if rc := ironic.FromContext(ctx); rc.SystemScope != "all" && owned {
+		// A project-scoped creator owns what it creates.
+		requested, _ := body["owner"].(string)
+		if requested != "" && requested != rc.ProjectID {
+			return nil, ironic.Errorf(ironic.Invalid,
+				"Cannot create a node as a project scoped admin with an owner other than your own project.")
+		}
+		if rc.ProjectID != "" {
+			body["owner"] = rc.ProjectID
+		} else {
+			delete(body, "owner")
+		}
 	}
 	if cu, _ := body["chassis_uuid"].(string); cu != "" {
 		ch, err := a.d.Store.GetChassisByUUID(ctx, cu)

@@ -57,10 +57,8 @@ func bodyArgs(rq *Request, allowed ...string) (map[string]any, error) {
 			return nil, err
 		}
 		if len(raw) > 0 {
-			doc, err := decodeBody(raw)
-			if err != nil {
-				return nil, err
-			}
+			// pecan binds nothing from a body it can't decode.
+			doc, _ := pyschemaDecode(raw)
 			if o, ok := doc.(pyjson.Object); ok {
 				for _, m := range o {
 					args[m.Key] = plain(m.Value)
@@ -157,9 +155,23 @@ func (a *API) listTraits(rq *Request) (*Response, error) {
 	return OK(pyjson.Object{{Key: "traits", Value: n.TraitNames()}}), nil
 }
 
-func (a *API) setTraits(rq *Request) (*Response, error) {
+func (a *API) setTraits(rq *Request) (*Response, error) { return a.putTraits(rq, nil) }
+
+func (a *API) addTrait(rq *Request) (*Response, error) {
+	t := rq.Var("trait")
+	return a.putTraits(rq, &t)
+}
+
+// putTraits is NodeTraitsController.put: either one trait in the path and
+// no body, or the whole list in the body.
+func (a *API) putTraits(rq *Request, trait *string) (*Response, error) {
 	if !rq.Ver.AtLeast(mv.NodeTraits) {
 		return nil, ironic.Webob(ironic.MethodNotAllowed, "")
+	}
+	if trait != nil {
+		if verr := a.schemas.trait.Validate(*trait); verr != nil {
+			return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("trait"))
+		}
 	}
 	raw, err := rq.ReadBody()
 	if err != nil {
@@ -179,6 +191,7 @@ func (a *API) setTraits(rq *Request) (*Response, error) {
 	if o, ok := doc.(pyjson.Object); ok {
 		if v, ok := o.Get("traits"); ok && v != nil {
 			hasTraits = true
+			traits = []string{}
 			for _, t := range v.([]any) {
 				s := t.(string)
 				if verr := a.schemas.trait.Validate(s); verr != nil {
@@ -192,58 +205,29 @@ func (a *API) setTraits(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !hasTraits {
+	single := trait != nil && *trait != ""
+	if (single && hasTraits) || !(single || hasTraits) {
 		return nil, ironic.Errorf(ironic.Invalid, "A single node trait may be added via PUT /v1/nodes/<node identifier>/traits/<trait> with no body, or all node traits may be replaced via PUT /v1/nodes/<node identifier>/traits with the list of traits specified in the request body.")
+	}
+	if single && doc != nil && truthy(plain(doc)) {
+		return nil, ironic.Errorf(ironic.Invalid, "No body should be provided when adding a trait")
 	}
 	ctx := rq.Ctx()
 	topic, err := a.d.Conductor.TopicFor(ctx, n)
 	if err != nil {
 		return nil, err
 	}
-	if traits == nil {
-		traits = []string{}
+	if single {
+		if err := a.d.Conductor.AddNodeTraits(ctx, topic, n.UUID, []string{*trait}, false); err != nil {
+			return nil, err
+		}
+		return &Response{Status: http.StatusNoContent,
+			Location: rq.BaseURL() + "/v1/nodes/" + rq.Var("node") + "/traits/" + *trait}, nil
 	}
 	if err := a.d.Conductor.AddNodeTraits(ctx, topic, n.UUID, traits, true); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusNoContent}, nil
-}
-
-func (a *API) addTrait(rq *Request) (*Response, error) {
-	if !rq.Ver.AtLeast(mv.NodeTraits) {
-		return nil, ironic.Webob(ironic.MethodNotAllowed, "")
-	}
-	trait := rq.Var("trait")
-	if verr := a.schemas.trait.Validate(trait); verr != nil {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("trait"))
-	}
-	n, err := a.subNode(rq, "baremetal:node:traits:set", mv.InitialVersion)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := rq.ReadBody()
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) > 0 {
-		doc, err := decodeBody(raw)
-		if err != nil {
-			return nil, err
-		}
-		if truthy(plain(doc)) {
-			return nil, ironic.Errorf(ironic.Invalid, "No body should be provided when adding a trait")
-		}
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.d.Conductor.AddNodeTraits(ctx, topic, n.UUID, []string{trait}, false); err != nil {
-		return nil, err
-	}
-	return &Response{Status: http.StatusNoContent,
-		Location: rq.BaseURL() + "/v1/nodes/" + rq.Var("node") + "/traits/" + trait}, nil
 }
 
 func (a *API) deleteTraits(rq *Request) (*Response, error) { return a.removeTraits(rq, nil) }

@@ -85,9 +85,6 @@ func withPositional(rq *Request, params []string, values []string) {
 // Body validators (args.dict_valid members): they check and normalise one
 // value of a decoded request body.
 
-// bodyGet returns a member of an ordered body.
-func bodyGet(o pyjson.Object, k string) (any, bool) { return o.Get(k) }
-
 // bodySet replaces the value of a member of an ordered body.
 func bodySet(o pyjson.Object, k string, v any) {
 	for i := range o {
@@ -187,7 +184,7 @@ func normalizeSwitchID(v any) (string, error) {
 // in the validators' order, replacing values with the normalised ones.
 func validateBodyExtra(o pyjson.Object, validators []bodyValidator) error {
 	for _, bv := range validators {
-		v, ok := bodyGet(o, bv.name)
+		v, ok := o.Get(bv.name)
 		if !ok {
 			continue
 		}

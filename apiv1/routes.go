@@ -17,7 +17,8 @@ type methods map[string]handlerFunc
 // routes builds the one route table. Paths are relative to /v1 (ServeHTTP
 // strips it); each resource file contributes its routes.
 func (a *API) routes() *mux.Router {
-	m := mux.NewRouter()
+	// Paths are matched as sent ("//" is not cleaned into a redirect).
+	m := mux.NewRouter().SkipClean(true)
 	m.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.writePlainFault(w, r, ironic.Webob(ironic.NotFound, ""))
 	})
@@ -56,9 +57,6 @@ func (a *API) handle(m *mux.Router, path string, ms methods, allow ...string) {
 	}
 	h := func(w http.ResponseWriter, r *http.Request) {
 		fn, ok := ms[r.Method]
-		if !ok && r.Method == http.MethodHead {
-			fn, ok = ms[http.MethodGet]
-		}
 		if !ok {
 			r = r.WithContext(context.WithValue(r.Context(), allowKey{}, allowHdr))
 			a.writePlainFault(w, r, ironic.Webob(ironic.MethodNotAllowed, ""))

@@ -148,7 +148,7 @@ func registerVolumeResource[T any, K volumeKind[T]](a *API, m *mux.Router, k K) 
 			"PATCH": r.patch, "DELETE": r.delete}, "DELETE, GET, PATCH, POST")
 		a.handle(m, prefix+"/{ident}/{extra}", methods{"GET": getFieldsSegment(r.get),
 			"PATCH":  patchSegment(func(rq *Request) error { return checkUUID(n.param, rq.Var("ident")) }),
-			"DELETE": deleteSegment})
+			"DELETE": deleteSegment}, "DELETE, GET, PATCH, POST")
 	}
 }
 

@@ -69,13 +69,14 @@ func API(cfg *conf.Config, store *db.Store, calls rpc.ConductorAPI, log *slog.Lo
 		HeartbeatTimeout:  cfg.Conductor.HeartbeatTimeout,
 	}, store, ironic.SystemClock{})
 	return apiv1.New(apiv1.Config{
-		PublicEndpoint:       cfg.API.PublicEndpoint,
-		MaxLimit:             cfg.API.MaxLimit,
-		Versions:             versions,
-		DefaultResourceClass: cfg.Default.DefaultResourceClass,
-		DefaultPortgroupMode: cfg.Default.DefaultPortgroupMode,
-		HeartbeatTimeout:     int(cfg.Conductor.HeartbeatTimeout.Seconds()),
-		Hostname:             cfg.Default.Host,
+		PublicEndpoint:                cfg.API.PublicEndpoint,
+		MaxLimit:                      cfg.API.MaxLimit,
+		Versions:                      versions,
+		DefaultResourceClass:          cfg.Default.DefaultResourceClass,
+		DefaultPortgroupMode:          cfg.Default.DefaultPortgroupMode,
+		HeartbeatTimeout:              int(cfg.Conductor.HeartbeatTimeout.Seconds()),
+		Hostname:                      cfg.Default.Host,
+		ProjectAdminCanManageOwnNodes: cfg.API.ProjectAdminCanManageOwnNodes,
 	}, apiv1.Deps{
 		Store:     store,
 		Conductor: rpcClient{ConductorAPI: calls, Router: router},

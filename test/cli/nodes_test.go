@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -18,26 +19,26 @@ func testNodes(t *testing.T, w *world) {
 		"--resource-class", rc, "--description", "made by the CLI test")
 	id := uuidOf(t, created)
 	want := object{
-		"name":              name,
-		"driver":            "fake-hardware",
-		"provision_state":   "enroll",
-		"power_state":       nil,
-		"maintenance":       false,
+		"name":               name,
+		"driver":             "fake-hardware",
+		"provision_state":    "enroll",
+		"power_state":        nil,
+		"maintenance":        false,
 		"maintenance_reason": nil,
-		"properties":        object{"cpus": 4, "memory_mb": 1024, "cpu_arch": "x86_64"},
-		"extra":             object{"foo": "bar"},
-		"driver_info":       object{"fake_key": "fake_value"},
-		"resource_class":    rc,
-		"description":       "made by the CLI test",
-		"conductor":         w.host,
-		"conductor_group":   "",
-		"chassis_uuid":      nil,
-		"instance_uuid":     nil,
-		"traits":            []string{},
-		"protected":         false,
-		"retired":           false,
-		"console_enabled":   false,
-		"instance_info":     object{},
+		"properties":         object{"cpus": 4, "memory_mb": 1024, "cpu_arch": "x86_64"},
+		"extra":              object{"foo": "bar"},
+		"driver_info":        object{"fake_key": "fake_value"},
+		"resource_class":     rc,
+		"description":        "made by the CLI test",
+		"conductor":          w.host,
+		"conductor_group":    "",
+		"chassis_uuid":       nil,
+		"instance_uuid":      nil,
+		"traits":             []string{},
+		"protected":          false,
+		"retired":            false,
+		"console_enabled":    false,
+		"instance_info":      object{},
 	}
 	for iface, impl := range fakeHardwareDefaults() {
 		want[iface+"_interface"] = impl
@@ -109,13 +110,13 @@ func testNodes(t *testing.T, w *world) {
 			return sortedCopy(column(c.rows(t, "node", "trait", "list", id), "Traits"))
 		}
 		c.ok(t, "node", "add", "trait", name, a, b)
-		if got, want := traits(), sortedCopy([]string{a, b}); !equalStrings(got, want) {
+		if got, want := traits(), sortedCopy([]string{a, b}); !slices.Equal(got, want) {
 			t.Errorf("node trait list after add: %v, want %v", got, want)
 		}
 		checkFields(t, "node show traits", c.object(t, "node", "show", id, "--fields", "traits"),
 			object{"traits": sortedCopy([]string{a, b})})
 		c.ok(t, "node", "remove", "trait", name, a)
-		if got := traits(); !equalStrings(got, []string{b}) {
+		if got := traits(); !slices.Equal(got, []string{b}) {
 			t.Errorf("node trait list after remove %s: %v, want [%s]", a, got, b)
 		}
 		c.ok(t, "node", "remove", "trait", name, "--all")
@@ -185,7 +186,7 @@ func testNodeStates(t *testing.T, w *world) {
 			}
 		}
 		want := []string{"bios", "boot", "console", "deploy", "inspect", "management", "network", "power", "raid", "rescue", "storage"}
-		if !equalStrings(sortedCopy(ifaces), want) {
+		if !slices.Equal(sortedCopy(ifaces), want) {
 			t.Errorf("node validate interfaces: %v, want %v", ifaces, want)
 		}
 	})
@@ -213,17 +214,4 @@ func testNodeStates(t *testing.T, w *world) {
 		checkFields(t, "after power off", c.object(t, "node", "show", id),
 			object{"target_power_state": nil, "last_error": nil})
 	})
-}
-
-// equalStrings reports whether a and b hold the same strings in order.
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
