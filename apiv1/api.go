@@ -110,6 +110,10 @@ func New(cfg Config, d Deps) (*API, error) {
 // document; "/v1/<res>…" and "/<res>…" are the same resource; a trailing
 // "/" and a ".json" suffix are dropped.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if accept := r.Header.Get("Accept"); !acceptsJSON(accept) {
+		a.writeNotAcceptable(w, accept)
+		return
+	}
 	path := r.URL.Path
 	if path == "" || path == "/" || path == "/.json" {
 		a.serveRoot(w, r)
