@@ -374,7 +374,7 @@ func (h *chassisAPI) getNode(rq *Request) (*Response, error) {
 // arguments are checked, then a patch through a chassis is refused.
 func (h *chassisAPI) patchNodes(rq *Request) (*Response, error) {
 	var reset *bool
-	ops, err := h.a.readPatchBody(rq, func() error {
+	_, err := h.a.readPatchBody(rq, func() error {
 		if err := rq.CheckArgs("reset_interfaces"); err != nil {
 			return err
 		}
@@ -396,7 +396,6 @@ func (h *chassisAPI) patchNodes(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = ops
 	if reset != nil && !rq.Ver.AtLeast(mv.ResetInterfaces) {
 		return nil, notAcceptable()
 	}
@@ -425,25 +424,4 @@ func (h *chassisAPI) deleteNode(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
-}
-
-// patchDictValue is a JSON dict column as a patch document holds it: a
-// copy (so a patch cannot reach the row), or nil for NULL.
-func patchDictValue(d models.JSONDict) any {
-	if d == nil {
-		return nil
-	}
-	return deepCopy(map[string]any(d))
-}
-
-// pruneToSchema is the pruning of patched_validate_with_schema: only the
-// schema's properties stay.
-func pruneToSchema(m map[string]any, keys []string) map[string]any {
-	out := make(map[string]any, len(keys))
-	for _, k := range keys {
-		if v, ok := m[k]; ok {
-			out[k] = v
-		}
-	}
-	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
 	mv "github.com/goironic/ironic/microversions"
@@ -256,4 +257,25 @@ func checkBodyUUID(body map[string]any, key string) error {
 func bodyDict(v any) map[string]any {
 	d, _ := v.(map[string]any)
 	return d
+}
+
+// patchDictValue is a JSON dict column as a patch document holds it: a
+// copy (so a patch cannot reach the row), or nil for NULL.
+func patchDictValue(d models.JSONDict) any {
+	if d == nil {
+		return nil
+	}
+	return deepCopy(map[string]any(d))
+}
+
+// pruneToSchema is the pruning of patched_validate_with_schema: only the
+// schema's properties stay.
+func pruneToSchema(m map[string]any, keys []string) map[string]any {
+	out := make(map[string]any, len(keys))
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -249,7 +249,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	for attempt := 0; ; attempt++ {
 		err := s.writeOnce(ctx, fn)
 		if err == nil || !isDeadlock(err) || attempt >= maxDeadlockRetries {
-			return err
+			return valueTooLong(err)
 		}
 		s.log.DebugContext(ctx, "database deadlock, retrying", "attempt", attempt+1, "error", err)
 		t := time.NewTimer(delay)

@@ -252,3 +252,22 @@ func pyRepr(s string) string {
 func notFound(c ironic.Class, format string, ident any) error {
 	return ironic.Errorf(c, format, fmt.Sprint(ident))
 }
+
+// valueTooLong turns MySQL's "Data too long for column" (a value bigger
+// than its column, e.g. 64 KiB of TEXT) into a client error: it is the
+// request's value that doesn't fit, not a server failure. Other errors
+// pass through unchanged.
+func valueTooLong(err error) error {
+	var me *mysqldrv.MySQLError
+	if err == nil || !errors.As(err, &me) || me.Number != 1406 {
+		return err
+	}
+	col := "a field"
+	if i := strings.Index(me.Message, "column '"); i >= 0 {
+		rest := me.Message[i+len("column '"):]
+		if j := strings.IndexByte(rest, '\''); j >= 0 {
+			col = rest[:j]
+		}
+	}
+	return ironic.Errorf(ironic.InvalidParameterValue, "The value of %s is too long to be stored.", col)
+}

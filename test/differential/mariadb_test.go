@@ -18,6 +18,10 @@ func TestDifferentialMariaDB(t *testing.T) {
 		t.Skip("recording and -target runs use TestDifferential")
 	}
 	s := apiSuite()
+	s.ExtraDeviationsFile = "testdata/deviations-mariadb.json"
+	s.Skip = map[string]string{
+		"oversized-node-delete": "the node of oversized-node-create is not created on MySQL (see deviations-mariadb.json)",
+	}
 	s.Database = func(t *testing.T) string {
 		srv := dbtest.MariaDBServer(t)
 		name := fmt.Sprintf("diff%d", os.Getpid())
