@@ -78,6 +78,8 @@ func (a *API) routesNodes(m *mux.Router) {
 	sub("/nodes/{node}/history/{event}", "history", methods{"GET": a.getHistory})
 	sub("/nodes/{node}/inventory", "inventory", methods{"GET": a.getInventory})
 	sub("/nodes/{node}/vendor_passthru/methods", "", methods{"GET": a.nodeVendorMethods})
+	sub("/nodes/{node}/management/indicators", "", methods{"GET": a.listIndicators})
+	sub("/nodes/{node}/management/indicators/{indicator}", "", methods{"GET": a.getIndicator, "PUT": a.setIndicator})
 	shardsGate := func(rq *Request) (*Response, error) {
 		if !rq.Ver.AtLeast(mv.NodeShard) {
 			return nil, ironic.Webob(ironic.MethodNotAllowed, "The API version does not allow shards")

@@ -98,4 +98,16 @@ type ConductorAPI interface {
 	// arrive with the state machine; until then the conductor answers them
 	// as unsupported.
 	ChangeNodePowerState(ctx context.Context, topic, nodeUUID, newState string, timeout int) error
+	// GetSupportedIndicators maps component to indicator name to its
+	// description, for all components or just one (component "").
+	GetSupportedIndicators(ctx context.Context, topic, nodeUUID, component string) (map[string]map[string]Indicator, error)
+	// GetIndicatorState reads an indicator; SetIndicatorState sets it.
+	GetIndicatorState(ctx context.Context, topic, nodeUUID, component, indicator string) (string, error)
+	SetIndicatorState(ctx context.Context, topic, nodeUUID, component, indicator, state string) error
+}
+
+// Indicator describes one hardware indicator (an LED).
+type Indicator struct {
+	ReadOnly bool     `json:"readonly"`
+	States   []string `json:"states"`
 }

@@ -195,3 +195,15 @@ func (l *Local) DestroyVolumeTarget(ctx context.Context, topic, uuid string) err
 func (l *Local) ChangeNodePowerState(ctx context.Context, topic, nodeUUID, newState string, timeout int) error {
 	return remote(l.srv.ChangeNodePowerState(ctx, topic, nodeUUID, newState, timeout))
 }
+
+func (l *Local) GetSupportedIndicators(ctx context.Context, topic, nodeUUID, component string) (map[string]map[string]Indicator, error) {
+	return result(l.srv.GetSupportedIndicators(ctx, topic, nodeUUID, component))
+}
+
+func (l *Local) GetIndicatorState(ctx context.Context, topic, nodeUUID, component, indicator string) (string, error) {
+	return result(l.srv.GetIndicatorState(ctx, topic, nodeUUID, component, indicator))
+}
+
+func (l *Local) SetIndicatorState(ctx context.Context, topic, nodeUUID, component, indicator, state string) error {
+	return remote(l.srv.SetIndicatorState(ctx, topic, nodeUUID, component, indicator, state))
+}

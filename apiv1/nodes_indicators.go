@@ -1,0 +1,120 @@
+package apiv1
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/internal/pyjson"
+)
+
+// splitIndicator is IndicatorAtComponent: "<name>@<component>".
+func splitIndicator(unique string) (name, component string, err error) {
+	i := strings.IndexByte(unique, '@')
+	if i < 0 {
+		return "", "", ironic.Errorf(ironic.InvalidParameterValue, "Malformed indicator name \"%s\"", unique)
+	}
+	return unique[:i], unique[i+1:], nil
+}
+
+// listIndicators is IndicatorController.get_all.
+func (a *API) listIndicators(rq *Request) (*Response, error) {
+	n, err := a.nodeFor(rq, "baremetal:node:get_indicator_state")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	inds, err := a.d.Conductor.GetSupportedIndicators(ctx, topic, n.UUID, "")
+	if err != nil {
+		return nil, err
+	}
+	comps := make([]string, 0, len(inds))
+	for c := range inds {
+		comps = append(comps, c)
+	}
+	slices.Sort(comps)
+	base, ident := rq.BaseURL(), rq.Var("node")
+	items := []any{}
+	for _, c := range comps {
+		names := make([]string, 0, len(inds[c]))
+		for name := range inds[c] {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			ind := inds[c][name]
+			unique := name + "@" + c
+			states := ind.States
+			if states == nil {
+				states = []string{}
+			}
+			items = append(items, pyjson.Object{
+				{Key: "name", Value: unique},
+				{Key: "component", Value: c},
+				{Key: "readonly", Value: ind.ReadOnly},
+				{Key: "states", Value: states},
+				{Key: "links", Value: []pyjson.Object{
+					link("self", base+"/v1/nodes/"+ident+"/management/indicators/"+unique),
+					link("bookmark", base+"/nodes/"+ident+"/management/indicators/"+unique),
+				}},
+			})
+		}
+	}
+	return OK(pyjson.Object{{Key: "indicators", Value: items}}), nil
+}
+
+// getIndicator is IndicatorController.get_one.
+func (a *API) getIndicator(rq *Request) (*Response, error) {
+	n, err := a.nodeFor(rq, "baremetal:node:get_indicator_state")
+	if err != nil {
+		return nil, err
+	}
+	name, comp, err := splitIndicator(rq.Var("indicator"))
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	state, err := a.d.Conductor.GetIndicatorState(ctx, topic, n.UUID, comp, name)
+	if err != nil {
+		return nil, err
+	}
+	return OK(pyjson.Object{{Key: "state", Value: state}}), nil
+}
+
+// setIndicator is IndicatorController.put.
+func (a *API) setIndicator(rq *Request) (*Response, error) {
+	args, err := bodyArgs(rq, "state")
+	if err != nil {
+		return nil, err
+	}
+	state, ok := args["state"].(string)
+	if !ok {
+		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: state")
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:set_indicator_state")
+	if err != nil {
+		return nil, err
+	}
+	name, comp, err := splitIndicator(rq.Var("indicator"))
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.d.Conductor.SetIndicatorState(ctx, topic, n.UUID, comp, name, state); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusNoContent}, nil
+}
