@@ -19,7 +19,6 @@ import (
 type conductorStore interface {
 	ListConductors(ctx context.Context, o db.ListOpts) ([]models.Conductor, error)
 	GetConductor(ctx context.Context, hostname string, onlineOnly bool) (*models.Conductor, error)
-	miscStore
 }
 
 // defaultConductorFields are the fields of a non-detailed conductor list.

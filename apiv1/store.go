@@ -20,6 +20,7 @@ type Store interface {
 	conductorStore
 	templateStore
 	volumeStore
+	miscStore
 }
 
 // Conductor is the RPC client: the conductor API plus the routing that
