@@ -44,6 +44,9 @@ type Config struct {
 	Hostname string
 	// ProjectAdminCanManageOwnNodes is [api]project_admin_can_manage_own_nodes.
 	ProjectAdminCanManageOwnNodes bool
+	// Ramdisk holds what lookup and heartbeat answer the agent with; the
+	// zero value means DefaultRamdiskConfig.
+	Ramdisk RamdiskConfig
 }
 
 // Deps are the API's collaborators.
@@ -79,6 +82,9 @@ func New(cfg Config, d Deps) (*API, error) {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20 * 100
+	}
+	if cfg.Ramdisk.PermittedImageFormats == nil {
+		cfg.Ramdisk = DefaultRamdiskConfig()
 	}
 	if cfg.HeartbeatTimeout <= 0 {
 		cfg.HeartbeatTimeout = 60

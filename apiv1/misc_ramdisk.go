@@ -58,9 +58,8 @@ func DefaultRamdiskConfig() RamdiskConfig {
 	}
 }
 
-// ramdiskConfig is the ramdisk configuration in force. apiv1.Config does
-// not carry these options yet, so Ironic's defaults apply.
-func (a *API) ramdiskConfig() RamdiskConfig { return DefaultRamdiskConfig() }
+// ramdiskConfig is the ramdisk configuration in force (Config.Ramdisk).
+func (a *API) ramdiskConfig() RamdiskConfig { return a.cfg.Ramdisk }
 
 // heartbeatArgs are HeartbeatController.post's arguments after node_ident.
 func heartbeatArgs() []string {

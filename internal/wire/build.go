@@ -68,7 +68,13 @@ func API(cfg *conf.Config, store *db.Store, calls rpc.ConductorAPI, log *slog.Lo
 		ResetInterval:     cfg.Default.HashRingResetInterval,
 		HeartbeatTimeout:  cfg.Conductor.HeartbeatTimeout,
 	}, store, ironic.SystemClock{})
+	ramdisk := apiv1.DefaultRamdiskConfig()
+	ramdisk.EnableEndpoints = cfg.API.EnableRamdiskEndpoints
+	ramdisk.RestrictLookup = cfg.API.RestrictLookup
+	ramdisk.HeartbeatTimeout = int(cfg.API.RamdiskHeartbeatTimeout.Seconds())
+	ramdisk.FastTrack = cfg.Deploy.FastTrack
 	return apiv1.New(apiv1.Config{
+		Ramdisk:                       ramdisk,
 		PublicEndpoint:                cfg.API.PublicEndpoint,
 		MaxLimit:                      cfg.API.MaxLimit,
 		Versions:                      versions,
