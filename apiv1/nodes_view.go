@@ -274,8 +274,9 @@ func nodeFieldValue(n *models.Node, f string) any {
 	return nil
 }
 
-// nodeRenderer renders nodes for one request: the policy answers and the
-// conductor ring are looked up once per request, not once per node.
+// nodeRenderer renders nodes for one request: the policy answers, the
+// field order and the key prefixes are worked out once per request, not
+// once per node.
 type nodeRenderer struct {
 	a      *API
 	rq     *Request
@@ -287,39 +288,29 @@ type nodeRenderer struct {
 	showInstanceSecrets bool
 	chassis             map[int64]string
 	allocations         map[int64]string
+	// order is the object fields to write, in Ironic's order, already
+	// filtered by the request's fields and version.
+	order                              []string
+	conductor, allocation, chassisField bool
+	subLinks                           []string
 }
 
 func (a *API) newNodeRenderer(rq *Request, fields []string) *nodeRenderer {
 	ctx := rq.Ctx()
-	return &nodeRenderer{
+	nr := &nodeRenderer{
 		a: a, rq: rq, base: rq.BaseURL(), fields: fields,
 		showDriverSecrets:   a.d.Policy.Check(ctx, "show_password", nil),
 		showInstanceSecrets: a.d.Policy.Check(ctx, "show_instance_secrets", nil),
 		chassis:             map[int64]string{},
 		allocations:         map[int64]string{},
 	}
-}
-
-func (nr *nodeRenderer) wants(f string) bool {
-	return nr.fields == nil || slices.Contains(nr.fields, f)
-}
-
-// render is node_convert_with_links + node_sanitize.
-func (nr *nodeRenderer) render(ctx context.Context, n *models.Node) (pyjson.Object, error) {
-	v := nr.rq.Ver
-	out := make(pyjson.Object, 0, 64)
-	add := func(k string, val any) { out = append(out, pyjson.Member{Key: k, Value: val}) }
-	keep := func(f string) bool {
-		// sanitize_dict keeps only requested fields; hide_fields_in_newer_versions
-		// drops fields newer than the request.
-		return nr.wants(f) && nodeFieldAllowed(v, f)
-	}
+	v := rq.Ver
 	var order []string
-	if nr.fields == nil {
+	if fields == nil {
 		order = append([]string{"uuid", "created_at", "updated_at"}, nodeObjectFields[:]...)
 	} else {
 		order = []string{"uuid", "created_at", "updated_at"}
-		for _, f := range nr.fields {
+		for _, f := range fields {
 			switch f {
 			case "allocation_uuid", "chassis_uuid", "conductor", "uuid", "created_at", "updated_at":
 				continue
@@ -329,105 +320,223 @@ func (nr *nodeRenderer) render(ctx context.Context, n *models.Node) (pyjson.Obje
 			}
 		}
 	}
+	// sanitize_dict keeps only requested fields; hide_fields_in_newer_versions
+	// drops fields newer than the request.
 	for _, f := range order {
-		if !keep(f) {
-			continue
-		}
-		val := nodeFieldValue(n, f)
-		switch f {
-		case "driver_info":
-			if !nr.showDriverSecrets {
-				val = nr.a.masker.MaskDict(n.DriverInfo, "******")
-				if val == nil {
-					val = map[string]any{}
-				}
-			}
-		case "instance_info":
-			if !nr.showInstanceSecrets {
-				ii := nr.a.masker.MaskDict(n.InstanceInfo, "******")
-				if truthy(ii["configdrive"]) || truthy(ii["image_url"]) {
-					ii = copyDict(ii)
-					if truthy(ii["configdrive"]) {
-						ii["configdrive"] = "******"
-					}
-					if truthy(ii["image_url"]) {
-						ii["image_url"] = "******"
-					}
-				}
-				if ii == nil {
-					ii = map[string]any{}
-				}
-				val = ii
-			}
-		case "driver_internal_info":
-			if truthy(n.DriverInternalInfo["agent_secret_token"]) {
-				d := copyDict(n.DriverInternalInfo)
-				d["agent_secret_token"] = "******"
-				val = d
-			}
-		case "provision_state":
-			val = legacyProvisionState(v, n.ProvisionState)
-		}
-		add(f, val)
-	}
-	add("links", selfLinks(nr.base, "nodes", n.UUID))
-	if v.AtLeast(mv.Conductors) && nr.wants("conductor") {
-		host, err := nr.a.d.Conductor.ConductorFor(ctx, n)
-		if err != nil {
-			if ironic.IsClass(err, ironic.NoValidHost) || ironic.IsClass(err, ironic.TemporaryFailure) {
-				add("conductor", nil)
-			} else {
-				return nil, err
-			}
-		} else {
-			add("conductor", host)
+		if nr.wants(f) && nodeFieldAllowed(v, f) {
+			nr.order = append(nr.order, f)
 		}
 	}
-	if v.AtLeast(mv.Allocation) && nr.wants("allocation_uuid") {
-		var au any
-		if n.AllocationID != nil {
-			u, err := nr.allocationUUID(ctx, *n.AllocationID)
-			if err != nil {
-				return nil, err
-			}
-			if u != "" {
-				au = u
-			}
-		}
-		add("allocation_uuid", au)
-	}
-	if nr.wants("chassis_uuid") {
-		var cu any
-		if n.ChassisID != nil {
-			u, err := nr.chassisUUID(ctx, *n.ChassisID)
-			if err != nil {
-				return nil, err
-			}
-			if u != "" {
-				cu = u
-			}
-		}
-		add("chassis_uuid", cu)
-	}
-	if nr.fields == nil {
-		sub := func(name string) []pyjson.Object {
-			return []pyjson.Object{
-				link("self", nr.base+"/v1/nodes/"+n.UUID+"/"+name),
-				link("bookmark", nr.base+"/nodes/"+n.UUID+"/"+name),
-			}
-		}
-		add("ports", sub("ports"))
+	nr.conductor = v.AtLeast(mv.Conductors) && nr.wants("conductor")
+	nr.allocation = v.AtLeast(mv.Allocation) && nr.wants("allocation_uuid")
+	nr.chassisField = nr.wants("chassis_uuid")
+	if fields == nil {
+		nr.subLinks = []string{"ports"}
 		if v.AtLeast(mv.LinksNodestatesDriverproperties) {
-			add("states", sub("states"))
+			nr.subLinks = append(nr.subLinks, "states")
 		}
 		if v.AtLeast(mv.PortgroupsSubcontrollers) {
-			add("portgroups", sub("portgroups"))
+			nr.subLinks = append(nr.subLinks, "portgroups")
 		}
 		if v.AtLeast(mv.Volume) {
-			add("volume", sub("volume"))
+			nr.subLinks = append(nr.subLinks, "volume")
 		}
 	}
-	return out, nil
+	return nr
+}
+
+func (nr *nodeRenderer) wants(f string) bool {
+	return nr.fields == nil || slices.Contains(nr.fields, f)
+}
+
+// nodeJSON is one node as the API shows it (node_convert_with_links plus
+// node_sanitize); it writes itself straight into the response buffer.
+type nodeJSON struct {
+	nr                               *nodeRenderer
+	n                                *models.Node
+	conductor, allocation, chassisID any
+}
+
+// render resolves what a node's view needs from elsewhere (its conductor,
+// allocation and chassis) and returns the view.
+func (nr *nodeRenderer) render(ctx context.Context, n *models.Node) (any, error) {
+	nv := &nodeJSON{nr: nr, n: n}
+	if nr.conductor {
+		host, err := nr.a.d.Conductor.ConductorFor(ctx, n)
+		switch {
+		case err == nil:
+			nv.conductor = host
+		case ironic.IsClass(err, ironic.NoValidHost) || ironic.IsClass(err, ironic.TemporaryFailure):
+		default:
+			return nil, err
+		}
+	}
+	if nr.allocation && n.AllocationID != nil {
+		u, err := nr.allocationUUID(ctx, *n.AllocationID)
+		if err != nil {
+			return nil, err
+		}
+		if u != "" {
+			nv.allocation = u
+		}
+	}
+	if nr.chassisField && n.ChassisID != nil {
+		u, err := nr.chassisUUID(ctx, *n.ChassisID)
+		if err != nil {
+			return nil, err
+		}
+		if u != "" {
+			nv.chassisID = u
+		}
+	}
+	return nv, nil
+}
+
+// value is the shown value of object field f: masked, renamed for old
+// clients.
+func (nv *nodeJSON) value(f string) any {
+	n, nr := nv.n, nv.nr
+	switch f {
+	case "driver_info":
+		if !nr.showDriverSecrets {
+			if m := nr.a.masker.MaskDict(n.DriverInfo, "******"); m != nil {
+				return m
+			}
+			return map[string]any{}
+		}
+	case "instance_info":
+		if !nr.showInstanceSecrets {
+			ii := nr.a.masker.MaskDict(n.InstanceInfo, "******")
+			if truthy(ii["configdrive"]) || truthy(ii["image_url"]) {
+				ii = copyDict(ii)
+				if truthy(ii["configdrive"]) {
+					ii["configdrive"] = "******"
+				}
+				if truthy(ii["image_url"]) {
+					ii["image_url"] = "******"
+				}
+			}
+			if ii == nil {
+				return map[string]any{}
+			}
+			return ii
+		}
+	case "driver_internal_info":
+		if truthy(n.DriverInternalInfo["agent_secret_token"]) {
+			d := copyDict(n.DriverInternalInfo)
+			d["agent_secret_token"] = "******"
+			return d
+		}
+	case "provision_state":
+		return legacyProvisionState(nr.rq.Ver, n.ProvisionState)
+	}
+	return nodeFieldValue(n, f)
+}
+
+func appendKey(dst []byte, first bool, k string) []byte {
+	if !first {
+		dst = append(dst, ", "...)
+	}
+	dst = pyjson.AppendString(dst, k)
+	return append(dst, ": "...)
+}
+
+func appendLinkPair(dst []byte, base, path string) []byte {
+	dst = append(dst, `[{"href": `...)
+	dst = pyjson.AppendString(dst, base+"/v1/"+path)
+	dst = append(dst, `, "rel": "self"}, {"href": `...)
+	dst = pyjson.AppendString(dst, base+"/"+path)
+	return append(dst, `, "rel": "bookmark"}]`...)
+}
+
+// AppendPyJSON writes the node in Ironic's key order.
+func (nv *nodeJSON) AppendPyJSON(dst []byte) ([]byte, error) {
+	n, nr := nv.n, nv.nr
+	dst = append(dst, '{')
+	var err error
+	for i, f := range nr.order {
+		dst = appendKey(dst, i == 0, f)
+		switch f {
+		case "uuid":
+			dst = pyjson.AppendString(dst, n.UUID)
+		case "name", "instance_uuid", "power_state", "target_power_state", "target_provision_state",
+			"last_error", "maintenance_reason", "reservation", "resource_class", "owner", "lessee",
+			"description", "fault", "shard", "boot_mode", "protected_reason", "retired_reason":
+			dst = appendStrPtr(dst, nodeStrField(n, f))
+		default:
+			if dst, err = pyjson.Append(dst, nv.value(f)); err != nil {
+				return dst, err
+			}
+		}
+	}
+	first := len(nr.order) == 0
+	dst = appendKey(dst, first, "links")
+	dst = appendLinkPair(dst, nr.base, "nodes/"+n.UUID)
+	if nr.conductor {
+		dst = appendKey(dst, false, "conductor")
+		dst, _ = pyjson.Append(dst, nv.conductor)
+	}
+	if nr.allocation {
+		dst = appendKey(dst, false, "allocation_uuid")
+		dst, _ = pyjson.Append(dst, nv.allocation)
+	}
+	if nr.chassisField {
+		dst = appendKey(dst, false, "chassis_uuid")
+		dst, _ = pyjson.Append(dst, nv.chassisID)
+	}
+	for _, sub := range nr.subLinks {
+		dst = appendKey(dst, false, sub)
+		dst = appendLinkPair(dst, nr.base, "nodes/"+n.UUID+"/"+sub)
+	}
+	return append(dst, '}'), nil
+}
+
+func appendStrPtr(dst []byte, p *string) []byte {
+	if p == nil {
+		return append(dst, "null"...)
+	}
+	return pyjson.AppendString(dst, *p)
+}
+
+// nodeStrField is the nullable string column behind field f.
+func nodeStrField(n *models.Node, f string) *string {
+	switch f {
+	case "name":
+		return n.Name
+	case "instance_uuid":
+		return n.InstanceUUID
+	case "power_state":
+		return n.PowerState
+	case "target_power_state":
+		return n.TargetPowerState
+	case "target_provision_state":
+		return n.TargetProvisionState
+	case "last_error":
+		return n.LastError
+	case "maintenance_reason":
+		return n.MaintenanceReason
+	case "reservation":
+		return n.Reservation
+	case "resource_class":
+		return n.ResourceClass
+	case "owner":
+		return n.Owner
+	case "lessee":
+		return n.Lessee
+	case "description":
+		return n.Description
+	case "fault":
+		return n.Fault
+	case "shard":
+		return n.Shard
+	case "boot_mode":
+		return n.BootMode
+	case "protected_reason":
+		return n.ProtectedReason
+	case "retired_reason":
+		return n.RetiredReason
+	}
+	return nil
 }
 
 func (nr *nodeRenderer) chassisUUID(ctx context.Context, id int64) (string, error) {

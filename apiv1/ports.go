@@ -18,6 +18,7 @@ import (
 
 // portStore is the part of the database the ports routes use.
 type portStore interface {
+	NodeUUIDsByID(ctx context.Context, ids []int64) (map[int64]string, error)
 	ListPorts(ctx context.Context, f db.PortFilter, o db.ListOpts) ([]models.Port, error)
 	GetPortByUUID(ctx context.Context, uuid string) (*models.Port, error)
 	GetPortByAddress(ctx context.Context, address, owner, project string) (*models.Port, error)
@@ -449,6 +450,13 @@ func (a *API) portCollection(rq *Request, par portParent, p *portListParams, pro
 		}
 	}
 	pr := a.newPortRenderer(rq)
+	nodeIDs := make([]*int64, len(ports))
+	for i := range ports {
+		nodeIDs[i] = ports[i].NodeID
+	}
+	if err := pr.prefetchNodes(ctx, nodeIDs); err != nil {
+		return nil, err
+	}
 	items := make([]pyjson.Object, 0, len(ports))
 	for i := range ports {
 		o, err := pr.port(ctx, &ports[i])

@@ -157,6 +157,33 @@ func (a *API) newPortRenderer(rq *Request) *portRenderer {
 	return &portRenderer{a: a, rq: rq, base: rq.BaseURL(), nodes: map[int64]*string{}, pgs: map[int64]string{}}
 }
 
+// prefetchNodes looks up the nodes of a page of rows in one query.
+func (pr *portRenderer) prefetchNodes(ctx context.Context, ids []*int64) error {
+	var want []int64
+	for _, id := range ids {
+		if id != nil {
+			if _, ok := pr.nodes[*id]; !ok {
+				want = append(want, *id)
+			}
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	found, err := pr.a.d.Store.NodeUUIDsByID(ctx, want)
+	if err != nil {
+		return err
+	}
+	for _, id := range want {
+		if u, ok := found[id]; ok {
+			pr.nodes[id] = &u
+		} else {
+			pr.nodes[id] = nil
+		}
+	}
+	return nil
+}
+
 // nodeUUID is the port's (or port group's) node_uuid, nil when the node
 // no longer exists.
 func (pr *portRenderer) nodeUUID(ctx context.Context, id *int64) (any, error) {

@@ -2,16 +2,26 @@ package rpc
 
 import (
 	"crypto/md5"
-	"math/big"
+	"encoding/binary"
 	"sort"
 )
+
+// point is a 128-bit md5 digest as two big-endian halves, compared as the
+// integer Python's int(hexdigest, 16) gives.
+type point struct{ hi, lo uint64 }
+
+func (p point) less(q point) bool { return p.hi < q.hi || (p.hi == q.hi && p.lo < q.lo) }
+
+func digestPoint(sum []byte) point {
+	return point{binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])}
+}
 
 // HashRing is tooz's consistent hash ring as Ironic builds it: each host
 // owns `partitions` points, the i-th being the md5 of the host name fed i+1
 // times into one running digest; a key belongs to the first point after
 // md5(key), wrapping around.
 type HashRing struct {
-	points []*big.Int
+	points []point
 	owners []string
 }
 
@@ -19,23 +29,22 @@ type HashRing struct {
 // ([DEFAULT]hash_partition_exponent, 5 by default).
 func NewHashRing(hosts []string, exponent int) *HashRing {
 	partitions := 1 << exponent
-	type point struct {
-		v    *big.Int
+	type entry struct {
+		p    point
 		host string
 	}
-	pts := make([]point, 0, len(hosts)*partitions)
+	pts := make([]entry, 0, len(hosts)*partitions)
 	for _, h := range hosts {
 		d := md5.New()
 		for i := 0; i < partitions; i++ {
 			d.Write([]byte(h))
-			sum := d.Sum(nil)
-			pts = append(pts, point{new(big.Int).SetBytes(sum), h})
+			pts = append(pts, entry{digestPoint(d.Sum(nil)), h})
 		}
 	}
-	sort.SliceStable(pts, func(i, j int) bool { return pts[i].v.Cmp(pts[j].v) < 0 })
-	r := &HashRing{points: make([]*big.Int, len(pts)), owners: make([]string, len(pts))}
-	for i, p := range pts {
-		r.points[i], r.owners[i] = p.v, p.host
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].p.less(pts[j].p) })
+	r := &HashRing{points: make([]point, len(pts)), owners: make([]string, len(pts))}
+	for i, e := range pts {
+		r.points[i], r.owners[i] = e.p, e.host
 	}
 	return r
 }
@@ -46,9 +55,9 @@ func (r *HashRing) Get(key string) string {
 		return ""
 	}
 	sum := md5.Sum([]byte(key))
-	v := new(big.Int).SetBytes(sum[:])
-	// bisect_right: first point strictly greater than v.
-	i := sort.Search(len(r.points), func(i int) bool { return r.points[i].Cmp(v) > 0 })
+	v := digestPoint(sum[:])
+	// bisect_right: the first point strictly greater than v.
+	i := sort.Search(len(r.points), func(i int) bool { return v.less(r.points[i]) })
 	if i == len(r.points) {
 		i = 0
 	}

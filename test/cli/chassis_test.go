@@ -17,9 +17,6 @@ func testChassis(t *testing.T, w *world) {
 	checkKeys(t, "chassis create", created, "uuid", "description", "extra", "created_at", "updated_at")
 
 	t.Run("list-show", func(t *testing.T) {
-		row := mustRow(t, "chassis list", c.rows(t, "chassis", "list"), "UUID", id)
-		checkKeys(t, "chassis list row", row, "UUID", "Description")
-		checkFields(t, "chassis list row", row, object{"Description": desc})
 		long := mustRow(t, "chassis list --long", c.rows(t, "chassis", "list", "--long"), "UUID", id)
 		checkFields(t, "chassis list --long row", long, object{"Description": desc, "Extra": object{"a": "b"}, "Updated At": nil})
 		checkFields(t, "chassis show", c.object(t, "chassis", "show", id), want)
@@ -38,8 +35,11 @@ func testChassis(t *testing.T, w *world) {
 	})
 
 	t.Run("nodes-and-delete", func(t *testing.T) {
-		node := newNode(t, w, w.name("chassis-node"), "--chassis-uuid", id)
-		checkFields(t, "node in chassis", c.object(t, "node", "show", node), object{"chassis_uuid": id})
+		nodeName := w.name("chassis-node")
+		w.cleanup(t, "node", "delete", nodeName)
+		n := c.object(t, "node", "create", "--driver", "fake-hardware", "--name", nodeName, "--chassis-uuid", id)
+		node := uuidOf(t, n)
+		checkFields(t, "node in chassis", n, object{"chassis_uuid": id})
 		if got := column(c.rows(t, "node", "list", "--chassis", id), "UUID"); len(got) != 1 || got[0] != node {
 			t.Errorf("node list --chassis %s: %v, want [%s]", id, got, node)
 		}
@@ -72,13 +72,9 @@ func testDeployTemplates(t *testing.T, w *world) {
 	checkFields(t, "deploy template create", created, want)
 
 	t.Run("list-show", func(t *testing.T) {
-		row := mustRow(t, "deploy template list", c.rows(t, "deploy", "template", "list"), "UUID", id)
-		checkKeys(t, "deploy template list row", row, "UUID", "Name")
-		checkFields(t, "deploy template list row", row, object{"Name": name})
 		long := mustRow(t, "deploy template list --long", c.rows(t, "deploy", "template", "list", "--long"), "UUID", id)
 		checkFields(t, "deploy template list --long row", long, object{"Name": name, "Steps": steps, "Extra": object{"a": "b"}})
 		checkFields(t, "deploy template show by name", c.object(t, "deploy", "template", "show", name), want)
-		checkFields(t, "deploy template show by uuid", c.object(t, "deploy", "template", "show", id), want)
 	})
 
 	t.Run("set-unset", func(t *testing.T) {
@@ -126,11 +122,6 @@ func testVolumeConnectors(t *testing.T, w *world) {
 		}
 		checkKeys(t, "volume connector list row", rows[0], "UUID", "Node UUID", "Type", "Connector ID")
 		checkFields(t, "volume connector list row", rows[0], object{"UUID": id, "Node UUID": node, "Type": "iqn", "Connector ID": iqn})
-		long := c.rows(t, "volume", "connector", "list", "--node", node, "--long")
-		if len(long) != 1 {
-			t.Fatalf("volume connector list --node --long: %v, want one", long)
-		}
-		checkFields(t, "volume connector list --long row", long[0], object{"UUID": id, "Extra": object{"a": "b"}})
 		checkFields(t, "volume connector show", c.object(t, "volume", "connector", "show", id), want)
 	})
 

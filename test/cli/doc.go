@@ -8,6 +8,10 @@
 // `-f json` and checks the parsed answers. It is black-box: nothing here
 // imports the server's packages.
 //
+// The sub-tests run in parallel, one per resource; each CLI call costs
+// about two seconds of CPU (Python start-up), so the test takes minutes
+// and is skipped with -short.
+//
 // Environment:
 //
 //	IRONIC_TEST_SKIP_CLI=1   skip (rather than fail) when the CLI is not installed

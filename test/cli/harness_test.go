@@ -157,6 +157,9 @@ func (w *world) cleanup(t *testing.T, args ...string) {
 // TestBaremetalCLI runs the OpenStack CLI against our server, one parallel
 // sub-test per resource.
 func TestBaremetalCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the CLI about 120 times (minutes); skipped in -short mode")
+	}
 	openstack, err := exec.LookPath("openstack")
 	if err != nil {
 		if os.Getenv(skipEnv) == "1" {
@@ -490,7 +493,7 @@ func checkFields(t *testing.T, what string, got object, want object) {
 			t.Errorf("%s: no field %q (want %v); got %v", what, k, wv, got)
 			continue
 		}
-		if diff := cmp.Diff(normalize(t, wv), gv); diff != "" {
+		if diff := cmp.Diff(normalize(t, wv), normalize(t, gv)); diff != "" {
 			t.Errorf("%s: field %q (-want +got):\n%s", what, k, diff)
 		}
 	}
@@ -572,9 +575,10 @@ func sortedCopy(s []string) []string {
 }
 
 // waitField polls `<show...> -f json` until field has the value want, for
-// at most tries polls a second apart, and fails t otherwise. It is for
-// the results of asynchronous actions (power changes).
-func waitField(t *testing.T, w *world, field string, want any, show ...string) {
+// at most tries polls a second apart, and returns the object shown; it
+// fails t if the value does not come. It is for the results of
+// asynchronous actions (power changes).
+func waitField(t *testing.T, w *world, field string, want any, show ...string) object {
 	t.Helper()
 	const tries = 30
 	var last any
@@ -582,7 +586,7 @@ func waitField(t *testing.T, w *world, field string, want any, show ...string) {
 		o := w.cli.object(t, show...)
 		last = o[field]
 		if cmp.Equal(normalize(t, want), last) {
-			return
+			return o
 		}
 		select {
 		case <-w.cli.ctx.Done():
@@ -591,4 +595,5 @@ func waitField(t *testing.T, w *world, field string, want any, show ...string) {
 		}
 	}
 	t.Fatalf("%s: %s is still %v after %d polls, want %v", strings.Join(show, " "), field, last, tries, want)
+	return nil
 }
