@@ -30,6 +30,8 @@ type Config struct {
 	NodeLockedRetryInterval time.Duration
 	// AllowDeletingAvailableNodes is [conductor]allow_deleting_available_nodes.
 	AllowDeletingAvailableNodes bool
+	// SoftPowerOffTimeout is [conductor]soft_power_off_timeout (600 s).
+	SoftPowerOffTimeout time.Duration
 }
 
 // Store is the database as the conductor uses it.
@@ -101,6 +103,9 @@ func New(cfg Config, store Store, reg *drivers.Registry, clock ironic.Clock, log
 	}
 	if cfg.NodeLockedRetryAttempts <= 0 {
 		cfg.NodeLockedRetryAttempts = 3
+	}
+	if cfg.SoftPowerOffTimeout <= 0 {
+		cfg.SoftPowerOffTimeout = 600 * time.Second
 	}
 	if cfg.NodeLockedRetryInterval <= 0 {
 		cfg.NodeLockedRetryInterval = time.Second

@@ -349,13 +349,3 @@ func (m *Manager) VIFDetach(ctx context.Context, _ string, uuid, vifID string) e
 	return nw.VIFDetach(ctx, t, vifID)
 }
 
-// ChangeNodePowerState arrives with the state machine (issue 3); until
-// then it is refused, saying so, rather than pretending.
-func (m *Manager) ChangeNodePowerState(ctx context.Context, _ string, uuid, newState string, _ int) error {
-	n, err := m.store.GetNodeByUUID(ctx, uuid)
-	if err != nil {
-		return err
-	}
-	return ironic.Errorf(ironic.UnsupportedDriverExtension,
-		"Driver %s does not support power state change to %s (disabled or not implemented).", n.Driver, newState)
-}

@@ -44,6 +44,7 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		NodeLockedRetryAttempts:     cfg.Conductor.NodeLockedRetryAttempts,
 		NodeLockedRetryInterval:     cfg.Conductor.NodeLockedRetryInterval,
 		AllowDeletingAvailableNodes: cfg.Conductor.AllowDeletingAvailableNodes,
+		SoftPowerOffTimeout:         cfg.Conductor.SoftPowerOffTimeout,
 	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
 }
 

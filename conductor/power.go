@@ -1,0 +1,143 @@
+package conductor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/states"
+)
+
+// ChangeNodePowerState is change_node_power_state: validated under the
+// node's exclusive lock, the target recorded, then the power action run.
+// Ironic hands the action to a worker after answering; here it runs before
+// the answer (a conductor worker pool arrives with the state machine), so
+// the caller sees its outcome in the node a little sooner. Errors of the
+// action itself are recorded on the node, as Ironic's worker does.
+func (m *Manager) ChangeNodePowerState(ctx context.Context, _ string, uuid, newState string, timeout int) error {
+	t, err := m.acquire(ctx, uuid, false)
+	if err != nil {
+		return err
+	}
+	defer t.release(ctx)
+	power, ok := t.driver.Interface(drivers.Power).(drivers.PowerInterface)
+	if !ok {
+		return drivers.Unsupported(t, "power")
+	}
+	if err := power.Validate(ctx, t); err != nil {
+		return err
+	}
+	supported, err := power.GetSupportedPowerStates(ctx, t)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(supported, newState) {
+		return ironic.Errorf(ironic.InvalidParameterValue, "The driver %s does not support the power state, %s", t.node.Driver, newState)
+	}
+	target := states.PowerOff
+	if newState == states.PowerOn || newState == states.Rebooting || newState == states.SoftRebooting {
+		target = states.PowerOn
+	}
+	t.node.TargetPowerState = &target
+	t.node.LastError = nil
+	if err := t.Save(ctx); err != nil {
+		return err
+	}
+	d := time.Duration(timeout) * time.Second
+	if d == 0 && (newState == states.SoftRebooting || newState == states.SoftPowerOff) {
+		d = m.cfg.SoftPowerOffTimeout
+	}
+	if err := m.nodePowerAction(ctx, t, power, newState, d); err != nil {
+		m.log.WarnContext(ctx, "power action failed", "node", uuid, "state", newState, "error", err)
+	}
+	return nil
+}
+
+// nodePowerAction is conductor.utils.node_power_action.
+func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.PowerInterface, newState string, timeout time.Duration) error {
+	n := t.node
+	if newState == states.PowerOn || newState == states.PowerOff || newState == states.SoftPowerOff {
+		cur, err := power.GetPowerState(ctx, t)
+		if err != nil {
+			n.TargetPowerState = nil
+			msg := fmt.Sprintf("Failed to change power state to '%s': %v", newState, err)
+			n.LastError = &msg
+			return firstErr(err, t.Save(ctx))
+		}
+		if (cur == states.PowerOn && newState == states.PowerOn) ||
+			(cur == states.PowerOff && (newState == states.PowerOff || newState == states.SoftPowerOff)) {
+			n.LastError = nil
+			n.PowerState = &cur
+			n.TargetPowerState = nil
+			if newState != states.PowerOn {
+				wipeOnPowerOff(n)
+			}
+			return t.Save(ctx)
+		}
+	}
+	target := states.PowerOff
+	if newState == states.PowerOn || newState == states.Rebooting || newState == states.SoftRebooting {
+		target = states.PowerOn
+	}
+	n.TargetPowerState = &target
+	if !isFailureState(models.Deref(n.ProvisionState)) {
+		n.LastError = nil
+	}
+	dii := t.DriverInternalInfo()
+	dii["last_power_state_change"] = m.clock.Now().UTC().Format("2006-01-02T15:04:05.000000")
+	if newState != states.PowerOn {
+		wipeOnPowerOff(n)
+	}
+	if err := t.Save(ctx); err != nil {
+		return err
+	}
+	var err error
+	if newState == states.Rebooting {
+		err = power.Reboot(ctx, t, timeout)
+	} else {
+		err = power.SetPowerState(ctx, t, newState, timeout)
+	}
+	if err != nil {
+		n.TargetPowerState = nil
+		msg := fmt.Sprintf("Failed to change power state to '%s' by '%s': %v", target, newState, err)
+		n.LastError = &msg
+		return firstErr(err, t.Save(ctx))
+	}
+	n.PowerState = &target
+	n.TargetPowerState = nil
+	return t.Save(ctx)
+}
+
+// wipeOnPowerOff drops what must not survive a power off or reboot.
+func wipeOnPowerOff(n *models.Node) {
+	if n.DriverInternalInfo == nil {
+		return
+	}
+	delete(n.DriverInternalInfo, "agent_url")
+	if pregen, _ := n.DriverInternalInfo["agent_secret_token_pregenerated"].(bool); !pregen {
+		delete(n.DriverInternalInfo, "agent_secret_token")
+	}
+	delete(n.DriverInternalInfo, "agent_cached_deploy_steps")
+	delete(n.DriverInternalInfo, "agent_cached_clean_steps")
+	delete(n.DriverInternalInfo, "agent_verify_ca")
+}
+
+func isFailureState(s string) bool {
+	switch s {
+	case states.AdoptFailed, states.CleanFailed, states.DeployFailed, states.InspectFailed,
+		states.RescueFailed, states.UnrescueFailed:
+		return true
+	}
+	return false
+}
+
+func firstErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
