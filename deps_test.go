@@ -1,0 +1,80 @@
+package ironic_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportDirection keeps the layering of DESIGN.md: leaves at the
+// bottom, db/drivers/rpc above them, the conductor above those, the API
+// beside the conductor, and only the wiring (cmd/*, internal/wire) seeing
+// everything.
+func TestImportDirection(t *testing.T) {
+	const mod = "github.com/goironic/ironic"
+	out, err := exec.Command("go", "list", "-deps=false", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	forbidden := map[string][]string{
+		"":               {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions", "/states", "/internal"},
+		"/microversions": {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/states"},
+		"/states":        {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions"},
+		"/db/models":     {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions"},
+		"/db":            {"/apiv1", "/conductor", "/drivers", "/rpc", "/conf"},
+		"/drivers":       {"/apiv1", "/conductor", "/db", "/rpc", "/conf"},
+		"/rpc":           {"/apiv1", "/conductor", "/drivers", "/conf"},
+		"/conductor":     {"/apiv1", "/conf"},
+		"/apiv1":         {"/conductor", "/drivers", "/conf"},
+		"/conf":          {"/apiv1", "/conductor", "/db", "/drivers", "/rpc"},
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(p.ImportPath, mod)
+		// A package follows the rule of its nearest listed ancestor.
+		rule, ruleFor := []string(nil), ""
+		for prefix, r := range forbidden {
+			if (rel == prefix || strings.HasPrefix(rel, prefix+"/")) && len(prefix) >= len(ruleFor) {
+				if prefix == "" && rel != "" {
+					continue
+				}
+				rule, ruleFor = r, prefix
+			}
+		}
+		if rule == nil {
+			continue
+		}
+		checked++
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, mod+"/") {
+				continue
+			}
+			irel := strings.TrimPrefix(imp, mod)
+			for _, bad := range rule {
+				if irel == bad || strings.HasPrefix(irel, bad+"/") {
+					// drivers may see the node rows; the API may use the db
+					// package's filter types and the models.
+					if bad == "/db" && irel == "/db/models" && ruleFor != "/microversions" && ruleFor != "/states" {
+						continue
+					}
+					if bad == "/internal" {
+						continue
+					}
+					t.Errorf("%s imports %s, which its layer must not", p.ImportPath, imp)
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d packages checked", checked)
+	}
+}
