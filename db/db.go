@@ -34,11 +34,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/glebarez/sqlite"
 	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/driver/mysql"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/goironic/ironic"
 )
@@ -107,8 +107,9 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 	}
 	gcfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true}
 	var (
-		gdb *gorm.DB
-		err error
+		gdb      *gorm.DB
+		sqliteDB *sql.DB
+		err      error
 	)
 	memory := false
 	switch driver {
@@ -117,7 +118,10 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 		s.wsem = make(chan struct{}, 1)
 		var full string
 		full, memory = sqliteDSN(dsn)
-		gdb, err = gorm.Open(sqlite.Open(full), gcfg)
+		// SQLite goes through database/sql with the pure-Go driver
+		// directly: every query here is explicit SQL, and gorm's SQLite
+		// dialect would pin an older, slower driver.
+		sqliteDB, err = sql.Open("sqlite", full)
 	case "mysql", "mysql+pymysql", "mariadb":
 		s.dialect = MySQL
 		var cfg *mysqldrv.Config
@@ -147,9 +151,11 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 		return nil, fmt.Errorf("db: open %s: %w", driver, err)
 	}
 	s.t = newTables(s.dialect)
-	sqlDB, err := gdb.DB()
-	if err != nil {
-		return nil, err
+	sqlDB := sqliteDB
+	if gdb != nil {
+		if sqlDB, err = gdb.DB(); err != nil {
+			return nil, err
+		}
 	}
 	s.db = sqlDB
 	switch {
