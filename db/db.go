@@ -54,7 +54,7 @@ const (
 
 // Store is the database. It is safe for concurrent use.
 type Store struct {
-	db      *sql.DB
+	db      *stmtDB
 	dialect Dialect
 	log     *slog.Logger
 	clock   ironic.Clock
@@ -157,7 +157,7 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 			return nil, err
 		}
 	}
-	s.db = sqlDB
+	s.db = newStmtDB(sqlDB, s.dialect == SQLite)
 	switch {
 	case memory:
 		// Every connection to :memory: is a separate database.
