@@ -7,6 +7,7 @@ package pyjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -293,11 +294,29 @@ func appendFloat(dst []byte, f float64) ([]byte, error) {
 
 const hex = "0123456789abcdef"
 
+// swarSafe reports whether none of the 8 bytes of w needs escaping: no
+// control character, no '"', no '\\', nothing at or above 0x7f.
+func swarSafe(w uint64) bool {
+	const lo = 0x0101010101010101
+	const hi = 0x8080808080808080
+	ctl := (w - lo*0x20) &^ w        // bytes < 0x20
+	quote := (w ^ lo*'"') - lo       // zero byte where '"'
+	quote &^= w ^ lo*'"'
+	bslash := (w ^ lo*'\\') - lo
+	bslash &^= w ^ lo*'\\'
+	del := (w + lo*0x01) | w         // bytes >= 0x7f set their high bit
+	return (ctl|quote|bslash|del)&hi == 0
+}
+
 // AppendString writes s quoted with ensure_ascii escaping.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && swarSafe(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
 			i++

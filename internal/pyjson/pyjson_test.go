@@ -52,3 +52,52 @@ func TestUnmarshalKeepsNumbers(t *testing.T) {
 		t.Error("trailing data accepted")
 	}
 }
+
+func TestAppendStringAllBytes(t *testing.T) {
+	// Every byte value at every offset of an 8-byte block, against the
+	// byte-at-a-time rule.
+	slow := func(s string) string {
+		out := []byte{'"'}
+		for _, r := range s {
+			switch {
+			case r == '"':
+				out = append(out, '\\', '"')
+			case r == '\\':
+				out = append(out, '\\', '\\')
+			case r == '\n':
+				out = append(out, '\\', 'n')
+			case r == '\r':
+				out = append(out, '\\', 'r')
+			case r == '\t':
+				out = append(out, '\\', 't')
+			case r == '\b':
+				out = append(out, '\\', 'b')
+			case r == '\f':
+				out = append(out, '\\', 'f')
+			case r < 0x20 || (r >= 0x7f && r < 0x10000):
+				out = appendU(out, r)
+			case r >= 0x10000:
+				r -= 0x10000
+				out = appendU(out, 0xd800+(r>>10))
+				out = appendU(out, 0xdc00+(r&0x3ff))
+			default:
+				out = append(out, byte(r))
+			}
+		}
+		return string(append(out, '"'))
+	}
+	for c := 0; c < 128; c++ {
+		for pos := 0; pos < 8; pos++ {
+			b := []byte("abcdefghijklmnop")
+			b[pos] = byte(c)
+			if got, want := string(AppendString(nil, string(b))), slow(string(b)); got != want {
+				t.Fatalf("byte %#x at %d: got %s want %s", c, pos, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"żółwżółwżółw", "12345678\u00e9abcdefgh", "aaaaaaa\x7f", "aaaaaaaaaaaaaaa😀"} {
+		if got, want := string(AppendString(nil, s)), slow(s); got != want {
+			t.Errorf("%q: got %s want %s", s, got, want)
+		}
+	}
+}
