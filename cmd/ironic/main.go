@@ -72,6 +72,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 30 * time.Second}
 	log.InfoContext(ctx, "ironic all-in-one listening", "address", ln.Addr().String(), "host", cfg.Default.Host)
+	// Start-up garbage (schema compilation, config parsing) is returned to
+	// the system once serving has begun, rather than lingering under the
+	// relaxed GC target.
+	go debug.FreeOSMemory()
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return cond.Run(gctx) })

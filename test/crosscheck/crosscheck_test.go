@@ -22,6 +22,7 @@ func TestMain(m *testing.M) { dbtest.Main(m) }
 //   - python-to-go: the same with the roles swapped (Python's
 //     ironic-dbsync and server first, ours second).
 func TestCrossCheck(t *testing.T) {
+	t.Parallel()
 	requirePython(t)
 	ctx, cancel := context.WithTimeout(t.Context(), crossBudget)
 	defer cancel()

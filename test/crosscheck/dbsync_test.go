@@ -21,6 +21,7 @@ const dbsyncBudget = 4 * time.Minute
 // database that already has a schema, with a non-zero exit code and
 // Python's message, leaving its revision as it was.
 func TestDBSyncInterop(t *testing.T) {
+	t.Parallel()
 	requirePython(t)
 	ctx, cancel := context.WithTimeout(t.Context(), dbsyncBudget)
 	defer cancel()
