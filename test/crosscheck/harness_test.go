@@ -60,15 +60,21 @@ const (
 // when the environment requires Python.
 func requirePython(t *testing.T) {
 	t.Helper()
+	requireModules(t, "ironic.cmd.singleprocess, ironic.cmd.dbsync", "python3-ironic")
+}
+
+// requireModules skips t when pythonBin cannot import modules (a Python
+// import list), or fails it when the environment requires Python.
+func requireModules(t *testing.T, modules, pkg string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, pythonBin, "-c",
-		"import ironic.cmd.singleprocess, ironic.cmd.dbsync, pymysql").CombinedOutput()
+	out, err := exec.CommandContext(ctx, pythonBin, "-c", "import "+modules).CombinedOutput()
 	if err == nil {
 		return
 	}
-	msg := fmt.Sprintf("%s cannot import ironic (apt-get install python3-ironic python3-pymysql): %v\n%s",
-		pythonBin, err, tail(out, 1500))
+	msg := fmt.Sprintf("%s cannot import %s (apt-get install %s): %v\n%s",
+		pythonBin, modules, pkg, err, tail(out, 1500))
 	if os.Getenv(requirePythonEnv) == "1" {
 		t.Fatalf("%s=1: %s", requirePythonEnv, msg)
 	}
@@ -127,11 +133,10 @@ func backends() []backend {
 			return "sqlite:///" + filepath.Join(t.TempDir(), "ironic.sqlite")
 		}},
 		{"mariadb", func(t *testing.T) string {
+			// Python reaches MariaDB through PyMySQL.
+			requireModules(t, "pymysql", "python3-pymysql")
 			srv := dbtest.MariaDBServer(t)
-			name := "xcheck_" + strings.NewReplacer("/", "_", "-", "_").Replace(strings.ToLower(t.Name()))
-			if len(name) > 64 {
-				name = name[:64]
-			}
+			name := dbName(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			_ = srv.DropDatabase(ctx, name)
@@ -146,6 +151,24 @@ func backends() []backend {
 			return srv.PythonURL(name)
 		}},
 	}
+}
+
+// dbName derives a MariaDB database name, unique in the test binary, from
+// the test's name.
+func dbName(t *testing.T) string {
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return '_'
+	}, "xcheck_"+t.Name())
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return name
 }
 
 // conf is what differs between two ironic.conf files of the test.
