@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -116,6 +117,18 @@ func New(cfg Config, d Deps) (*API, error) {
 // document; "/v1/<res>…" and "/<res>…" are the same resource; a trailing
 // "/" and a ".json" suffix are dropped.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// A bug must cost one request, answered in Ironic's format, not
+		// the connection.
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			a.d.Log.ErrorContext(r.Context(), "panic serving request", "method", r.Method, "path", r.URL.Path,
+				"panic", p, "stack", string(debug.Stack()))
+			a.writeFault(w, r, &ironic.Fault{Class: ironic.IronicException, Message: "An unknown exception occurred."})
+		}
+	}()
 	if accept := r.Header.Get("Accept"); !acceptsJSON(accept) {
 		a.writeNotAcceptable(w, accept)
 		return

@@ -21,6 +21,9 @@ func FuzzAPI(f *testing.F) {
 		{"GET", "/v1/nodes/x/history?limit=-1", "1.78", ""},
 		{"POST", "/v1/nodes/x/vifs", "1.67", `{"id": "v", "port_uuid": 1, "portgroup_uuid": 2}`},
 		{"GET", "/", "garbage", ""},
+		{"POST", "/v1/nodes", "1.82", `{"driver": "fake-hardware", "driver_info": {"nested": {"l": [1, {"password": "p"}]}}}`},
+		{"POST", "/v1/deploy_templates", "1.82", `{"name": "CUSTOM_X", "steps": [{"interface": "raid", "step": "create_configuration", "priority": 1, "args": {"raid_config": {"logical_disks": [{"size_gb": 1}]}}}]}`},
+		{"GET", "/v1/nodes/detail", "1.82", ""},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.version, s.body)

@@ -99,6 +99,13 @@ func escapeRepl(s string) string { return strings.ReplaceAll(s, "$", "$$") }
 // MaskPassword. The input is not modified; a dict without secrets is
 // returned as is.
 func (m *Masker) MaskDict(d map[string]any, secret string) map[string]any {
+	out, _ := m.maskDict(d, secret)
+	return out
+}
+
+// maskDict masks d and reports whether anything changed (copying only
+// then).
+func (m *Masker) maskDict(d map[string]any, secret string) (map[string]any, bool) {
 	var out map[string]any
 	set := func(k string, v any) {
 		if out == nil {
@@ -110,9 +117,8 @@ func (m *Masker) MaskDict(d map[string]any, secret string) map[string]any {
 		out[k] = v
 	}
 	for k, v := range d {
-		switch x := v.(type) {
-		case map[string]any:
-			if masked := m.MaskDict(x, secret); !sameMap(masked, x) {
+		if x, ok := v.(map[string]any); ok {
+			if masked, changed := m.maskDict(x, secret); changed {
 				set(k, masked)
 			}
 			continue
@@ -128,35 +134,7 @@ func (m *Masker) MaskDict(d map[string]any, secret string) map[string]any {
 		}
 	}
 	if out == nil {
-		return d
+		return d, false
 	}
-	return out
-}
-
-func sameMap(a, b map[string]any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) == 0 {
-		return true
-	}
-	// MaskDict returns its argument unchanged when nothing was masked.
-	for k := range a {
-		av, bv := a[k], b[k]
-		am, ok1 := av.(map[string]any)
-		bm, ok2 := bv.(map[string]any)
-		if ok1 != ok2 {
-			return false
-		}
-		if ok1 {
-			if !sameMap(am, bm) {
-				return false
-			}
-			continue
-		}
-		if av != bv {
-			return false
-		}
-	}
-	return true
+	return out, true
 }

@@ -25,6 +25,16 @@ func TestMaskDict(t *testing.T) {
 	if in["ipmi_password"] != "x" {
 		t.Error("input modified")
 	}
+	// Lists inside nested dicts (a deploy step's RAID config) must not
+	// trip the "changed?" check.
+	withLists := map[string]any{"raid_config": map[string]any{"logical_disks": []any{map[string]any{"size_gb": 100}}}}
+	if got := m.MaskDict(withLists, "***"); !reflect.DeepEqual(got, withLists) {
+		t.Errorf("nested lists changed: %v", got)
+	}
+	secretNextToList := map[string]any{"n": map[string]any{"l": []any{1}, "password": "x"}}
+	if got := m.MaskDict(secretNextToList, "***"); got["n"].(map[string]any)["password"] != "***" {
+		t.Errorf("secret beside a list not masked: %v", got)
+	}
 	clean := map[string]any{"a": "b"}
 	if got := m.MaskDict(clean, "***"); !reflect.DeepEqual(got, clean) {
 		t.Error("clean dict changed")
