@@ -1,0 +1,155 @@
+package conductor_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/conductor"
+	"github.com/goironic/ironic/db"
+	"github.com/goironic/ironic/db/dbtest"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/drivers/generic"
+	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
+)
+
+// newConductor is the conductor tree's harness: a registered conductor on
+// a real store (SQLite and MariaDB) with the fake drivers.
+func newConductor(t *testing.T, store *db.Store) *conductor.Manager {
+	t.Helper()
+	reg, err := drivers.NewRegistry(drivers.Config{
+		EnabledHardwareTypes: []string{"fake-hardware"},
+		Enabled: map[string][]string{
+			"bios": {"fake"}, "boot": {"fake"}, "console": {"fake"}, "deploy": {"fake"},
+			"inspect": {"fake"}, "management": {"fake"}, "network": {"noop"}, "power": {"fake"},
+			"raid": {"fake"}, "rescue": {"fake"}, "storage": {"noop"}, "vendor": {"fake"},
+		},
+	}, append(fake.Implementations(fake.Config{}), generic.Implementations()...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := conductor.New(conductor.Config{Host: "c1", NodeLockedRetryAttempts: 2, NodeLockedRetryInterval: 10 * time.Millisecond},
+		store, reg, nil, nil)
+	if err := m.Register(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestCreateNodeFillsDefaultInterfaces(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		m := newConductor(t, store)
+		n, err := m.CreateNode(context.Background(), "", &models.Node{Driver: "fake-hardware"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if models.Deref(n.PowerInterface) != "fake" || models.Deref(n.NetworkInterface) != "noop" {
+			t.Errorf("interfaces: power %v network %v", models.Deref(n.PowerInterface), models.Deref(n.NetworkInterface))
+		}
+		bad := "bogus"
+		_, err = m.CreateNode(context.Background(), "", &models.Node{Driver: "fake-hardware", DeployInterface: &bad})
+		if !ironic.IsClass(err, ironic.InterfaceNotFoundInEntrypoint) {
+			t.Errorf("bogus interface: %v", err)
+		}
+	})
+}
+
+func TestBusyLockIsNodeLocked(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := newConductor(t, store)
+		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Another conductor holds the node.
+		if _, err := store.ReserveNode(ctx, "other-host", db.ByID(n.ID)); err != nil {
+			t.Fatal(err)
+		}
+		err = m.DestroyNode(ctx, "", n.UUID)
+		if !ironic.IsClass(err, ironic.NodeLocked) || ironic.AsFault(err).HTTPStatus() != 409 {
+			t.Fatalf("destroy of a locked node: %v", err)
+		}
+		if err := store.ReleaseNode(ctx, "other-host", db.ByID(n.ID)); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.DestroyNode(ctx, "", n.UUID); err != nil {
+			t.Fatalf("destroy after release: %v", err)
+		}
+	})
+}
+
+func TestUpdateNodeRules(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := newConductor(t, store)
+		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Protected only in active/rescue.
+		upd := *n
+		upd.Protected = true
+		_, err = m.UpdateNode(ctx, "", rpc.NodeUpdate{Node: upd, Changes: []string{"protected"}}, false)
+		if !ironic.IsClass(err, ironic.InvalidState) {
+			t.Errorf("protect in enroll: %v", err)
+		}
+		// Leaving maintenance clears its reason and fault.
+		upd = *n
+		upd.Maintenance, upd.MaintenanceReason = true, models.Ptr("r")
+		got, err := m.UpdateNode(ctx, "", rpc.NodeUpdate{Node: upd, Changes: []string{"maintenance", "maintenance_reason"}}, false)
+		if err != nil || !got.Maintenance || models.Deref(got.MaintenanceReason) != "r" {
+			t.Fatalf("maintenance on: %v %+v", err, got)
+		}
+		upd = *got
+		upd.Maintenance = false
+		got, err = m.UpdateNode(ctx, "", rpc.NodeUpdate{Node: upd, Changes: []string{"maintenance"}}, false)
+		if err != nil || got.Maintenance || got.MaintenanceReason != nil {
+			t.Fatalf("maintenance off: %v %+v", err, got)
+		}
+		// Interfaces change only in the allowed states.
+		if _, err := store.UpdateNode(ctx, db.ByID(n.ID), db.Values{"provision_state": states.Active}); err != nil {
+			t.Fatal(err)
+		}
+		upd = *got
+		upd.ProvisionState = models.Ptr(states.Active)
+		upd.BootInterface = models.Ptr("fake")
+		_, err = m.UpdateNode(ctx, "", rpc.NodeUpdate{Node: upd, Changes: []string{"boot_interface"}}, false)
+		if !ironic.IsClass(err, ironic.InvalidState) {
+			t.Errorf("interface change while active: %v", err)
+		}
+	})
+}
+
+func TestPowerActionsAndVolumeRule(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := newConductor(t, store)
+		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := store.CreateVolumeConnector(ctx, &models.VolumeConnector{NodeID: &n.ID, Type: models.Ptr("iqn"), ConnectorID: models.Ptr("iqn.x")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Power state unknown: volume changes are refused.
+		if err := m.DestroyVolumeConnector(ctx, "", c.UUID); !ironic.IsClass(err, ironic.InvalidStateRequested) {
+			t.Fatalf("destroy with power None: %v", err)
+		}
+		if err := m.ChangeNodePowerState(ctx, "", n.UUID, states.PowerOff, 0); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := store.GetNodeByUUID(ctx, n.UUID)
+		if models.Deref(got.PowerState) != states.PowerOff || got.TargetPowerState != nil || got.Reservation != nil {
+			t.Fatalf("after power off: power %v target %v reservation %v", models.Deref(got.PowerState), got.TargetPowerState, got.Reservation)
+		}
+		if err := m.DestroyVolumeConnector(ctx, "", c.UUID); err != nil {
+			t.Fatalf("destroy when off: %v", err)
+		}
+	})
+}
