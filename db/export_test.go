@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"database/sql"
+
+	"github.com/goironic/ironic/db/models"
 )
 
 // RawDB gives the external tests raw SQL access to a store.
@@ -25,4 +27,18 @@ func (r RawDB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 func (r RawDB) Exec(ctx context.Context, q string, args ...any) error {
 	_, err := r.s.db.ExecContext(ctx, q, args...)
 	return err
+}
+
+// ListNodesOneQuery is ListNodes without the two-halves read, for tests
+// that compare the two.
+func ListNodesOneQuery(ctx context.Context, s *Store, f NodeFilter, o ListOpts) ([]models.Node, error) {
+	q, err := s.nodeQuery(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := paginate(ctx, s.db, s.t.nodes, s.t.nodes.cols, s.t.nodes.selects, q, o)
+	if err != nil {
+		return nil, err
+	}
+	return nodes, s.loadTraits(ctx, s.db, nodes)
 }

@@ -159,6 +159,9 @@ func (s *Store) ListNodes(ctx context.Context, f NodeFilter, o ListOpts) ([]mode
 	if err != nil {
 		return nil, err
 	}
+	if nodes, ok, err := s.listNodesSplit(ctx, q, o); ok || err != nil {
+		return nodes, err
+	}
 	nodes, err := paginate(ctx, s.db, s.t.nodes, s.t.nodes.cols, s.t.nodes.selects, q, o)
 	if err != nil {
 		return nil, err
