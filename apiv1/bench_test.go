@@ -70,3 +70,20 @@ func (s *Setup) Serve(method, path string) int {
 	s.API.ServeHTTP(w, req)
 	return w.code
 }
+
+// BenchmarkNodeCreateDelete is ironic-bench's node_create_delete: POST a
+// node, then DELETE it.
+func BenchmarkNodeCreateDelete(b *testing.B) {
+	s := NewSetup(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		res := s.Do("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "resource_class": "bench",
+			"properties": map[string]any{"cpus": 8}, "driver_info": map[string]any{"ipmi_address": "192.0.2.1"}})
+		if res.Status != http.StatusCreated {
+			b.Fatal(res.Status)
+		}
+		if code := s.Serve("DELETE", "/v1/nodes/"+res.Field("uuid").(string)); code != http.StatusNoContent {
+			b.Fatal(code)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func (s *Store) CreateAllocation(ctx context.Context, a *models.Allocation) (*mo
 	c.Version = models.AllocationVersion
 	nilDicts(&c.Extra)
 	nilLists(&c.Traits, &c.CandidateNodes)
-	err := s.write(ctx, func(tx *sql.Tx) error { return insertRow(ctx, tx, s.t.allocations, &c) })
+	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.allocations, &c) })
 	if cols, dup := uniqueViolation(err); dup {
 		if hasCol(cols, "name") {
 			return nil, ironic.Errorf(ironic.AllocationDuplicateName, "An allocation with name %s already exists.", pyStr(c.Name))
@@ -134,7 +134,7 @@ func (s *Store) UpdateAllocation(ctx context.Context, ref Ref, values Values, up
 	vals := withVersion(values, models.AllocationVersion)
 	var out *models.Allocation
 	var instanceUUID, nodeUUID string
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("allocations")
 		cur, ok, err := selectOne(ctx, tx, s.t.allocations, where, s.forUpdate(), arg)
 		if err != nil {
@@ -203,7 +203,7 @@ func (s *Store) UpdateAllocation(ctx context.Context, ref Ref, values Values, up
 // conductor was faster (AllocationNotFound).
 func (s *Store) TakeOverAllocation(ctx context.Context, allocationID, oldConductorID, newConductorID int64) (bool, error) {
 	var taken bool
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		cur, ok, err := selectOne(ctx, tx, s.t.allocations, "`allocations`.`id` = ?", s.forUpdate(), allocationID)
 		if err != nil {
 			return err
@@ -224,7 +224,7 @@ func (s *Store) TakeOverAllocation(ctx context.Context, allocationID, oldConduct
 // DestroyAllocation deletes an allocation, unbinding the nodes that point
 // to it (allocation_id and instance_uuid cleared) (AllocationNotFound).
 func (s *Store) DestroyAllocation(ctx context.Context, ref Ref) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("allocations")
 		var id int64
 		err := tx.QueryRowContext(ctx, "SELECT `id` FROM `allocations` WHERE "+where+s.forUpdate(), arg).Scan(&id)

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 
 	"github.com/goironic/ironic"
@@ -14,7 +13,7 @@ import (
 // Ironic does, the last setting of the batch).
 func (s *Store) CreateBIOSSettings(ctx context.Context, nodeID int64, settings []models.BIOSSetting) ([]models.BIOSSetting, error) {
 	out := make([]models.BIOSSetting, 0, len(settings))
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		if err := s.checkNodeExists(ctx, tx, nodeID); err != nil {
 			return err
 		}
@@ -59,7 +58,7 @@ func biosValues(st *models.BIOSSetting) Values {
 // settings. Errors: NodeNotFound, BIOSSettingNotFound.
 func (s *Store) UpdateBIOSSettings(ctx context.Context, nodeID int64, settings []models.BIOSSetting) ([]models.BIOSSetting, error) {
 	out := make([]models.BIOSSetting, 0, len(settings))
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		if err := s.checkNodeExists(ctx, tx, nodeID); err != nil {
 			return err
 		}
@@ -95,7 +94,7 @@ func (s *Store) UpdateBIOSSettings(ctx context.Context, nodeID int64, settings [
 // BIOSSettingListNotFound after the others are deleted (as Ironic, which
 // commits first). Errors: NodeNotFound.
 func (s *Store) DeleteBIOSSettings(ctx context.Context, nodeID int64, names []string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		if err := s.checkNodeExists(ctx, tx, nodeID); err != nil {
 			return err
 		}

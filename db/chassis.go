@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 
 	"github.com/goironic/ironic"
@@ -46,7 +45,7 @@ func (s *Store) CreateChassis(ctx context.Context, ch *models.Chassis) (*models.
 	}
 	c.Version = models.ChassisVersion
 	nilDicts(&c.Extra)
-	err := s.write(ctx, func(tx *sql.Tx) error { return insertRow(ctx, tx, s.t.chassis, &c) })
+	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.chassis, &c) })
 	if _, dup := uniqueViolation(err); dup {
 		return nil, ironic.Errorf(ironic.ChassisAlreadyExists, "A chassis with UUID %s already exists.", c.UUID)
 	}
@@ -64,7 +63,7 @@ func (s *Store) UpdateChassis(ctx context.Context, ref Ref, values Values) (*mod
 	}
 	vals := withVersion(values, models.ChassisVersion)
 	var out *models.Chassis
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("chassis")
 		cur, ok, err := selectOne(ctx, tx, s.t.chassis, where, s.forUpdate(), arg)
 		if err != nil {
@@ -98,7 +97,7 @@ func (s *Store) UpdateChassis(ctx context.Context, ref Ref, values Values) (*mod
 // DestroyChassis deletes a chassis that has no nodes. Errors:
 // ChassisNotEmpty, ChassisNotFound.
 func (s *Store) DestroyChassis(ctx context.Context, ref Ref) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		var n int64
 		var err error
 		if ref.UUID != "" {

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"time"
@@ -18,7 +17,7 @@ import (
 // ConductorAlreadyRegistered.
 func (s *Store) RegisterConductor(ctx context.Context, c *models.Conductor, updateExisting bool) (*models.Conductor, error) {
 	var out *models.Conductor
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		now := models.NewTime(s.now())
 		cur, ok, err := selectOne(ctx, tx, s.t.conductors, "`conductors`.`hostname` = ?", s.forUpdate(), c.Hostname)
 		if err != nil {
@@ -89,7 +88,7 @@ func (s *Store) GetConductorByID(ctx context.Context, id int64) (*models.Conduct
 // UnregisterConductor marks an online conductor offline
 // (ConductorNotFound when there is none).
 func (s *Store) UnregisterConductor(ctx context.Context, hostname string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		r, err := tx.ExecContext(ctx, "UPDATE `conductors` SET `online` = 0, `updated_at` = ? WHERE `hostname` = ? AND `online` = 1",
 			s.timeArg(s.now()), hostname)
 		if err != nil {
@@ -107,7 +106,7 @@ func (s *Store) UnregisterConductor(ctx context.Context, hostname string) error 
 // TouchConductor records a heartbeat: updated_at = now, online
 // (ConductorNotFound).
 func (s *Store) TouchConductor(ctx context.Context, hostname string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		r, err := tx.ExecContext(ctx, "UPDATE `conductors` SET `updated_at` = ?, `online` = 1 WHERE `hostname` = ?", s.timeArg(s.now()), hostname)
 		if err != nil {
 			return err
@@ -201,7 +200,7 @@ func (s *Store) ListHardwareTypeInterfaces(ctx context.Context, hardwareTypes []
 // ConductorID of each row is set to conductorID.
 func (s *Store) RegisterConductorHardwareInterfaces(ctx context.Context, conductorID int64, ifaces []models.ConductorHardwareInterface) error {
 	var row models.ConductorHardwareInterface
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		now := models.NewTime(s.now())
 		for _, i := range ifaces {
 			row = i
@@ -234,7 +233,7 @@ func pyBool(b bool) string {
 
 // UnregisterConductorHardwareInterfaces deletes a conductor's interfaces.
 func (s *Store) UnregisterConductorHardwareInterfaces(ctx context.Context, conductorID int64) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		_, err := tx.ExecContext(ctx, "DELETE FROM `conductor_hardware_interfaces` WHERE `conductor_id` = ?", conductorID)
 		return err
 	})

@@ -242,7 +242,7 @@ const maxDeadlockRetries = 5
 // oslo_db.api.retry_on_deadlock. A *commitThenFail error from fn commits
 // the transaction and then returns the wrapped error (Ironic raises some
 // errors after its session has committed).
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) write(ctx context.Context, fn func(tx *txn) error) error {
 	if s.wsem != nil {
 		select {
 		case s.wsem <- struct{}{}:
@@ -269,11 +269,12 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 }
 
-func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *Store) writeOnce(ctx context.Context, fn func(tx *txn) error) (err error) {
+	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
+	tx := &txn{Tx: sqlTx, db: s.db}
 	defer func() {
 		if p := recover(); p != nil {
 			_ = tx.Rollback()

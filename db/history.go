@@ -19,7 +19,7 @@ func (s *Store) CreateNodeHistory(ctx context.Context, h *models.NodeHistory) (*
 		c.CreatedAt = models.NewTime(s.now())
 	}
 	c.Version = models.NodeHistoryVersion
-	err := s.write(ctx, func(tx *sql.Tx) error { return insertRow(ctx, tx, s.t.history, &c) })
+	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.history, &c) })
 	if _, dup := uniqueViolation(err); dup {
 		return nil, ironic.Errorf(NodeHistoryAlreadyExists, "A node history record with UUID %s already exists.", c.UUID)
 	}
@@ -106,7 +106,7 @@ func (s *Store) BulkDeleteNodeHistoryRecords(ctx context.Context, ids []int64) e
 	if len(ids) == 0 {
 		return nil
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		for start := 0; start < len(ids); start += 500 {
 			part := ids[start:min(start+500, len(ids))]
 			if _, err := tx.ExecContext(ctx, "DELETE FROM `node_history` WHERE `id` IN ("+placeholders(len(part))+")", anySlice(part)...); err != nil {
@@ -125,7 +125,7 @@ func (s *Store) CreateNodeInventory(ctx context.Context, inv *models.NodeInvento
 	}
 	c.Version = models.NodeInventoryVersion
 	nilDicts(&c.InventoryData, &c.PluginData)
-	err := s.write(ctx, func(tx *sql.Tx) error { return insertRow(ctx, tx, s.t.inventory, &c) })
+	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.inventory, &c) })
 	if _, dup := uniqueViolation(err); dup {
 		return nil, ironic.Errorf(ironic.NodeInventoryAlreadyExists, "A node inventory with ID %d already exists.", c.ID)
 	}
@@ -138,7 +138,7 @@ func (s *Store) CreateNodeInventory(ctx context.Context, inv *models.NodeInvento
 // DestroyNodeInventoryByNodeID deletes a node's inventory
 // (NodeInventoryNotFound).
 func (s *Store) DestroyNodeInventoryByNodeID(ctx context.Context, nodeID int64) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		r, err := tx.ExecContext(ctx, "DELETE FROM `node_inventory` WHERE `node_id` = ?", nodeID)
 		if err != nil {
 			return err

@@ -402,7 +402,7 @@ func (s *Store) CreateNode(ctx context.Context, n *models.Node) (*models.Node, e
 	c.Version = models.NodeVersion
 	nilDicts(&c.InstanceInfo, &c.Properties, &c.DriverInfo, &c.DriverInternalInfo, &c.CleanStep,
 		&c.DeployStep, &c.RAIDConfig, &c.TargetRAIDConfig, &c.Extra, &c.NetworkData)
-	err := s.write(ctx, func(tx *sql.Tx) error { return insertRow(ctx, tx, s.t.nodes, &c) })
+	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.nodes, &c) })
 	if cols, dup := uniqueViolation(err); dup {
 		switch {
 		case hasCol(cols, "name"):
@@ -465,7 +465,7 @@ func (s *Store) UpdateNode(ctx context.Context, ref Ref, values Values) (*models
 	}
 	vals := withVersion(values, models.NodeVersion)
 	var out *models.Node
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("nodes")
 		cur, ok, err := selectOne(ctx, tx, s.t.nodes, where, s.forUpdate(), arg)
 		if err != nil {
@@ -520,7 +520,7 @@ func (s *Store) UpdateNode(ctx context.Context, ref Ref, values Values) (*models
 // tags, traits, volume connectors and targets, BIOS settings,
 // allocations, history, inventory, then the node (NodeNotFound).
 func (s *Store) DestroyNode(ctx context.Context, ref Ref) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("nodes")
 		cur, ok, err := selectOne(ctx, tx, s.t.nodes, where, s.forUpdate(), arg)
 		if err != nil {
@@ -579,7 +579,7 @@ func (s *Store) ReserveNode(ctx context.Context, tag string, ref Ref) (*models.N
 		return nil, nodeLocked(uuid, *res)
 	}
 	var out *models.Node
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *txn) error {
 		r, err := tx.ExecContext(ctx, "UPDATE `nodes` SET `reservation` = ?, `updated_at` = ? WHERE `id` = ? AND `reservation` IS NULL",
 			tag, s.timeArg(s.now()), id)
 		if err != nil {
@@ -621,7 +621,7 @@ func (s *Store) ReleaseNode(ctx context.Context, tag string, ref Ref) error {
 	if !found {
 		return notFound(ironic.NodeNotFound, "Node %s could not be found.", ref)
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		r, err := tx.ExecContext(ctx, "UPDATE `nodes` SET `reservation` = NULL, `updated_at` = ? WHERE `id` = ? AND `reservation` = ?",
 			s.timeArg(s.now()), id, tag)
 		if err != nil {
@@ -650,7 +650,7 @@ func (s *Store) ReleaseNode(ctx context.Context, tag string, ref Ref) error {
 
 // TouchNodeProvisioning sets provision_updated_at to now (NodeNotFound).
 func (s *Store) TouchNodeProvisioning(ctx context.Context, ref Ref) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		now := s.timeArg(s.now())
 		where, arg := ref.where("nodes")
 		r, err := tx.ExecContext(ctx, "UPDATE `nodes` SET `provision_updated_at` = ?, `updated_at` = ? WHERE "+where, now, now, arg)
@@ -671,7 +671,7 @@ func (s *Store) TouchNodeProvisioning(ctx context.Context, ref Ref) error {
 // nodes it freed.
 func (s *Store) ClearNodeReservationsForConductor(ctx context.Context, hostname string) error {
 	var uuids []string
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		var err error
 		uuids, err = stringColumn(ctx, tx, "SELECT `uuid` FROM `nodes` WHERE LOWER(`reservation`) LIKE LOWER(?)", hostname)
 		if err != nil || len(uuids) == 0 {
@@ -694,7 +694,7 @@ func (s *Store) ClearNodeReservationsForConductor(ctx context.Context, hostname 
 func (s *Store) ClearNodeTargetPowerState(ctx context.Context, hostname string) error {
 	var uuids []string
 	const cond = "LOWER(`reservation`) LIKE LOWER(?) AND `target_power_state` IS NOT NULL"
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		var err error
 		uuids, err = stringColumn(ctx, tx, "SELECT `uuid` FROM `nodes` WHERE "+cond, hostname)
 		if err != nil || len(uuids) == 0 {

@@ -98,7 +98,7 @@ func (s *Store) CreatePortgroup(ctx context.Context, p *models.Portgroup) (*mode
 	}
 	c.Version = models.PortgroupVersion
 	nilDicts(&c.Extra, &c.InternalInfo, &c.Properties)
-	err := s.write(ctx, func(tx *sql.Tx) error { return insertRow(ctx, tx, s.t.portgroups, &c) })
+	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.portgroups, &c) })
 	if cols, dup := uniqueViolation(err); dup {
 		switch {
 		case hasCol(cols, "name"):
@@ -123,7 +123,7 @@ func (s *Store) UpdatePortgroup(ctx context.Context, ref Ref, values Values) (*m
 	}
 	vals := withVersion(values, models.PortgroupVersion)
 	var out *models.Portgroup
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("portgroups")
 		cur, ok, err := selectOne(ctx, tx, s.t.portgroups, where, s.forUpdate(), arg)
 		if err != nil {
@@ -155,7 +155,7 @@ func (s *Store) UpdatePortgroup(ctx context.Context, ref Ref, values Values) (*m
 // DestroyPortgroup deletes a portgroup (by id or UUID) that has no ports.
 // Errors: PortgroupNotEmpty, PortgroupNotFound.
 func (s *Store) DestroyPortgroup(ctx context.Context, ref Ref) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("portgroups")
 		var id int64
 		err := tx.QueryRowContext(ctx, "SELECT `id` FROM `portgroups` WHERE "+where+s.forUpdate(), arg).Scan(&id)

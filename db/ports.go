@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
@@ -117,7 +116,7 @@ func (s *Store) CreatePort(ctx context.Context, p *models.Port) (*models.Port, e
 	}
 	c.Version = models.PortVersion
 	nilDicts(&c.Extra, &c.LocalLinkConnection, &c.InternalInfo)
-	err := s.write(ctx, func(tx *sql.Tx) error { return insertRow(ctx, tx, s.t.ports, &c) })
+	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.ports, &c) })
 	if cols, dup := uniqueViolation(err); dup {
 		if hasCol(cols, "address") {
 			return nil, ironic.Errorf(ironic.MACAlreadyExists, "A port with MAC address %s already exists.", pyStr(c.Address))
@@ -139,7 +138,7 @@ func (s *Store) UpdatePort(ctx context.Context, ref Ref, values Values) (*models
 	}
 	vals := withVersion(values, models.PortVersion)
 	var out *models.Port
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("ports")
 		cur, ok, err := selectOne(ctx, tx, s.t.ports, where, s.forUpdate(), arg)
 		if err != nil {
@@ -173,7 +172,7 @@ func (s *Store) DestroyPort(ctx context.Context, ref Ref) error {
 
 // deleteRef deletes the row ref names, or reports class c.
 func (s *Store) deleteRef(ctx context.Context, table string, ref Ref, c ironic.Class, msg string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where(table)
 		r, err := tx.ExecContext(ctx, "DELETE FROM "+quote(table)+" WHERE "+where, arg)
 		if err != nil {

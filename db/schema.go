@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"fmt"
 	"slices"
@@ -161,7 +160,7 @@ func (s *Store) CreateSchema(ctx context.Context) error {
 		_, err = conn.ExecContext(ctx, "INSERT INTO `alembic_version` (`version_num`) VALUES (?)", models.AlembicHead)
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		for _, st := range stmts {
 			if _, err := tx.ExecContext(ctx, st); err != nil {
 				return fmt.Errorf("db: create schema: %w", err)

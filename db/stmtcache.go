@@ -87,3 +87,33 @@ func (d *stmtDB) Close() error {
 	d.mu.Unlock()
 	return d.DB.Close()
 }
+
+// txn is a write transaction whose statements come from the cache too.
+type txn struct {
+	*sql.Tx
+	db *stmtDB
+}
+
+// ExecContext runs a statement in the transaction.
+func (t *txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.db.stmt(ctx, query); st != nil {
+		return t.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return t.Tx.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs a query in the transaction.
+func (t *txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.db.stmt(ctx, query); st != nil {
+		return t.Tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return t.Tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a single-row query in the transaction.
+func (t *txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := t.db.stmt(ctx, query); st != nil {
+		return t.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return t.Tx.QueryRowContext(ctx, query, args...)
+}

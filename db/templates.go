@@ -3,7 +3,6 @@ package db
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"slices"
 
 	"github.com/goironic/ironic"
@@ -108,7 +107,7 @@ func (s *Store) CreateDeployTemplate(ctx context.Context, t *models.DeployTempla
 	}
 	c.Version = models.DeployTemplateVersion
 	nilDicts(&c.Extra)
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		if err := insertRow(ctx, tx, s.t.templates, &c); err != nil {
 			return err
 		}
@@ -128,7 +127,7 @@ func (s *Store) CreateDeployTemplate(ctx context.Context, t *models.DeployTempla
 	return &c, nil
 }
 
-func (s *Store) insertSteps(ctx context.Context, tx *sql.Tx, templateID int64, steps []models.DeployTemplateStep, now models.Time) ([]models.DeployTemplateStep, error) {
+func (s *Store) insertSteps(ctx context.Context, tx *txn, templateID int64, steps []models.DeployTemplateStep, now models.Time) ([]models.DeployTemplateStep, error) {
 	out := make([]models.DeployTemplateStep, 0, len(steps))
 	for _, st := range steps {
 		r := st
@@ -171,7 +170,7 @@ func (s *Store) UpdateDeployTemplate(ctx context.Context, ref Ref, values Values
 	}
 	vals := withVersion(values, models.DeployTemplateVersion)
 	var out *models.DeployTemplate
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("deploy_templates")
 		cur, ok, err := selectOne(ctx, tx, s.t.templates, where, s.forUpdate(), arg)
 		if err != nil {
@@ -202,7 +201,7 @@ func (s *Store) UpdateDeployTemplate(ctx context.Context, ref Ref, values Values
 }
 
 // syncSteps matches current and wanted steps by key in one sorted pass.
-func (s *Store) syncSteps(ctx context.Context, tx *sql.Tx, templateID int64, wanted []models.DeployTemplateStep, now models.Time) error {
+func (s *Store) syncSteps(ctx context.Context, tx *txn, templateID int64, wanted []models.DeployTemplateStep, now models.Time) error {
 	current, err := selectWhere(ctx, tx, s.t.steps, "`deploy_template_steps`.`deploy_template_id` = ?", templateID)
 	if err != nil {
 		return err
@@ -243,7 +242,7 @@ func (s *Store) syncSteps(ctx context.Context, tx *sql.Tx, templateID int64, wan
 // DestroyDeployTemplate deletes a template and its steps
 // (DeployTemplateNotFound).
 func (s *Store) DestroyDeployTemplate(ctx context.Context, id int64) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM `deploy_template_steps` WHERE `deploy_template_id` = ?", id); err != nil {
 			return err
 		}

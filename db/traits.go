@@ -33,7 +33,7 @@ func (s *Store) SetNodeTraits(ctx context.Context, nodeID int64, traits []string
 	}
 	now := models.NewTime(s.now())
 	out := make([]models.NodeTrait, 0, len(uniq))
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		if err := s.checkNodeExists(ctx, tx, nodeID); err != nil {
 			return err
 		}
@@ -57,7 +57,7 @@ func (s *Store) SetNodeTraits(ctx context.Context, nodeID int64, traits []string
 
 // UnsetNodeTraits removes all the node's traits (NodeNotFound).
 func (s *Store) UnsetNodeTraits(ctx context.Context, nodeID int64) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		if err := s.checkNodeExists(ctx, tx, nodeID); err != nil {
 			return err
 		}
@@ -79,7 +79,7 @@ func (s *Store) GetNodeTraits(ctx context.Context, nodeID int64) ([]models.NodeT
 // Errors: NodeNotFound, InvalidParameterValue (would exceed 50).
 func (s *Store) AddNodeTrait(ctx context.Context, nodeID int64, trait string) (*models.NodeTrait, error) {
 	r := models.NodeTrait{CreatedAt: models.NewTime(s.now()), Version: models.NodeTraitVersion, NodeID: nodeID, Trait: trait}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		if err := s.checkNodeExists(ctx, tx, nodeID); err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ func (s *Store) AddNodeTrait(ctx context.Context, nodeID int64, trait string) (*
 // DeleteNodeTrait removes one trait. Errors: NodeNotFound,
 // NodeTraitNotFound.
 func (s *Store) DeleteNodeTrait(ctx context.Context, nodeID int64, trait string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *txn) error {
 		if err := s.checkNodeExists(ctx, tx, nodeID); err != nil {
 			return err
 		}

@@ -51,7 +51,7 @@ func (s *Store) UpdateToLatestVersions(ctx context.Context, maxCount int64) (tot
 	now := s.timeArg(s.now())
 	for _, t := range versionedTables() {
 		var done int64
-		err := s.write(ctx, func(tx *sql.Tx) error {
+		err := s.write(ctx, func(tx *txn) error {
 			var n int64
 			if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+quote(t.name)+" WHERE `version` != ?", t.version).Scan(&n); err != nil {
 				return err

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
@@ -64,7 +63,7 @@ func (s *Store) CreateVolumeConnector(ctx context.Context, vc *models.VolumeConn
 	}
 	c.Version = models.VolumeConnectorVersion
 	nilDicts(&c.Extra)
-	err := s.write(ctx, func(tx *sql.Tx) error { return insertRow(ctx, tx, s.t.vconns, &c) })
+	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.vconns, &c) })
 	if cols, dup := uniqueViolation(err); dup {
 		if hasCol(cols, "type") {
 			return nil, ironic.Errorf(ironic.VolumeConnectorTypeAndIdAlreadyExists,
@@ -87,7 +86,7 @@ func (s *Store) UpdateVolumeConnector(ctx context.Context, ref Ref, values Value
 	}
 	vals := withVersion(values, models.VolumeConnectorVersion)
 	var out, orig *models.VolumeConnector
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("volume_connectors")
 		cur, ok, err := selectOne(ctx, tx, s.t.vconns, where, s.forUpdate(), arg)
 		if err != nil {
@@ -152,7 +151,7 @@ func (s *Store) CreateVolumeTarget(ctx context.Context, vt *models.VolumeTarget)
 	}
 	c.Version = models.VolumeTargetVersion
 	nilDicts(&c.Extra, &c.Properties)
-	err := s.write(ctx, func(tx *sql.Tx) error { return insertRow(ctx, tx, s.t.vtargets, &c) })
+	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.vtargets, &c) })
 	if cols, dup := uniqueViolation(err); dup {
 		if hasCol(cols, "boot_index") {
 			return nil, ironic.Errorf(ironic.VolumeTargetBootIndexAlreadyExists,
@@ -175,7 +174,7 @@ func (s *Store) UpdateVolumeTarget(ctx context.Context, ref Ref, values Values) 
 	}
 	vals := withVersion(values, models.VolumeTargetVersion)
 	var out, orig *models.VolumeTarget
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *txn) error {
 		where, arg := ref.where("volume_targets")
 		cur, ok, err := selectOne(ctx, tx, s.t.vtargets, where, s.forUpdate(), arg)
 		if err != nil {
