@@ -157,7 +157,7 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 			return nil, err
 		}
 	}
-	s.db = newStmtDB(sqlDB, s.dialect == SQLite)
+	s.db = newStmtDB(sqlDB, s.dialect == SQLite, !memory)
 	switch {
 	case memory:
 		// Every connection to :memory: is a separate database.

@@ -18,15 +18,31 @@ const maxCachedStatements = 256
 // Only SQLite uses it: on MySQL, statements prepared on every pooled
 // connection would count against the server's max_prepared_stmt_count,
 // and the server parses quickly anyway.
+//
+// A transaction may only use statements that are already prepared when
+// preparing one could need a second connection that doesn't exist (an
+// in-memory database has exactly one): txPrepare says whether it may
+// prepare new ones.
 type stmtDB struct {
 	*sql.DB
-	cache bool
-	mu    sync.RWMutex
-	stmts map[string]*sql.Stmt
+	cache     bool
+	txPrepare bool
+	mu        sync.RWMutex
+	stmts     map[string]*sql.Stmt
 }
 
-func newStmtDB(db *sql.DB, cache bool) *stmtDB {
-	return &stmtDB{DB: db, cache: cache, stmts: map[string]*sql.Stmt{}}
+func newStmtDB(db *sql.DB, cache, txPrepare bool) *stmtDB {
+	return &stmtDB{DB: db, cache: cache, txPrepare: txPrepare, stmts: map[string]*sql.Stmt{}}
+}
+
+// txStmt is stmt for use inside a transaction.
+func (d *stmtDB) txStmt(ctx context.Context, query string) *sql.Stmt {
+	if d.txPrepare {
+		return d.stmt(ctx, query)
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.stmts[query]
 }
 
 // stmt returns the prepared statement for query, preparing it on first
@@ -96,7 +112,7 @@ type txn struct {
 
 // ExecContext runs a statement in the transaction.
 func (t *txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := t.db.stmt(ctx, query); st != nil {
+	if st := t.db.txStmt(ctx, query); st != nil {
 		return t.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
 	return t.Tx.ExecContext(ctx, query, args...)
@@ -104,7 +120,7 @@ func (t *txn) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 
 // QueryContext runs a query in the transaction.
 func (t *txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := t.db.stmt(ctx, query); st != nil {
+	if st := t.db.txStmt(ctx, query); st != nil {
 		return t.Tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
 	return t.Tx.QueryContext(ctx, query, args...)
@@ -112,7 +128,7 @@ func (t *txn) QueryContext(ctx context.Context, query string, args ...any) (*sql
 
 // QueryRowContext runs a single-row query in the transaction.
 func (t *txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := t.db.stmt(ctx, query); st != nil {
+	if st := t.db.txStmt(ctx, query); st != nil {
 		return t.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
 	return t.Tx.QueryRowContext(ctx, query, args...)
