@@ -3,6 +3,7 @@ package apiv1
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/goironic/ironic"
@@ -441,15 +442,27 @@ func appendKey(dst []byte, first bool, k string) []byte {
 	return append(dst, ": "...)
 }
 
-func appendLinkPair(dst []byte, base, path string) []byte {
-	dst = append(dst, `[{"href": `...)
-	dst = pyjson.AppendString(dst, base+"/v1/"+path)
-	dst = append(dst, `, "rel": "self"}, {"href": `...)
-	dst = pyjson.AppendString(dst, base+"/"+path)
-	return append(dst, `, "rel": "bookmark"}]`...)
+// appendLinkPair writes [self, bookmark] links to base/<path...>.
+func appendLinkPair(dst []byte, base string, path ...string) []byte {
+	dst = append(dst, `[{"href": "`...)
+	dst = appendURL(dst, base, "/v1/", path)
+	dst = append(dst, `", "rel": "self"}, {"href": "`...)
+	dst = appendURL(dst, base, "/", path)
+	return append(dst, `", "rel": "bookmark"}]`...)
 }
 
-// AppendPyJSON writes the node in Ironic's key order.
+func appendURL(dst []byte, base, sep string, path []string) []byte {
+	dst = pyjson.AppendEscaped(dst, base)
+	dst = append(dst, sep...)
+	for _, p := range path {
+		dst = pyjson.AppendEscaped(dst, p)
+	}
+	return dst
+}
+
+// AppendPyJSON writes the node in Ironic's key order. Scalar fields are
+// written straight from the row (no boxing); dicts and the masked or
+// renamed fields go through value.
 func (nv *nodeJSON) AppendPyJSON(dst []byte) ([]byte, error) {
 	n, nr := nv.n, nv.nr
 	dst = append(dst, '{')
@@ -459,19 +472,72 @@ func (nv *nodeJSON) AppendPyJSON(dst []byte) ([]byte, error) {
 		switch f {
 		case "uuid":
 			dst = pyjson.AppendString(dst, n.UUID)
+		case "driver":
+			dst = pyjson.AppendString(dst, n.Driver)
+		case "conductor_group":
+			dst = pyjson.AppendString(dst, n.ConductorGroup)
+		case "created_at":
+			dst = appendTime(dst, n.CreatedAt)
+		case "updated_at":
+			dst = appendTime(dst, n.UpdatedAt)
+		case "provision_updated_at":
+			dst = appendTime(dst, n.ProvisionUpdatedAt)
+		case "inspection_started_at":
+			dst = appendTime(dst, n.InspectionStartedAt)
+		case "inspection_finished_at":
+			dst = appendTime(dst, n.InspectionFinishedAt)
+		case "maintenance":
+			dst = appendBool(dst, n.Maintenance)
+		case "console_enabled":
+			dst = appendBool(dst, n.ConsoleEnabled)
+		case "protected":
+			dst = appendBool(dst, n.Protected)
+		case "automated_clean":
+			dst = appendBoolPtr(dst, n.AutomatedClean)
+		case "retired":
+			dst = appendBoolPtr(dst, n.Retired)
+		case "secure_boot":
+			dst = appendBoolPtr(dst, n.SecureBoot)
+		case "driver_info":
+			if nr.showDriverSecrets {
+				dst, err = n.DriverInfo.AppendPyJSON(dst)
+			} else {
+				dst, err = nr.a.masker.AppendMaskedDict(dst, n.DriverInfo, "******")
+			}
+		case "properties":
+			dst, err = n.Properties.AppendPyJSON(dst)
+		case "extra":
+			dst, err = n.Extra.AppendPyJSON(dst)
+		case "clean_step":
+			dst, err = n.CleanStep.AppendPyJSON(dst)
+		case "deploy_step":
+			dst, err = n.DeployStep.AppendPyJSON(dst)
+		case "raid_config":
+			dst, err = n.RAIDConfig.AppendPyJSON(dst)
+		case "target_raid_config":
+			dst, err = n.TargetRAIDConfig.AppendPyJSON(dst)
+		case "network_data":
+			dst, err = n.NetworkData.AppendPyJSON(dst)
 		case "name", "instance_uuid", "power_state", "target_power_state", "target_provision_state",
 			"last_error", "maintenance_reason", "reservation", "resource_class", "owner", "lessee",
 			"description", "fault", "shard", "boot_mode", "protected_reason", "retired_reason":
 			dst = appendStrPtr(dst, nodeStrField(n, f))
 		default:
-			if dst, err = pyjson.Append(dst, nv.value(f)); err != nil {
-				return dst, err
+			if strings.HasSuffix(f, "_interface") {
+				if p := nodeInterfaceField(n, f); p != nil {
+					dst = appendStrPtr(dst, *p)
+					continue
+				}
 			}
+			dst, err = pyjson.Append(dst, nv.value(f))
+		}
+		if err != nil {
+			return dst, err
 		}
 	}
 	first := len(nr.order) == 0
 	dst = appendKey(dst, first, "links")
-	dst = appendLinkPair(dst, nr.base, "nodes/"+n.UUID)
+	dst = appendLinkPair(dst, nr.base, "nodes/", n.UUID)
 	if nr.conductor {
 		dst = appendKey(dst, false, "conductor")
 		dst, _ = pyjson.Append(dst, nv.conductor)
@@ -486,9 +552,48 @@ func (nv *nodeJSON) AppendPyJSON(dst []byte) ([]byte, error) {
 	}
 	for _, sub := range nr.subLinks {
 		dst = appendKey(dst, false, sub)
-		dst = appendLinkPair(dst, nr.base, "nodes/"+n.UUID+"/"+sub)
+		dst = appendLinkPair(dst, nr.base, "nodes/", n.UUID, "/", sub)
 	}
 	return append(dst, '}'), nil
+}
+
+// nodeInterfaceField is the column behind "<kind>_interface", nil for
+// another field.
+func nodeInterfaceField(n *models.Node, f string) **string {
+	k, ok := strings.CutSuffix(f, "_interface")
+	if !ok || !slices.Contains(interfaceKinds, k) {
+		return nil
+	}
+	return nodeInterface(n, k)
+}
+
+// appendTime writes a timestamp as isoTime does, without allocating.
+func appendTime(dst []byte, t models.Time) []byte {
+	if !t.Valid() {
+		return append(dst, "null"...)
+	}
+	u := t.UTC()
+	dst = append(dst, '"')
+	if u.Nanosecond()/1000 == 0 {
+		dst = u.AppendFormat(dst, "2006-01-02T15:04:05+00:00")
+	} else {
+		dst = u.AppendFormat(dst, "2006-01-02T15:04:05.000000+00:00")
+	}
+	return append(dst, '"')
+}
+
+func appendBool(dst []byte, b bool) []byte {
+	if b {
+		return append(dst, "true"...)
+	}
+	return append(dst, "false"...)
+}
+
+func appendBoolPtr(dst []byte, b *bool) []byte {
+	if b == nil {
+		return append(dst, "null"...)
+	}
+	return appendBool(dst, *b)
 }
 
 func appendStrPtr(dst []byte, p *string) []byte {

@@ -311,6 +311,16 @@ func swarSafe(w uint64) bool {
 // AppendString writes s quoted with ensure_ascii escaping.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	dst = appendEscaped(dst, s)
+	return append(dst, '"')
+}
+
+// AppendEscaped writes s's characters with ensure_ascii escaping but no
+// quotes, for building one JSON string from several pieces.
+func AppendEscaped(dst []byte, s string) []byte { return appendEscaped(dst, s) }
+
+// appendEscaped writes s's characters with ensure_ascii escaping.
+func appendEscaped(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if i+8 <= len(s) && swarSafe(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
@@ -360,8 +370,7 @@ func AppendString(dst []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 func appendU(dst []byte, r rune) []byte {

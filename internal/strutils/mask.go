@@ -4,7 +4,10 @@ package strutils
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // sanitizeKeys are oslo's _SANITIZE_KEYS: a key containing any of them
@@ -137,4 +140,46 @@ func (m *Masker) maskDict(d map[string]any, secret string) (map[string]any, bool
 		return d, false
 	}
 	return out, true
+}
+
+// AppendMaskedDict writes d in Python's json.dumps format with MaskDict's
+// masking applied on the way, without building the masked copy.
+func (m *Masker) AppendMaskedDict(dst []byte, d map[string]any, secret string) ([]byte, error) {
+	if d == nil {
+		return append(dst, "{}"...), nil
+	}
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = pyjson.AppendString(dst, k)
+		dst = append(dst, ": "...)
+		switch v := d[k].(type) {
+		case map[string]any:
+			dst, err = m.AppendMaskedDict(dst, v, secret)
+		case string:
+			if IsSecretKey(k) {
+				dst = pyjson.AppendString(dst, secret)
+			} else {
+				dst = pyjson.AppendString(dst, m.MaskPassword(v, secret))
+			}
+		default:
+			if IsSecretKey(k) {
+				dst = pyjson.AppendString(dst, secret)
+			} else {
+				dst, err = pyjson.Append(dst, v)
+			}
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
 }

@@ -3,6 +3,8 @@ package strutils
 import (
 	"reflect"
 	"testing"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 func TestMaskDict(t *testing.T) {
@@ -52,6 +54,21 @@ func TestMaskPassword(t *testing.T) {
 	for in, want := range cases {
 		if got := m.MaskPassword(in, "***"); got != want {
 			t.Errorf("%q: got %q want %q", in, got, want)
+		}
+	}
+}
+
+func TestAppendMaskedDictEqualsMaskThenEncode(t *testing.T) {
+	m := NewMasker()
+	for _, d := range []map[string]any{
+		{"ipmi_password": "x", "ipmi_username": "admin", "n": map[string]any{"token": 5, "l": []any{1, "password=abc"}}, "cmd": "--password abc"},
+		{},
+		{"plain": "hello", "num": 1},
+	} {
+		want, _ := pyjson.Marshal(m.MaskDict(d, "******"))
+		got, err := m.AppendMaskedDict(nil, d, "******")
+		if err != nil || string(got) != string(want) {
+			t.Errorf("got %s (%v), want %s", got, err, want)
 		}
 	}
 }
