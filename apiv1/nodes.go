@@ -23,6 +23,7 @@ import (
 type nodeStore interface {
 	ListNodes(ctx context.Context, f db.NodeFilter, o db.ListOpts) ([]models.Node, error)
 	ListNodeColumns(ctx context.Context, columns []string, f db.NodeFilter, o db.ListOpts) ([]models.Node, error)
+	ListNodesShared(ctx context.Context, f db.NodeFilter, o db.ListOpts) ([]models.Node, error)
 	GetNodeByUUID(ctx context.Context, uuid string) (*models.Node, error)
 	GetNodeByName(ctx context.Context, name string) (*models.Node, error)
 	GetNodeByID(ctx context.Context, id int64) (*models.Node, error)
@@ -498,7 +499,8 @@ func (a *API) nodeCollection(rq *Request, detailPath bool) (*Response, error) {
 		// those columns, as Ironic's get_node_list(fields=...) does.
 		nodes, err = a.d.Store.ListNodeColumns(ctx, cols, p.filter, opts)
 	} else {
-		nodes, err = a.d.Store.ListNodes(ctx, p.filter, opts)
+		// The views only read the rows: cached ones may be shared.
+		nodes, err = a.d.Store.ListNodesShared(ctx, p.filter, opts)
 	}
 	if err != nil {
 		return nil, badSortKey(err, p.sortKey)

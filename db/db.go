@@ -66,6 +66,9 @@ type Store struct {
 	// keeps latency low and avoids SQLITE_BUSY).
 	wsem chan struct{}
 	t    *tables
+
+	nodeCacheSize int
+	nodeCache     *nodeCache
 }
 
 // Option adjusts a Store at Open.
@@ -158,6 +161,9 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 		}
 	}
 	s.db = newStmtDB(sqlDB, s.dialect == SQLite, !memory)
+	if s.nodeCacheSize > 0 && s.dialect == SQLite {
+		s.nodeCache = newNodeCache(s.nodeCacheSize)
+	}
 	switch {
 	case memory:
 		// Every connection to :memory: is a separate database.

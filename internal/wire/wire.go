@@ -60,5 +60,7 @@ func OpenDB(ctx context.Context, cfg *conf.Config, log *slog.Logger, opts ...db.
 			}
 		}
 	}
+	// Node lists reuse unchanged rows (SQLite only; see db.WithNodeCache).
+	opts = append([]db.Option{db.WithNodeCache(20000)}, opts...)
 	return db.Open(ctx, u.Driver, u.DSN, log, opts...)
 }
