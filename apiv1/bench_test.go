@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -84,6 +85,23 @@ func BenchmarkNodeCreateDelete(b *testing.B) {
 		}
 		if code := s.Serve("DELETE", "/v1/nodes/"+res.Field("uuid").(string)); code != http.StatusNoContent {
 			b.Fatal(code)
+		}
+	}
+}
+
+// BenchmarkNodeCreate is POST /v1/nodes alone.
+func BenchmarkNodeCreate(b *testing.B) {
+	s := NewSetup(b)
+	body := `{"driver": "fake-hardware", "resource_class": "bench", "properties": {"cpus": 8}, "driver_info": {"ipmi_address": "192.0.2.1"}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest("POST", "/v1/nodes", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-OpenStack-Ironic-API-Version", s.Version)
+		w := &discard{h: http.Header{}, code: 200}
+		s.API.ServeHTTP(w, req)
+		if w.code != http.StatusCreated {
+			b.Fatal(w.code)
 		}
 	}
 }
