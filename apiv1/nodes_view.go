@@ -291,9 +291,9 @@ type nodeRenderer struct {
 	allocations         map[int64]string
 	// order is the object fields to write, in Ironic's order, already
 	// filtered by the request's fields and version.
-	order                              []string
+	order                               []string
 	conductor, allocation, chassisField bool
-	subLinks                           []string
+	subLinks                            []string
 }
 
 func (a *API) newNodeRenderer(rq *Request, fields []string) *nodeRenderer {

@@ -348,4 +348,3 @@ func (m *Manager) VIFDetach(ctx context.Context, _ string, uuid, vifID string) e
 	}
 	return nw.VIFDetach(ctx, t, vifID)
 }
-

@@ -299,12 +299,12 @@ const hex = "0123456789abcdef"
 func swarSafe(w uint64) bool {
 	const lo = 0x0101010101010101
 	const hi = 0x8080808080808080
-	ctl := (w - lo*0x20) &^ w        // bytes < 0x20
-	quote := (w ^ lo*'"') - lo       // zero byte where '"'
+	ctl := (w - lo*0x20) &^ w  // bytes < 0x20
+	quote := (w ^ lo*'"') - lo // zero byte where '"'
 	quote &^= w ^ lo*'"'
 	bslash := (w ^ lo*'\\') - lo
 	bslash &^= w ^ lo*'\\'
-	del := (w + lo*0x01) | w         // bytes >= 0x7f set their high bit
+	del := (w + lo*0x01) | w // bytes >= 0x7f set their high bit
 	return (ctl|quote|bslash|del)&hi == 0
 }
 
