@@ -644,36 +644,41 @@ func nodeStrField(n *models.Node, f string) *string {
 	return nil
 }
 
+// chassisUUID and allocationUUID look a related row's UUID up once per
+// request; a row that is gone reads as "" (shown as null), as in Ironic.
 func (nr *nodeRenderer) chassisUUID(ctx context.Context, id int64) (string, error) {
-	if u, ok := nr.chassis[id]; ok {
-		return u, nil
-	}
-	c, err := nr.a.d.Store.GetChassisByID(ctx, id)
-	if err != nil {
-		if ironic.IsClass(err, ironic.ChassisNotFound) {
-			nr.chassis[id] = ""
-			return "", nil
+	return lookupUUID(nr.chassis, id, ironic.ChassisNotFound, func() (string, error) {
+		c, err := nr.a.d.Store.GetChassisByID(ctx, id)
+		if err != nil {
+			return "", err
 		}
-		return "", err
-	}
-	nr.chassis[id] = c.UUID
-	return c.UUID, nil
+		return c.UUID, nil
+	})
 }
 
 func (nr *nodeRenderer) allocationUUID(ctx context.Context, id int64) (string, error) {
-	if u, ok := nr.allocations[id]; ok {
+	return lookupUUID(nr.allocations, id, ironic.AllocationNotFound, func() (string, error) {
+		al, err := nr.a.d.Store.GetAllocationByID(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		return al.UUID, nil
+	})
+}
+
+func lookupUUID(seen map[int64]string, id int64, notFound ironic.Class, get func() (string, error)) (string, error) {
+	if u, ok := seen[id]; ok {
 		return u, nil
 	}
-	al, err := nr.a.d.Store.GetAllocationByID(ctx, id)
+	u, err := get()
 	if err != nil {
-		if ironic.IsClass(err, ironic.AllocationNotFound) {
-			nr.allocations[id] = ""
-			return "", nil
+		if !ironic.IsClass(err, notFound) {
+			return "", err
 		}
-		return "", err
+		u = ""
 	}
-	nr.allocations[id] = al.UUID
-	return al.UUID, nil
+	seen[id] = u
+	return u, nil
 }
 
 // legacyProvisionState renames states for old clients: "available" is
