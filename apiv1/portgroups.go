@@ -593,7 +593,7 @@ func (a *API) deletePortgroup(rq *Request, parentNode string, rem []string) (*Re
 	if err != nil {
 		return nil, err
 	}
-	if err := a.d.Conductor.DestroyPortgroup(ctx, topic, pg.UUID); err != nil {
+	if err := a.d.Conductor.DestroyPortgroup(ctx, topic, pg); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusNoContent}, nil

@@ -989,7 +989,7 @@ func (a *API) deletePort(rq *Request, par portParent, rem []string) (*Response, 
 	if err != nil {
 		return nil, err
 	}
-	if err := a.d.Conductor.DestroyPort(ctx, topic, port.UUID); err != nil {
+	if err := a.d.Conductor.DestroyPort(ctx, topic, port); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusNoContent}, nil

@@ -108,7 +108,7 @@ type volumeKind[T any] interface {
 	list(ctx context.Context, f db.VolumeFilter, o db.ListOpts) ([]T, error)
 	create(ctx context.Context, v *T) (*T, error)
 	update(ctx context.Context, topic string, v *T, changes []string) (*T, error)
-	destroy(ctx context.Context, topic, uuid string) error
+	destroy(ctx context.Context, topic string, v *T) error
 	// notFound is the kind's not-found fault for ident.
 	notFound(ident string) error
 	validate(doc any, name string) error
@@ -546,7 +546,7 @@ func (r *volumeResource[T, K]) delete(rq *Request) (*Response, error) {
 		return nil, notPermitted()
 	}
 	ctx := rq.Ctx()
-	_, uuid, nodeID := r.k.ids(v)
+	_, _, nodeID := r.k.ids(v)
 	if node == nil {
 		ref := "None"
 		if nodeID != nil {
@@ -558,7 +558,7 @@ func (r *volumeResource[T, K]) delete(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.k.destroy(ctx, topic, uuid); err != nil {
+	if err := r.k.destroy(ctx, topic, v); err != nil {
 		return nil, err
 	}
 	return &Response{Status: 204}, nil

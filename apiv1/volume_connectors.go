@@ -63,8 +63,8 @@ func (k connectorKind) update(ctx context.Context, topic string, v *models.Volum
 	return k.a.d.Conductor.UpdateVolumeConnector(ctx, topic, v, changes)
 }
 
-func (k connectorKind) destroy(ctx context.Context, topic, uuid string) error {
-	return k.a.d.Conductor.DestroyVolumeConnector(ctx, topic, uuid)
+func (k connectorKind) destroy(ctx context.Context, topic string, v *models.VolumeConnector) error {
+	return k.a.d.Conductor.DestroyVolumeConnector(ctx, topic, v)
 }
 
 func (connectorKind) notFound(ident string) error {

@@ -69,8 +69,8 @@ func (k targetKind) update(ctx context.Context, topic string, v *models.VolumeTa
 	return k.a.d.Conductor.UpdateVolumeTarget(ctx, topic, v, changes)
 }
 
-func (k targetKind) destroy(ctx context.Context, topic, uuid string) error {
-	return k.a.d.Conductor.DestroyVolumeTarget(ctx, topic, uuid)
+func (k targetKind) destroy(ctx context.Context, topic string, v *models.VolumeTarget) error {
+	return k.a.d.Conductor.DestroyVolumeTarget(ctx, topic, v)
 }
 
 func (targetKind) notFound(ident string) error {

@@ -138,7 +138,7 @@ func TestPowerActionsAndVolumeRule(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Power state unknown: volume changes are refused.
-		if err := m.DestroyVolumeConnector(ctx, "", c.UUID); !ironic.IsClass(err, ironic.InvalidStateRequested) {
+		if err := m.DestroyVolumeConnector(ctx, "", c); !ironic.IsClass(err, ironic.InvalidStateRequested) {
 			t.Fatalf("destroy with power None: %v", err)
 		}
 		if err := m.ChangeNodePowerState(ctx, "", n.UUID, states.PowerOff, 0); err != nil {
@@ -148,7 +148,7 @@ func TestPowerActionsAndVolumeRule(t *testing.T) {
 		if models.Deref(got.PowerState) != states.PowerOff || got.TargetPowerState != nil || got.Reservation != nil {
 			t.Fatalf("after power off: power %v target %v reservation %v", models.Deref(got.PowerState), got.TargetPowerState, got.Reservation)
 		}
-		if err := m.DestroyVolumeConnector(ctx, "", c.UUID); err != nil {
+		if err := m.DestroyVolumeConnector(ctx, "", c); err != nil {
 			t.Fatalf("destroy when off: %v", err)
 		}
 	})

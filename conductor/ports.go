@@ -181,8 +181,8 @@ func (m *Manager) UpdatePort(ctx context.Context, _ string, p *models.Port, chan
 }
 
 // DestroyPort deletes a port not bound to a VIF (destroy_port).
-func (m *Manager) DestroyPort(ctx context.Context, _ string, portUUID string) error {
-	p, err := m.store.GetPortByUUID(ctx, portUUID)
+func (m *Manager) DestroyPort(ctx context.Context, _ string, port *models.Port) error {
+	p, err := m.store.GetPortByUUID(ctx, port.UUID)
 	if err != nil {
 		return err
 	}
@@ -257,8 +257,8 @@ func (m *Manager) UpdatePortgroup(ctx context.Context, _ string, pg *models.Port
 
 // DestroyPortgroup deletes a port group that has no ports
 // (destroy_portgroup; the database refuses a non-empty group).
-func (m *Manager) DestroyPortgroup(ctx context.Context, _ string, pgUUID string) error {
-	pg, err := m.store.GetPortgroupByUUID(ctx, pgUUID)
+func (m *Manager) DestroyPortgroup(ctx context.Context, _ string, group *models.Portgroup) error {
+	pg, err := m.store.GetPortgroupByUUID(ctx, group.UUID)
 	if err != nil {
 		return err
 	}

@@ -48,8 +48,8 @@ func (m *Manager) UpdateVolumeConnector(ctx context.Context, _ string, c *models
 }
 
 // DestroyVolumeConnector deletes a connector of a powered-off node.
-func (m *Manager) DestroyVolumeConnector(ctx context.Context, _ string, cUUID string) error {
-	c, err := m.store.GetVolumeConnector(ctx, db.ByUUID(cUUID))
+func (m *Manager) DestroyVolumeConnector(ctx context.Context, _ string, conn *models.VolumeConnector) error {
+	c, err := m.store.GetVolumeConnector(ctx, db.ByUUID(conn.UUID))
 	if err != nil {
 		return err
 	}
@@ -90,8 +90,8 @@ func (m *Manager) UpdateVolumeTarget(ctx context.Context, _ string, vt *models.V
 }
 
 // DestroyVolumeTarget deletes a target of a powered-off node.
-func (m *Manager) DestroyVolumeTarget(ctx context.Context, _ string, tUUID string) error {
-	vt, err := m.store.GetVolumeTarget(ctx, db.ByUUID(tUUID))
+func (m *Manager) DestroyVolumeTarget(ctx context.Context, _ string, target *models.VolumeTarget) error {
+	vt, err := m.store.GetVolumeTarget(ctx, db.ByUUID(target.UUID))
 	if err != nil {
 		return err
 	}

@@ -83,21 +83,71 @@ type ConductorAPI interface {
 	// node's lock, with the network interface's checks.
 	CreatePort(ctx context.Context, topic string, port *models.Port) (*models.Port, error)
 	UpdatePort(ctx context.Context, topic string, port *models.Port, changes []string) (*models.Port, error)
-	DestroyPort(ctx context.Context, topic, portUUID string) error
+	DestroyPort(ctx context.Context, topic string, port *models.Port) error
 	// UpdatePortgroup and DestroyPortgroup do the same for port groups.
 	UpdatePortgroup(ctx context.Context, topic string, pg *models.Portgroup, changes []string) (*models.Portgroup, error)
-	DestroyPortgroup(ctx context.Context, topic, portgroupUUID string) error
+	DestroyPortgroup(ctx context.Context, topic string, pg *models.Portgroup) error
 	// UpdateVolumeConnector, DestroyVolumeConnector, UpdateVolumeTarget and
 	// DestroyVolumeTarget change volume resources; Ironic allows it only
 	// while the node is powered off.
 	UpdateVolumeConnector(ctx context.Context, topic string, c *models.VolumeConnector, changes []string) (*models.VolumeConnector, error)
-	DestroyVolumeConnector(ctx context.Context, topic, uuid string) error
+	DestroyVolumeConnector(ctx context.Context, topic string, c *models.VolumeConnector) error
 	UpdateVolumeTarget(ctx context.Context, topic string, t *models.VolumeTarget, changes []string) (*models.VolumeTarget, error)
-	DestroyVolumeTarget(ctx context.Context, topic, uuid string) error
-	// ChangeNodePowerState, DoProvisioningAction and the other actions
-	// arrive with the state machine; until then the conductor answers them
-	// as unsupported.
+	DestroyVolumeTarget(ctx context.Context, topic string, t *models.VolumeTarget) error
+	// ChangeNodePowerState starts a power action; timeout 0 means the
+	// conductor's default (change_node_power_state, 1.39).
 	ChangeNodePowerState(ctx context.Context, topic, nodeUUID, newState string, timeout int) error
+	// ChangeNodeBootMode ("bios"/"uefi") and ChangeNodeSecureBoot (1.55).
+	ChangeNodeBootMode(ctx context.Context, topic, nodeUUID, newState string) error
+	ChangeNodeSecureBoot(ctx context.Context, topic, nodeUUID string, newState bool) error
+	// VendorPassthru and DriverVendorPassthru call a vendor method; info is
+	// the request body (1.20).
+	VendorPassthru(ctx context.Context, topic, nodeUUID, method, httpMethod string, info any) (*VendorResult, error)
+	DriverVendorPassthru(ctx context.Context, topic, driver, method, httpMethod string, info any) (*VendorResult, error)
+
+	// DoNodeDeploy deploys (or with rebuild, redeploys) a node; configdrive
+	// is nil, a string or a dict; deploySteps is nil unless given (1.22/1.52).
+	DoNodeDeploy(ctx context.Context, topic, nodeUUID string, rebuild bool, configdrive any, deploySteps []map[string]any) error
+	// DoNodeTearDown undeploys a node (1.6).
+	DoNodeTearDown(ctx context.Context, topic, nodeUUID string) error
+	// DoProvisioningAction runs manage, provide, abort or adopt (1.23).
+	DoProvisioningAction(ctx context.Context, topic, nodeUUID, action string) error
+	// ContinueNodeClean and ContinueNodeDeploy are casts: the conductor
+	// resumes the node's steps after an agent callback (1.27/1.45).
+	ContinueNodeClean(ctx context.Context, topic, nodeUUID string) error
+	ContinueNodeDeploy(ctx context.Context, topic, nodeUUID string) error
+	// DoNodeClean starts manual cleaning; disableRamdisk is nil unless
+	// given (1.32/1.53).
+	DoNodeClean(ctx context.Context, topic, nodeUUID string, cleanSteps []map[string]any, disableRamdisk *bool) error
+	// DoNodeRescue and DoNodeUnrescue (1.43).
+	DoNodeRescue(ctx context.Context, topic, nodeUUID, rescuePassword string) error
+	DoNodeUnrescue(ctx context.Context, topic, nodeUUID string) error
+	// InspectHardware starts inspection (1.24).
+	InspectHardware(ctx context.Context, topic, nodeUUID string) error
+
+	// GetConsoleInformation and SetConsoleMode (1.11).
+	GetConsoleInformation(ctx context.Context, topic, nodeUUID string) (map[string]any, error)
+	SetConsoleMode(ctx context.Context, topic, nodeUUID string, enabled bool) error
+	// SetBootDevice, GetBootDevice and GetSupportedBootDevices (1.17).
+	SetBootDevice(ctx context.Context, topic, nodeUUID, device string, persistent bool) error
+	GetBootDevice(ctx context.Context, topic, nodeUUID string) (*BootDevice, error)
+	GetSupportedBootDevices(ctx context.Context, topic, nodeUUID string) ([]string, error)
+	// InjectNMI (1.40).
+	InjectNMI(ctx context.Context, topic, nodeUUID string) error
+	// SetTargetRAIDConfig validates and stores a node's target RAID
+	// configuration (1.30).
+	SetTargetRAIDConfig(ctx context.Context, topic, nodeUUID string, config map[string]any) error
+
+	// CreateAllocation stores and starts processing an allocation;
+	// DestroyAllocation removes one, freeing its node (1.48).
+	CreateAllocation(ctx context.Context, topic string, a *models.Allocation) (*models.Allocation, error)
+	DestroyAllocation(ctx context.Context, topic string, a *models.Allocation) error
+
+	// Heartbeat is an agent's heartbeat (1.34-1.54).
+	Heartbeat(ctx context.Context, topic, nodeUUID string, hb Heartbeat) error
+	// GetNodeWithToken returns the node with a fresh agent token in
+	// driver_internal_info.agent_secret_token (1.49).
+	GetNodeWithToken(ctx context.Context, topic, nodeUUID string) (*models.Node, error)
 	// GetSupportedIndicators maps component to indicator name to its
 	// description, for all components or just one (component "").
 	GetSupportedIndicators(ctx context.Context, topic, nodeUUID, component string) (map[string]map[string]Indicator, error)
@@ -110,4 +160,27 @@ type ConductorAPI interface {
 type Indicator struct {
 	ReadOnly bool     `json:"readonly"`
 	States   []string `json:"states"`
+}
+
+// VendorResult is what a vendor passthru call returns.
+type VendorResult struct {
+	Return any  `json:"return"`
+	Async  bool `json:"async"`
+	Attach bool `json:"attach"`
+}
+
+// BootDevice is get_boot_device's answer; nil fields are unknown.
+type BootDevice struct {
+	BootDevice *string `json:"boot_device"`
+	Persistent *bool   `json:"persistent"`
+}
+
+// Heartbeat holds the arguments of an agent heartbeat after the node.
+type Heartbeat struct {
+	CallbackURL        string  `json:"callback_url"`
+	AgentVersion       string  `json:"agent_version"`
+	AgentToken         *string `json:"agent_token"`
+	AgentVerifyCA      *string `json:"agent_verify_ca"`
+	AgentStatus        *string `json:"agent_status"`
+	AgentStatusMessage *string `json:"agent_status_message"`
 }

@@ -152,8 +152,12 @@ func (l *Local) UpdatePort(ctx context.Context, topic string, port *models.Port,
 	return result(l.srv.UpdatePort(ctx, topic, in, changes))
 }
 
-func (l *Local) DestroyPort(ctx context.Context, topic, portUUID string) error {
-	return remote(l.srv.DestroyPort(ctx, topic, portUUID))
+func (l *Local) DestroyPort(ctx context.Context, topic string, port *models.Port) error {
+	in, err := through(port)
+	if err != nil {
+		return err
+	}
+	return remote(l.srv.DestroyPort(ctx, topic, in))
 }
 
 func (l *Local) UpdatePortgroup(ctx context.Context, topic string, pg *models.Portgroup, changes []string) (*models.Portgroup, error) {
@@ -164,8 +168,12 @@ func (l *Local) UpdatePortgroup(ctx context.Context, topic string, pg *models.Po
 	return result(l.srv.UpdatePortgroup(ctx, topic, in, changes))
 }
 
-func (l *Local) DestroyPortgroup(ctx context.Context, topic, portgroupUUID string) error {
-	return remote(l.srv.DestroyPortgroup(ctx, topic, portgroupUUID))
+func (l *Local) DestroyPortgroup(ctx context.Context, topic string, pg *models.Portgroup) error {
+	in, err := through(pg)
+	if err != nil {
+		return err
+	}
+	return remote(l.srv.DestroyPortgroup(ctx, topic, in))
 }
 
 func (l *Local) UpdateVolumeConnector(ctx context.Context, topic string, c *models.VolumeConnector, changes []string) (*models.VolumeConnector, error) {
@@ -176,8 +184,12 @@ func (l *Local) UpdateVolumeConnector(ctx context.Context, topic string, c *mode
 	return result(l.srv.UpdateVolumeConnector(ctx, topic, in, changes))
 }
 
-func (l *Local) DestroyVolumeConnector(ctx context.Context, topic, uuid string) error {
-	return remote(l.srv.DestroyVolumeConnector(ctx, topic, uuid))
+func (l *Local) DestroyVolumeConnector(ctx context.Context, topic string, c *models.VolumeConnector) error {
+	in, err := through(c)
+	if err != nil {
+		return err
+	}
+	return remote(l.srv.DestroyVolumeConnector(ctx, topic, in))
 }
 
 func (l *Local) UpdateVolumeTarget(ctx context.Context, topic string, t *models.VolumeTarget, changes []string) (*models.VolumeTarget, error) {
@@ -188,8 +200,12 @@ func (l *Local) UpdateVolumeTarget(ctx context.Context, topic string, t *models.
 	return result(l.srv.UpdateVolumeTarget(ctx, topic, in, changes))
 }
 
-func (l *Local) DestroyVolumeTarget(ctx context.Context, topic, uuid string) error {
-	return remote(l.srv.DestroyVolumeTarget(ctx, topic, uuid))
+func (l *Local) DestroyVolumeTarget(ctx context.Context, topic string, t *models.VolumeTarget) error {
+	in, err := through(t)
+	if err != nil {
+		return err
+	}
+	return remote(l.srv.DestroyVolumeTarget(ctx, topic, in))
 }
 
 func (l *Local) ChangeNodePowerState(ctx context.Context, topic, nodeUUID, newState string, timeout int) error {
@@ -206,4 +222,136 @@ func (l *Local) GetIndicatorState(ctx context.Context, topic, nodeUUID, componen
 
 func (l *Local) SetIndicatorState(ctx context.Context, topic, nodeUUID, component, indicator, state string) error {
 	return remote(l.srv.SetIndicatorState(ctx, topic, nodeUUID, component, indicator, state))
+}
+
+func (l *Local) ChangeNodeBootMode(ctx context.Context, topic, nodeUUID, newState string) error {
+	return remote(l.srv.ChangeNodeBootMode(ctx, topic, nodeUUID, newState))
+}
+
+func (l *Local) ChangeNodeSecureBoot(ctx context.Context, topic, nodeUUID string, newState bool) error {
+	return remote(l.srv.ChangeNodeSecureBoot(ctx, topic, nodeUUID, newState))
+}
+
+func (l *Local) VendorPassthru(ctx context.Context, topic, nodeUUID, method, httpMethod string, info any) (*VendorResult, error) {
+	in, err := through(info)
+	if err != nil {
+		return nil, err
+	}
+	return result(l.srv.VendorPassthru(ctx, topic, nodeUUID, method, httpMethod, in))
+}
+
+func (l *Local) DriverVendorPassthru(ctx context.Context, topic, driver, method, httpMethod string, info any) (*VendorResult, error) {
+	in, err := through(info)
+	if err != nil {
+		return nil, err
+	}
+	return result(l.srv.DriverVendorPassthru(ctx, topic, driver, method, httpMethod, in))
+}
+
+func (l *Local) DoNodeDeploy(ctx context.Context, topic, nodeUUID string, rebuild bool, configdrive any, deploySteps []map[string]any) error {
+	cd, err := through(configdrive)
+	if err != nil {
+		return err
+	}
+	steps, err := through(deploySteps)
+	if err != nil {
+		return err
+	}
+	return remote(l.srv.DoNodeDeploy(ctx, topic, nodeUUID, rebuild, cd, steps))
+}
+
+func (l *Local) DoNodeTearDown(ctx context.Context, topic, nodeUUID string) error {
+	return remote(l.srv.DoNodeTearDown(ctx, topic, nodeUUID))
+}
+
+func (l *Local) DoProvisioningAction(ctx context.Context, topic, nodeUUID, action string) error {
+	return remote(l.srv.DoProvisioningAction(ctx, topic, nodeUUID, action))
+}
+
+func (l *Local) ContinueNodeClean(ctx context.Context, topic, nodeUUID string) error {
+	return remote(l.srv.ContinueNodeClean(ctx, topic, nodeUUID))
+}
+
+func (l *Local) ContinueNodeDeploy(ctx context.Context, topic, nodeUUID string) error {
+	return remote(l.srv.ContinueNodeDeploy(ctx, topic, nodeUUID))
+}
+
+func (l *Local) DoNodeClean(ctx context.Context, topic, nodeUUID string, cleanSteps []map[string]any, disableRamdisk *bool) error {
+	steps, err := through(cleanSteps)
+	if err != nil {
+		return err
+	}
+	return remote(l.srv.DoNodeClean(ctx, topic, nodeUUID, steps, disableRamdisk))
+}
+
+func (l *Local) DoNodeRescue(ctx context.Context, topic, nodeUUID, rescuePassword string) error {
+	return remote(l.srv.DoNodeRescue(ctx, topic, nodeUUID, rescuePassword))
+}
+
+func (l *Local) DoNodeUnrescue(ctx context.Context, topic, nodeUUID string) error {
+	return remote(l.srv.DoNodeUnrescue(ctx, topic, nodeUUID))
+}
+
+func (l *Local) InspectHardware(ctx context.Context, topic, nodeUUID string) error {
+	return remote(l.srv.InspectHardware(ctx, topic, nodeUUID))
+}
+
+func (l *Local) GetConsoleInformation(ctx context.Context, topic, nodeUUID string) (map[string]any, error) {
+	return result(l.srv.GetConsoleInformation(ctx, topic, nodeUUID))
+}
+
+func (l *Local) SetConsoleMode(ctx context.Context, topic, nodeUUID string, enabled bool) error {
+	return remote(l.srv.SetConsoleMode(ctx, topic, nodeUUID, enabled))
+}
+
+func (l *Local) SetBootDevice(ctx context.Context, topic, nodeUUID, device string, persistent bool) error {
+	return remote(l.srv.SetBootDevice(ctx, topic, nodeUUID, device, persistent))
+}
+
+func (l *Local) GetBootDevice(ctx context.Context, topic, nodeUUID string) (*BootDevice, error) {
+	return result(l.srv.GetBootDevice(ctx, topic, nodeUUID))
+}
+
+func (l *Local) GetSupportedBootDevices(ctx context.Context, topic, nodeUUID string) ([]string, error) {
+	return result(l.srv.GetSupportedBootDevices(ctx, topic, nodeUUID))
+}
+
+func (l *Local) InjectNMI(ctx context.Context, topic, nodeUUID string) error {
+	return remote(l.srv.InjectNMI(ctx, topic, nodeUUID))
+}
+
+func (l *Local) SetTargetRAIDConfig(ctx context.Context, topic, nodeUUID string, config map[string]any) error {
+	in, err := through(config)
+	if err != nil {
+		return err
+	}
+	return remote(l.srv.SetTargetRAIDConfig(ctx, topic, nodeUUID, in))
+}
+
+func (l *Local) CreateAllocation(ctx context.Context, topic string, a *models.Allocation) (*models.Allocation, error) {
+	in, err := through(a)
+	if err != nil {
+		return nil, err
+	}
+	return result(l.srv.CreateAllocation(ctx, topic, in))
+}
+
+func (l *Local) DestroyAllocation(ctx context.Context, topic string, a *models.Allocation) error {
+	in, err := through(a)
+	if err != nil {
+		return err
+	}
+	return remote(l.srv.DestroyAllocation(ctx, topic, in))
+}
+
+func (l *Local) Heartbeat(ctx context.Context, topic, nodeUUID string, hb Heartbeat) error {
+	in, err := through(hb)
+	if err != nil {
+		return err
+	}
+	return remote(l.srv.Heartbeat(ctx, topic, nodeUUID, in))
+}
+
+func (l *Local) GetNodeWithToken(ctx context.Context, topic, nodeUUID string) (*models.Node, error) {
+	return result(l.srv.GetNodeWithToken(ctx, topic, nodeUUID))
 }
