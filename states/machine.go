@@ -115,7 +115,7 @@ func stateTable() map[string]stateInfo {
 	return map[string]stateInfo{
 		Enroll: {stable: true}, Manageable: {stable: true}, Available: {stable: true},
 		Active: {stable: true}, Error: {stable: true}, Rescue: {stable: true},
-		Verifying: {target: Manageable},
+		Verifying:  {target: Manageable},
 		Inspecting: {target: Manageable}, InspectWait: {target: Manageable}, InspectFailed: {target: Manageable},
 		Cleaning: {target: Available}, CleanWait: {target: Available}, CleanFailed: {target: Available},
 		Deploying: {target: Active}, DeployWait: {target: Active}, DeployFailed: {target: Active},
