@@ -32,6 +32,8 @@ type Config struct {
 	AllowDeletingAvailableNodes bool
 	// SoftPowerOffTimeout is [conductor]soft_power_off_timeout (600 s).
 	SoftPowerOffTimeout time.Duration
+	// WorkersPoolSize is [conductor]workers_pool_size (100).
+	WorkersPoolSize int
 }
 
 // Store is the database as the conductor uses it.
@@ -92,6 +94,8 @@ type Manager struct {
 	clock ironic.Clock
 	log   *slog.Logger
 	id    int64
+
+	workers *workers
 }
 
 var _ rpc.ConductorAPI = (*Manager)(nil)
@@ -116,7 +120,7 @@ func New(cfg Config, store Store, reg *drivers.Registry, clock ironic.Clock, log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log}
+	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize)}
 }
 
 // Host is this conductor's name.

@@ -45,6 +45,7 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		NodeLockedRetryInterval:     cfg.Conductor.NodeLockedRetryInterval,
 		AllowDeletingAvailableNodes: cfg.Conductor.AllowDeletingAvailableNodes,
 		SoftPowerOffTimeout:         cfg.Conductor.SoftPowerOffTimeout,
+		WorkersPoolSize:             cfg.Conductor.WorkersPoolSize,
 	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
 }
 
