@@ -15,7 +15,7 @@ func testDrivers(t *testing.T, w *world) {
 	}
 
 	t.Run("list", func(t *testing.T) {
-		rows := c.rows(t, "driver", "list")
+		rows := c.Rows(t, "driver", "list")
 		for _, name := range wantTypes {
 			row := mustRow(t, "driver list", rows, "Supported driver(s)", name)
 			checkKeys(t, "driver list row", row, "Supported driver(s)", "Active host(s)")
@@ -26,10 +26,10 @@ func testDrivers(t *testing.T, w *world) {
 		if w.own && len(rows) != len(wantTypes) {
 			t.Errorf("driver list: %v, want only %v", column(rows, "Supported driver(s)"), wantTypes)
 		}
-		if got := c.rows(t, "driver", "list", "--type", "classic"); len(got) != 0 {
+		if got := c.Rows(t, "driver", "list", "--type", "classic"); len(got) != 0 {
 			t.Errorf("driver list --type classic: %v, want none", got)
 		}
-		long := mustRow(t, "driver list --long", c.rows(t, "driver", "list", "--long"), "Supported driver(s)", "fake-hardware")
+		long := mustRow(t, "driver list --long", c.Rows(t, "driver", "list", "--long"), "Supported driver(s)", "fake-hardware")
 		want := object{"Type": "dynamic"}
 		for iface, impl := range fakeHardwareDefaults() {
 			want["Default "+ifaceTitle(iface)+" Interface"] = impl
@@ -38,7 +38,7 @@ func testDrivers(t *testing.T, w *world) {
 	})
 
 	t.Run("show", func(t *testing.T) {
-		d := c.object(t, "driver", "show", "fake-hardware")
+		d := c.Object(t, "driver", "show", "fake-hardware")
 		checkFields(t, "driver show fake-hardware", d, object{"name": "fake-hardware", "type": "dynamic"})
 		if hosts := strings.Split(str(t, d, "hosts"), ", "); !slices.Contains(hosts, w.host) {
 			t.Errorf("driver show fake-hardware: hosts %v lacks %s", hosts, w.host)
@@ -57,14 +57,14 @@ func testDrivers(t *testing.T, w *world) {
 				}
 			}
 		}
-		c.fails(t, []string{"Could not find the following driver(s) or hardware type(s): cli-no-such-driver. (HTTP 404)"},
+		c.Fails(t, []string{"Could not find the following driver(s) or hardware type(s): cli-no-such-driver. (HTTP 404)"},
 			"driver", "show", "cli-no-such-driver")
 	})
 
 	t.Run("property-list", func(t *testing.T) {
 		// fake-hardware's properties are those of its fake vendor
 		// interface, as the reference reports them.
-		rows := c.rows(t, "driver", "property", "list", "fake-hardware")
+		rows := c.Rows(t, "driver", "property", "list", "fake-hardware")
 		for _, r := range rows {
 			checkKeys(t, "driver property list row", r, "Property", "Description")
 		}
@@ -87,11 +87,11 @@ func ifaceTitle(iface string) string {
 // testConductors covers conductor list and conductor show.
 func testConductors(t *testing.T, w *world) {
 	c := w.cli
-	row := mustRow(t, "conductor list", c.rows(t, "conductor", "list"), "Hostname", w.host)
+	row := mustRow(t, "conductor list", c.Rows(t, "conductor", "list"), "Hostname", w.host)
 	checkKeys(t, "conductor list row", row, "Hostname", "Conductor Group", "Alive")
 	checkFields(t, "conductor list row", row, object{"Conductor Group": "", "Alive": true})
 
-	cond := c.object(t, "conductor", "show", w.host)
+	cond := c.Object(t, "conductor", "show", w.host)
 	checkKeys(t, "conductor show", cond, "hostname", "conductor_group", "alive", "drivers", "created_at", "updated_at")
 	checkFields(t, "conductor show", cond, object{"hostname": w.host, "conductor_group": "", "alive": true})
 	var drivers []string
@@ -112,7 +112,7 @@ func testConductors(t *testing.T, w *world) {
 		t.Errorf("conductor show: created_at %v, want a time", cond["created_at"])
 	}
 
-	c.fails(t, []string{"Conductor cli-no-such-host could not be found. (HTTP 404)"}, "conductor", "show", "cli-no-such-host")
+	c.Fails(t, []string{"Conductor cli-no-such-host could not be found. (HTTP 404)"}, "conductor", "show", "cli-no-such-host")
 }
 
 // testErrors checks that Ironic's error messages reach the user: the CLI
@@ -120,25 +120,25 @@ func testConductors(t *testing.T, w *world) {
 func testErrors(t *testing.T, w *world) {
 	c := w.cli
 	missing := w.name("missing")
-	c.fails(t, []string{"Node " + missing + " could not be found. (HTTP 404)"}, "node", "show", missing)
-	c.fails(t, []string{"Failed to delete node " + missing + ": Node " + missing + " could not be found. (HTTP 404)"},
+	c.Fails(t, []string{"Node " + missing + " could not be found. (HTTP 404)"}, "node", "show", missing)
+	c.Fails(t, []string{"Failed to delete node " + missing + ": Node " + missing + " could not be found. (HTTP 404)"},
 		"node", "delete", missing)
-	c.fails(t, []string{`No valid host was found. Reason: No conductor service registered which supports driver cli-no-such-driver for conductor group "". (HTTP 400)`},
+	c.Fails(t, []string{`No valid host was found. Reason: No conductor service registered which supports driver cli-no-such-driver for conductor group "". (HTTP 400)`},
 		"node", "create", "--driver", "cli-no-such-driver")
-	c.fails(t, []string{"Expected valid MAC address for address: zz:zz (HTTP 400)"},
+	c.Fails(t, []string{"Expected valid MAC address for address: zz:zz (HTTP 400)"},
 		"port", "create", "zz:zz", "--node", "11111111-2222-3333-4444-555555555555")
-	c.fails(t, []string{"Node 11111111-2222-3333-4444-555555555555 could not be found. (HTTP 400)"},
+	c.Fails(t, []string{"Node 11111111-2222-3333-4444-555555555555 could not be found. (HTTP 400)"},
 		"port", "create", w.mac(9), "--node", "11111111-2222-3333-4444-555555555555")
-	c.fails(t, []string{"Port 11111111-2222-3333-4444-555555555555 could not be found. (HTTP 404)"},
+	c.Fails(t, []string{"Port 11111111-2222-3333-4444-555555555555 could not be found. (HTTP 404)"},
 		"port", "show", "11111111-2222-3333-4444-555555555555")
 
 	name := w.name("err-node")
 	node := newNode(t, w, name)
-	c.fails(t, []string{"Failed to add trait lower_bad: Schema error for trait: 'lower_bad' is not valid under any of the given schemas."},
+	c.Fails(t, []string{"Failed to add trait lower_bad: Schema error for trait: 'lower_bad' is not valid under any of the given schemas."},
 		"node", "add", "trait", node, "lower_bad")
 	// A conflict: the CLI retries 409s five times, 2 s apart, before it
 	// gives up and prints the message.
-	c.fails(t, []string{"A node with name " + name + " already exists. (HTTP 409)"},
+	c.Fails(t, []string{"A node with name " + name + " already exists. (HTTP 409)"},
 		"node", "create", "--driver", "fake-hardware", "--name", name)
 }
 
@@ -146,28 +146,23 @@ func testErrors(t *testing.T, w *world) {
 // command-line spelling of the no-auth options.
 func testVersionAndFlags(t *testing.T, w *world) {
 	t.Run("latest", func(t *testing.T) {
-		latest := w.cli.with(map[string]string{"OS_BAREMETAL_API_VERSION": "latest"}, "baremetal")
-		mustRow(t, "conductor list (latest)", latest.rows(t, "conductor", "list"), "Hostname", w.host)
+		latest := w.cli.With(map[string]string{"OS_BAREMETAL_API_VERSION": "latest"}, "baremetal")
+		mustRow(t, "conductor list (latest)", latest.Rows(t, "conductor", "list"), "Hostname", w.host)
 	})
 	t.Run("flags", func(t *testing.T) {
-		endpoint := ""
-		for _, kv := range w.cli.env {
-			if v, ok := strings.CutPrefix(kv, "OS_ENDPOINT="); ok {
-				endpoint = v
-			}
-		}
-		flags := w.cli.with(map[string]string{"OS_AUTH_TYPE": "", "OS_ENDPOINT": "", "OS_BAREMETAL_API_VERSION": ""},
+		endpoint := w.cli.Endpoint()
+		flags := w.cli.With(map[string]string{"OS_AUTH_TYPE": "", "OS_ENDPOINT": "", "OS_BAREMETAL_API_VERSION": ""},
 			"--os-auth-type", "none", "--os-endpoint", endpoint, "--os-baremetal-api-version", apiVersion, "baremetal")
-		mustRow(t, "driver list (flags)", flags.rows(t, "driver", "list"), "Supported driver(s)", "fake-hardware")
+		mustRow(t, "driver list (flags)", flags.Rows(t, "driver", "list"), "Supported driver(s)", "fake-hardware")
 	})
 	t.Run("old-version", func(t *testing.T) {
 		// At 1.31 a node has the dynamic interface fields but not
 		// storage_interface (1.33), traits (1.37) or deploy_step (1.44);
 		// the CLI shows what the server returns.
-		old := w.cli.with(map[string]string{"OS_BAREMETAL_API_VERSION": "1.31"}, "baremetal")
+		old := w.cli.With(map[string]string{"OS_BAREMETAL_API_VERSION": "1.31"}, "baremetal")
 		name := w.name("old")
 		w.cleanup(t, "node", "delete", name)
-		n := old.object(t, "node", "create", "--driver", "fake-hardware", "--name", name)
+		n := old.Object(t, "node", "create", "--driver", "fake-hardware", "--name", name)
 		checkFields(t, "node create at 1.31", n, object{
 			"name": name, "boot_interface": "fake", "power_interface": "fake",
 			"storage_interface": absent, "traits": absent, "deploy_step": absent,

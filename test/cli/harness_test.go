@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/goironic/ironic/test/differential"
+	"github.com/goironic/ironic/test/internal/osc"
 )
 
 const (
@@ -38,8 +37,6 @@ const (
 
 	// testBudget bounds the whole test, build included.
 	testBudget = 9 * time.Minute
-	// cliTimeout bounds one CLI invocation.
-	cliTimeout = 60 * time.Second
 	// startTimeout bounds the wait for the server's first answer.
 	startTimeout = 30 * time.Second
 	// stopGrace is how long the server gets to exit after SIGINT.
@@ -116,7 +113,8 @@ func fakeHardwareDefaults() map[string]string {
 // world is what every sub-test gets: the CLI, the conductor's host name
 // and names unique to this run.
 type world struct {
-	cli *baremetal
+	ctx context.Context
+	cli *osc.CLI
 	// host is the conductor host name of the endpoint.
 	host string
 	// own is true when the test started our server with serverConfig;
@@ -151,7 +149,7 @@ func (w *world) cleanup(t *testing.T, args ...string) {
 	if w.own {
 		return
 	}
-	t.Cleanup(func() { _, _ = w.cli.exec(args) })
+	t.Cleanup(func() { _, _ = w.cli.Exec(args) })
 }
 
 // TestBaremetalCLI runs the OpenStack CLI against our server, one parallel
@@ -177,7 +175,7 @@ func TestBaremetalCLI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 
-	w := &world{}
+	w := &world{ctx: ctx}
 	if _, err := rand.Read(w.rnd[:]); err != nil {
 		t.Fatal(err)
 	}
@@ -193,13 +191,13 @@ func TestBaremetalCLI(t *testing.T) {
 		}
 		w.host = hosts[0]
 	}
-	w.cli = newBaremetal(ctx, openstack, t.TempDir(), endpoint)
+	w.cli = osc.New(ctx, openstack, t.TempDir(), endpoint, apiVersion)
 
 	// One probe first: a missing ironicclient plugin gives the same
 	// choice as a missing CLI, and a broken setup fails once, not in
 	// every sub-test.
-	if r, err := w.cli.exec([]string{"driver", "list", "-f", "json"}); err != nil || r.code != 0 {
-		if err == nil && strings.Contains(r.stderr, "is not an openstack command") && os.Getenv(skipEnv) == "1" {
+	if r, err := w.cli.Exec([]string{"driver", "list", "-f", "json"}); err != nil || r.Code != 0 {
+		if err == nil && strings.Contains(r.Stderr, "is not an openstack command") && os.Getenv(skipEnv) == "1" {
 			t.Skipf("the baremetal commands (python3-ironicclient) are not installed and %s=1", skipEnv)
 		}
 		t.Fatalf("the CLI does not work against %s: %v\n%s", endpoint, err, r)
@@ -296,171 +294,8 @@ func logTail(t *testing.T, path string) {
 	t.Logf("server log (tail):\n%s", data)
 }
 
-// baremetal runs `openstack baremetal ...`.
-type baremetal struct {
-	ctx context.Context
-	bin string
-	dir string
-	env []string
-	// prefix goes between the program and the arguments of every call.
-	prefix []string
-}
-
-// newBaremetal returns a runner that reaches endpoint without
-// authentication. The environment is built from scratch (PATH only is
-// inherited) so that no clouds.yaml, OS_* variable or proxy of the caller
-// interferes; HOME is home, a private directory, which also keeps
-// python-ironicclient's version cache private.
-func newBaremetal(ctx context.Context, bin, home, endpoint string) *baremetal {
-	return &baremetal{
-		ctx: ctx,
-		bin: bin,
-		dir: home,
-		env: []string{
-			"PATH=" + os.Getenv("PATH"),
-			"HOME=" + home,
-			"LANG=C.UTF-8",
-			"LC_ALL=C.UTF-8",
-			"OS_AUTH_TYPE=none",
-			"OS_ENDPOINT=" + endpoint,
-			"OS_BAREMETAL_API_VERSION=" + apiVersion,
-		},
-		prefix: []string{"baremetal"},
-	}
-}
-
-// with returns a copy of b whose environment has set applied (a value ""
-// removes the variable) and whose calls start with prefix.
-func (b *baremetal) with(set map[string]string, prefix ...string) *baremetal {
-	c := *b
-	c.env = nil
-	for _, kv := range b.env {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := set[k]; !ok {
-			c.env = append(c.env, kv)
-		}
-	}
-	for k, v := range set {
-		if v != "" {
-			c.env = append(c.env, k+"="+v)
-		}
-	}
-	c.prefix = prefix
-	return &c
-}
-
-// result is the outcome of one CLI call.
-type result struct {
-	args           []string
-	stdout, stderr string
-	code           int
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("$ openstack %s\nexit status %d\nstdout:\n%s\nstderr:\n%s",
-		strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
-}
-
-// exec runs the CLI once with args, bounded by cliTimeout. The error is
-// for a CLI that could not be run or did not finish in time; an exit
-// status is not an error.
-func (b *baremetal) exec(args []string) (result, error) {
-	ctx, cancel := context.WithTimeout(b.ctx, cliTimeout)
-	defer cancel()
-	full := append(append([]string{}, b.prefix...), args...)
-	cmd := exec.CommandContext(ctx, b.bin, full...)
-	cmd.Env = b.env
-	cmd.Dir = b.dir
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{args: full, stdout: stdout.String(), stderr: stderr.String()}
-	if ctx.Err() != nil {
-		return r, fmt.Errorf("openstack %s: no result within %s: %w", strings.Join(full, " "), cliTimeout, ctx.Err())
-	}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		r.code = exitErr.ExitCode()
-	default:
-		return r, fmt.Errorf("openstack %s: %w", strings.Join(full, " "), err)
-	}
-	return r, nil
-}
-
-// run runs the CLI and fails t if it could not, or if the CLI rejected
-// its own arguments (argparse's exit status 2: a bug in this test).
-func (b *baremetal) run(t *testing.T, args ...string) result {
-	t.Helper()
-	r, err := b.exec(args)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, r)
-	}
-	if r.code == 2 && strings.Contains(r.stderr, "usage:") {
-		t.Fatalf("the CLI rejected its arguments (test bug):\n%s", r)
-	}
-	return r
-}
-
-// ok runs the CLI, requires success and returns its standard output.
-func (b *baremetal) ok(t *testing.T, args ...string) string {
-	t.Helper()
-	r := b.run(t, args...)
-	if r.code != 0 {
-		t.Fatalf("command failed:\n%s", r)
-	}
-	return r.stdout
-}
-
-// json runs the CLI with "-f json", requires success and decodes the
-// output into v.
-func (b *baremetal) json(t *testing.T, v any, args ...string) {
-	t.Helper()
-	r := b.run(t, append(args, "-f", "json")...)
-	if r.code != 0 {
-		t.Fatalf("command failed:\n%s", r)
-	}
-	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
-		t.Fatalf("output is not the JSON expected (%v):\n%s", err, r)
-	}
-}
-
-// object runs a "show"-like command with -f json and returns the object.
-func (b *baremetal) object(t *testing.T, args ...string) object {
-	t.Helper()
-	var o object
-	b.json(t, &o, args...)
-	return o
-}
-
-// rows runs a "list"-like command with -f json and returns the rows.
-func (b *baremetal) rows(t *testing.T, args ...string) []object {
-	t.Helper()
-	var rows []object
-	b.json(t, &rows, args...)
-	return rows
-}
-
-// fails runs the CLI and requires it to fail with every one of wants in
-// its standard error (the CLI prints Ironic's faultstring there).
-func (b *baremetal) fails(t *testing.T, wants []string, args ...string) {
-	t.Helper()
-	r := b.run(t, args...)
-	if r.code == 0 {
-		t.Errorf("command succeeded, want failure with %q:\n%s", wants, r)
-		return
-	}
-	for _, want := range wants {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, r)
-		}
-	}
-}
-
 // object is a decoded JSON object as the CLI prints it.
-type object = map[string]any
+type object = osc.Object
 
 // normalize passes v through JSON so that Go literals (ints, nested
 // maps) compare equal to decoded output (float64, map[string]any).
@@ -583,14 +418,14 @@ func waitField(t *testing.T, w *world, field string, want any, show ...string) o
 	const tries = 30
 	var last any
 	for i := 0; i < tries; i++ {
-		o := w.cli.object(t, show...)
+		o := w.cli.Object(t, show...)
 		last = o[field]
 		if cmp.Equal(normalize(t, want), last) {
 			return o
 		}
 		select {
-		case <-w.cli.ctx.Done():
-			t.Fatalf("%s: %v", strings.Join(show, " "), w.cli.ctx.Err())
+		case <-w.ctx.Done():
+			t.Fatalf("%s: %v", strings.Join(show, " "), w.ctx.Err())
 		case <-time.After(time.Second):
 		}
 	}

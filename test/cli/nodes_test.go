@@ -14,7 +14,7 @@ func testNodes(t *testing.T, w *world) {
 	w.cleanup(t, "node", "delete", name+"-b")
 
 	// python-ironicclient 5.0.1's node create has no --description.
-	created := c.object(t, "node", "create", "--driver", "fake-hardware", "--name", name,
+	created := c.Object(t, "node", "create", "--driver", "fake-hardware", "--name", name,
 		"--property", "cpus=4", "--property", "memory_mb=1024", "--property", "cpu_arch=x86_64",
 		"--extra", "foo=bar", "--driver-info", "fake_key=fake_value", "--resource-class", rc)
 	id := uuidOf(t, created)
@@ -46,24 +46,24 @@ func testNodes(t *testing.T, w *world) {
 	checkFields(t, "node create", created, want)
 
 	t.Run("show", func(t *testing.T) {
-		byName := c.object(t, "node", "show", name)
+		byName := c.Object(t, "node", "show", name)
 		if got := str(t, byName, "uuid"); got != id {
 			t.Errorf("node show %s: uuid %s, want %s", name, got, id)
 		}
 		checkFields(t, "node show by name", byName, want)
-		fields := c.object(t, "node", "show", id, "--fields", "uuid", "name", "properties")
+		fields := c.Object(t, "node", "show", id, "--fields", "uuid", "name", "properties")
 		checkKeys(t, "node show --fields", fields, "uuid", "name", "properties")
 		checkFields(t, "node show --fields", fields, object{"uuid": id, "name": name, "properties": want["properties"]})
 	})
 
 	t.Run("list", func(t *testing.T) {
-		row := mustRow(t, "node list", c.rows(t, "node", "list"), "UUID", id)
+		row := mustRow(t, "node list", c.Rows(t, "node", "list"), "UUID", id)
 		checkKeys(t, "node list row", row, "UUID", "Name", "Instance UUID", "Power State", "Provisioning State", "Maintenance")
 		checkFields(t, "node list row", row, object{
 			"Name": name, "Instance UUID": nil, "Power State": nil,
 			"Provisioning State": "enroll", "Maintenance": false,
 		})
-		long := c.rows(t, "node", "list", "--long", "--resource-class", rc)
+		long := c.Rows(t, "node", "list", "--long", "--resource-class", rc)
 		if got := column(long, "UUID"); len(got) != 1 || got[0] != id {
 			t.Fatalf("node list --long --resource-class %s: %v, want [%s]", rc, got, id)
 		}
@@ -75,11 +75,11 @@ func testNodes(t *testing.T, w *world) {
 	})
 
 	t.Run("set-unset", func(t *testing.T) {
-		c.ok(t, "node", "set", name, "--name", name+"-b",
+		c.OK(t, "node", "set", name, "--name", name+"-b",
 			"--property", "cpus=8", "--property", "local_gb=10",
 			"--extra", "answer=42", "--driver-info", "other=x",
 			"--resource-class", rc+"-b", "--description", "changed")
-		checkFields(t, "node show after set", c.object(t, "node", "show", id), object{
+		checkFields(t, "node show after set", c.Object(t, "node", "show", id), object{
 			"name":           name + "-b",
 			"properties":     object{"cpus": 8, "memory_mb": 1024, "cpu_arch": "x86_64", "local_gb": 10},
 			"extra":          object{"foo": "bar", "answer": 42},
@@ -87,10 +87,10 @@ func testNodes(t *testing.T, w *world) {
 			"resource_class": rc + "-b",
 			"description":    "changed",
 		})
-		c.ok(t, "node", "unset", name+"-b",
+		c.OK(t, "node", "unset", name+"-b",
 			"--property", "memory_mb", "--property", "cpu_arch", "--extra", "foo",
 			"--driver-info", "fake_key", "--resource-class", "--description")
-		checkFields(t, "node show after unset", c.object(t, "node", "show", id), object{
+		checkFields(t, "node show after unset", c.Object(t, "node", "show", id), object{
 			"name":           name + "-b",
 			"properties":     object{"cpus": 8, "local_gb": 10},
 			"extra":          object{"answer": 42},
@@ -103,25 +103,25 @@ func testNodes(t *testing.T, w *world) {
 	t.Run("traits", func(t *testing.T) {
 		a, b := w.trait("A"), w.trait("B")
 		traits := func() []string {
-			return sortedCopy(column(c.rows(t, "node", "trait", "list", id), "Traits"))
+			return sortedCopy(column(c.Rows(t, "node", "trait", "list", id), "Traits"))
 		}
-		c.ok(t, "node", "add", "trait", id, a, b)
+		c.OK(t, "node", "add", "trait", id, a, b)
 		if got, want := traits(), sortedCopy([]string{a, b}); !slices.Equal(got, want) {
 			t.Errorf("node trait list after add: %v, want %v", got, want)
 		}
-		c.ok(t, "node", "remove", "trait", id, a)
+		c.OK(t, "node", "remove", "trait", id, a)
 		if got := traits(); !slices.Equal(got, []string{b}) {
 			t.Errorf("node trait list after remove %s: %v, want [%s]", a, got, b)
 		}
-		c.ok(t, "node", "remove", "trait", id, "--all")
+		c.OK(t, "node", "remove", "trait", id, "--all")
 		if got := traits(); len(got) != 0 {
 			t.Errorf("node trait list after remove --all: %v, want none", got)
 		}
 	})
 
 	t.Run("delete", func(t *testing.T) {
-		c.ok(t, "node", "delete", id)
-		c.fails(t, []string{"Node " + id + " could not be found. (HTTP 404)"}, "node", "show", id)
+		c.OK(t, "node", "delete", id)
+		c.Fails(t, []string{"Node " + id + " could not be found. (HTTP 404)"}, "node", "show", id)
 	})
 }
 
@@ -132,7 +132,7 @@ func testManualManagementNode(t *testing.T, w *world) {
 	if !w.own {
 		t.Skip("needs manual-management enabled as in serverConfig")
 	}
-	n := w.cli.object(t, "node", "create", "--driver", "manual-management", "--name", w.name("mm"))
+	n := w.cli.Object(t, "node", "create", "--driver", "manual-management", "--name", w.name("mm"))
 	uuidOf(t, n)
 	checkFields(t, "manual-management node", n, object{
 		"driver":               "manual-management",
@@ -158,7 +158,7 @@ func testNodeStates(t *testing.T, w *world) {
 	id := newNode(t, w, name)
 
 	t.Run("validate", func(t *testing.T) {
-		rows := c.rows(t, "node", "validate", id)
+		rows := c.Rows(t, "node", "validate", id)
 		var ifaces []string
 		for _, r := range rows {
 			checkKeys(t, "node validate row", r, "Interface", "Result", "Reason")
@@ -176,21 +176,21 @@ func testNodeStates(t *testing.T, w *world) {
 	})
 
 	t.Run("maintenance", func(t *testing.T) {
-		c.ok(t, "node", "maintenance", "set", name, "--reason", "CLI test reason")
-		checkFields(t, "after maintenance set", c.object(t, "node", "show", id),
+		c.OK(t, "node", "maintenance", "set", name, "--reason", "CLI test reason")
+		checkFields(t, "after maintenance set", c.Object(t, "node", "show", id),
 			object{"maintenance": true, "maintenance_reason": "CLI test reason"})
-		if findRow(c.rows(t, "node", "list", "--maintenance"), "UUID", id) == nil {
+		if findRow(c.Rows(t, "node", "list", "--maintenance"), "UUID", id) == nil {
 			t.Errorf("node list --maintenance lacks %s", id)
 		}
-		c.ok(t, "node", "maintenance", "unset", name)
-		checkFields(t, "after maintenance unset", c.object(t, "node", "show", id),
+		c.OK(t, "node", "maintenance", "unset", name)
+		checkFields(t, "after maintenance unset", c.Object(t, "node", "show", id),
 			object{"maintenance": false, "maintenance_reason": nil})
 	})
 
 	t.Run("power", func(t *testing.T) {
-		c.ok(t, "node", "power", "on", name)
+		c.OK(t, "node", "power", "on", name)
 		waitField(t, w, "power_state", "power on", "node", "show", id)
-		c.ok(t, "node", "power", "off", name)
+		c.OK(t, "node", "power", "off", name)
 		off := waitField(t, w, "power_state", "power off", "node", "show", id)
 		checkFields(t, "after power off", off, object{"target_power_state": nil, "last_error": nil})
 	})

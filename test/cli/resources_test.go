@@ -9,7 +9,7 @@ import (
 func testChassis(t *testing.T, w *world) {
 	c := w.cli
 	desc := w.name("chassis")
-	created := c.object(t, "chassis", "create", "--description", desc, "--extra", "a=b")
+	created := c.Object(t, "chassis", "create", "--description", desc, "--extra", "a=b")
 	id := uuidOf(t, created)
 	w.cleanup(t, "chassis", "delete", id)
 	want := object{"description": desc, "extra": object{"a": "b"}, "updated_at": nil}
@@ -17,39 +17,39 @@ func testChassis(t *testing.T, w *world) {
 	checkKeys(t, "chassis create", created, "uuid", "description", "extra", "created_at", "updated_at")
 
 	t.Run("list-show", func(t *testing.T) {
-		long := mustRow(t, "chassis list --long", c.rows(t, "chassis", "list", "--long"), "UUID", id)
+		long := mustRow(t, "chassis list --long", c.Rows(t, "chassis", "list", "--long"), "UUID", id)
 		checkFields(t, "chassis list --long row", long, object{"Description": desc, "Extra": object{"a": "b"}, "Updated At": nil})
-		checkFields(t, "chassis show", c.object(t, "chassis", "show", id), want)
+		checkFields(t, "chassis show", c.Object(t, "chassis", "show", id), want)
 	})
 
 	t.Run("set-unset", func(t *testing.T) {
-		c.ok(t, "chassis", "set", id, "--description", desc+"-b", "--extra", "x=y")
-		after := c.object(t, "chassis", "show", id)
+		c.OK(t, "chassis", "set", id, "--description", desc+"-b", "--extra", "x=y")
+		after := c.Object(t, "chassis", "show", id)
 		checkFields(t, "chassis after set", after, object{"description": desc + "-b", "extra": object{"a": "b", "x": "y"}})
 		if after["updated_at"] == nil {
 			t.Errorf("chassis after set: updated_at is null")
 		}
-		c.ok(t, "chassis", "unset", id, "--extra", "a", "--description")
-		checkFields(t, "chassis after unset", c.object(t, "chassis", "show", id),
+		c.OK(t, "chassis", "unset", id, "--extra", "a", "--description")
+		checkFields(t, "chassis after unset", c.Object(t, "chassis", "show", id),
 			object{"description": nil, "extra": object{"x": "y"}})
 	})
 
 	t.Run("nodes-and-delete", func(t *testing.T) {
 		nodeName := w.name("chassis-node")
 		w.cleanup(t, "node", "delete", nodeName)
-		n := c.object(t, "node", "create", "--driver", "fake-hardware", "--name", nodeName, "--chassis-uuid", id)
+		n := c.Object(t, "node", "create", "--driver", "fake-hardware", "--name", nodeName, "--chassis-uuid", id)
 		node := uuidOf(t, n)
 		checkFields(t, "node in chassis", n, object{"chassis_uuid": id})
-		if got := column(c.rows(t, "node", "list", "--chassis", id), "UUID"); len(got) != 1 || got[0] != node {
+		if got := column(c.Rows(t, "node", "list", "--chassis", id), "UUID"); len(got) != 1 || got[0] != node {
 			t.Errorf("node list --chassis %s: %v, want [%s]", id, got, node)
 		}
-		c.fails(t, []string{"Failed to delete chassis " + id,
+		c.Fails(t, []string{"Failed to delete chassis " + id,
 			"Cannot complete the requested action because chassis " + id + " contains nodes."},
 			"chassis", "delete", id)
-		c.ok(t, "node", "unset", node, "--chassis-uuid")
-		checkFields(t, "node out of chassis", c.object(t, "node", "show", node), object{"chassis_uuid": nil})
-		c.ok(t, "chassis", "delete", id)
-		c.fails(t, []string{"Chassis " + id + " could not be found. (HTTP 404)"}, "chassis", "show", id)
+		c.OK(t, "node", "unset", node, "--chassis-uuid")
+		checkFields(t, "node out of chassis", c.Object(t, "node", "show", node), object{"chassis_uuid": nil})
+		c.OK(t, "chassis", "delete", id)
+		c.Fails(t, []string{"Chassis " + id + " could not be found. (HTTP 404)"}, "chassis", "show", id)
 	})
 }
 
@@ -65,41 +65,41 @@ func testDeployTemplates(t *testing.T, w *world) {
 		"args":     object{"settings": []object{{"name": "LogicalProc", "value": "Enabled"}}},
 		"priority": 150,
 	}}
-	created := c.object(t, "deploy", "template", "create", name, "--extra", "a=b", "--steps",
+	created := c.Object(t, "deploy", "template", "create", name, "--extra", "a=b", "--steps",
 		`[{"interface": "bios", "step": "apply_configuration", "args": {"settings": [{"name": "LogicalProc", "value": "Enabled"}]}, "priority": 150}]`)
 	id := uuidOf(t, created)
 	want := object{"name": name, "steps": steps, "extra": object{"a": "b"}, "updated_at": nil}
 	checkFields(t, "deploy template create", created, want)
 
 	t.Run("list-show", func(t *testing.T) {
-		long := mustRow(t, "deploy template list --long", c.rows(t, "deploy", "template", "list", "--long"), "UUID", id)
+		long := mustRow(t, "deploy template list --long", c.Rows(t, "deploy", "template", "list", "--long"), "UUID", id)
 		checkFields(t, "deploy template list --long row", long, object{"Name": name, "Steps": steps, "Extra": object{"a": "b"}})
-		checkFields(t, "deploy template show by name", c.object(t, "deploy", "template", "show", name), want)
+		checkFields(t, "deploy template show by name", c.Object(t, "deploy", "template", "show", name), want)
 	})
 
 	t.Run("set-unset", func(t *testing.T) {
-		c.ok(t, "deploy", "template", "set", name, "--name", name+"_B", "--extra", "c=d", "--steps",
+		c.OK(t, "deploy", "template", "set", name, "--name", name+"_B", "--extra", "c=d", "--steps",
 			`[{"interface": "raid", "step": "delete_configuration", "args": {}, "priority": 10}]`)
-		checkFields(t, "deploy template after set", c.object(t, "deploy", "template", "show", id), object{
+		checkFields(t, "deploy template after set", c.Object(t, "deploy", "template", "show", id), object{
 			"name":  name + "_B",
 			"extra": object{"a": "b", "c": "d"},
 			"steps": []object{{"interface": "raid", "step": "delete_configuration", "args": object{}, "priority": 10}},
 		})
-		c.ok(t, "deploy", "template", "unset", name+"_B", "--extra", "a")
-		checkFields(t, "deploy template after unset", c.object(t, "deploy", "template", "show", id),
+		c.OK(t, "deploy", "template", "unset", name+"_B", "--extra", "a")
+		checkFields(t, "deploy template after unset", c.Object(t, "deploy", "template", "show", id),
 			object{"extra": object{"c": "d"}})
 	})
 
 	t.Run("delete", func(t *testing.T) {
-		c.ok(t, "deploy", "template", "delete", name+"_B")
-		c.fails(t, []string{"Deploy template " + id + " could not be found. (HTTP 404)"}, "deploy", "template", "show", id)
+		c.OK(t, "deploy", "template", "delete", name+"_B")
+		c.Fails(t, []string{"Deploy template " + id + " could not be found. (HTTP 404)"}, "deploy", "template", "show", id)
 	})
 
 	t.Run("invalid", func(t *testing.T) {
-		c.fails(t, []string{"Schema error for template: 'cli_lower' is not valid under any of the given schemas."},
+		c.Fails(t, []string{"Schema error for template: 'cli_lower' is not valid under any of the given schemas."},
 			"deploy", "template", "create", "cli_lower", "--steps",
 			`[{"interface": "bios", "step": "apply_configuration", "args": {}, "priority": 150}]`)
-		c.fails(t, []string{"Schema error for template: [] is too short (HTTP 400)"},
+		c.Fails(t, []string{"Schema error for template: [] is too short (HTTP 400)"},
 			"deploy", "template", "create", w.trait("EMPTY"), "--steps", "[]")
 	})
 }
@@ -109,39 +109,39 @@ func testVolumeConnectors(t *testing.T, w *world) {
 	c := w.cli
 	node := newNode(t, w, w.name("vc-node"))
 	iqn := "iqn.2017-08.org.openstack." + w.name("vc")
-	created := c.object(t, "volume", "connector", "create", "--node", node, "--type", "iqn",
+	created := c.Object(t, "volume", "connector", "create", "--node", node, "--type", "iqn",
 		"--connector-id", iqn, "--extra", "a=b")
 	id := uuidOf(t, created)
 	want := object{"node_uuid": node, "type": "iqn", "connector_id": iqn, "extra": object{"a": "b"}, "updated_at": nil}
 	checkFields(t, "volume connector create", created, want)
 
 	t.Run("list-show", func(t *testing.T) {
-		rows := c.rows(t, "volume", "connector", "list", "--node", node)
+		rows := c.Rows(t, "volume", "connector", "list", "--node", node)
 		if len(rows) != 1 {
 			t.Fatalf("volume connector list --node: %v, want one", rows)
 		}
 		checkKeys(t, "volume connector list row", rows[0], "UUID", "Node UUID", "Type", "Connector ID")
 		checkFields(t, "volume connector list row", rows[0], object{"UUID": id, "Node UUID": node, "Type": "iqn", "Connector ID": iqn})
-		checkFields(t, "volume connector show", c.object(t, "volume", "connector", "show", id), want)
+		checkFields(t, "volume connector show", c.Object(t, "volume", "connector", "show", id), want)
 	})
 
 	t.Run("set-unset", func(t *testing.T) {
 		// Ironic updates volume connectors only while the node is powered
 		// off; a new node's power state is None.
-		c.fails(t, []string{`The requested action "volume connector update" can not be performed on node "` + node + `" while it is in state "None".`},
+		c.Fails(t, []string{`The requested action "volume connector update" can not be performed on node "` + node + `" while it is in state "None".`},
 			"volume", "connector", "set", id, "--extra", "c=d")
 		powerOff(t, w, node)
-		c.ok(t, "volume", "connector", "set", id, "--extra", "c=d", "--type", "ip", "--connector-id", "192.168.1.10")
-		checkFields(t, "volume connector after set", c.object(t, "volume", "connector", "show", id),
+		c.OK(t, "volume", "connector", "set", id, "--extra", "c=d", "--type", "ip", "--connector-id", "192.168.1.10")
+		checkFields(t, "volume connector after set", c.Object(t, "volume", "connector", "show", id),
 			object{"type": "ip", "connector_id": "192.168.1.10", "extra": object{"a": "b", "c": "d"}})
-		c.ok(t, "volume", "connector", "unset", id, "--extra", "a")
-		checkFields(t, "volume connector after unset", c.object(t, "volume", "connector", "show", id),
+		c.OK(t, "volume", "connector", "unset", id, "--extra", "a")
+		checkFields(t, "volume connector after unset", c.Object(t, "volume", "connector", "show", id),
 			object{"extra": object{"c": "d"}})
 	})
 
 	t.Run("delete", func(t *testing.T) {
-		c.ok(t, "volume", "connector", "delete", id)
-		c.fails(t, []string{"Volume connector " + id + " could not be found. (HTTP 404)"}, "volume", "connector", "show", id)
+		c.OK(t, "volume", "connector", "delete", id)
+		c.Fails(t, []string{"Volume connector " + id + " could not be found. (HTTP 404)"}, "volume", "connector", "show", id)
 	})
 }
 
@@ -150,7 +150,7 @@ func testVolumeTargets(t *testing.T, w *world) {
 	c := w.cli
 	node := newNode(t, w, w.name("vt-node"))
 	vol := w.name("vol")
-	created := c.object(t, "volume", "target", "create", "--node", node, "--type", "iscsi",
+	created := c.Object(t, "volume", "target", "create", "--node", node, "--type", "iscsi",
 		"--boot-index", "0", "--volume-id", vol, "--property", "target_lun=1", "--extra", "a=b")
 	id := uuidOf(t, created)
 	want := object{
@@ -160,7 +160,7 @@ func testVolumeTargets(t *testing.T, w *world) {
 	checkFields(t, "volume target create", created, want)
 
 	t.Run("list-show", func(t *testing.T) {
-		rows := c.rows(t, "volume", "target", "list", "--node", node)
+		rows := c.Rows(t, "volume", "target", "list", "--node", node)
 		if len(rows) != 1 {
 			t.Fatalf("volume target list --node: %v, want one", rows)
 		}
@@ -168,31 +168,31 @@ func testVolumeTargets(t *testing.T, w *world) {
 		checkFields(t, "volume target list row", rows[0], object{
 			"UUID": id, "Node UUID": node, "Driver Volume Type": "iscsi", "Boot Index": 0, "Volume ID": vol,
 		})
-		checkFields(t, "volume target show", c.object(t, "volume", "target", "show", id), want)
+		checkFields(t, "volume target show", c.Object(t, "volume", "target", "show", id), want)
 	})
 
 	t.Run("set-unset", func(t *testing.T) {
 		powerOff(t, w, node)
-		c.ok(t, "volume", "target", "set", id, "--extra", "c=d", "--boot-index", "1", "--property", "target_iqn=iqn.x")
-		checkFields(t, "volume target after set", c.object(t, "volume", "target", "show", id), object{
+		c.OK(t, "volume", "target", "set", id, "--extra", "c=d", "--boot-index", "1", "--property", "target_iqn=iqn.x")
+		checkFields(t, "volume target after set", c.Object(t, "volume", "target", "show", id), object{
 			"boot_index": 1, "extra": object{"a": "b", "c": "d"},
 			"properties": object{"target_lun": 1, "target_iqn": "iqn.x"},
 		})
-		c.ok(t, "volume", "target", "unset", id, "--extra", "a", "--property", "target_lun")
-		checkFields(t, "volume target after unset", c.object(t, "volume", "target", "show", id), object{
+		c.OK(t, "volume", "target", "unset", id, "--extra", "a", "--property", "target_lun")
+		checkFields(t, "volume target after unset", c.Object(t, "volume", "target", "show", id), object{
 			"extra": object{"c": "d"}, "properties": object{"target_iqn": "iqn.x"},
 		})
 	})
 
 	t.Run("delete", func(t *testing.T) {
-		c.ok(t, "volume", "target", "delete", id)
-		c.fails(t, []string{"Volume target " + id + " could not be found. (HTTP 404)"}, "volume", "target", "show", id)
+		c.OK(t, "volume", "target", "delete", id)
+		c.Fails(t, []string{"Volume target " + id + " could not be found. (HTTP 404)"}, "volume", "target", "show", id)
 	})
 }
 
 // powerOff powers node off and waits until it is.
 func powerOff(t *testing.T, w *world, node string) {
 	t.Helper()
-	w.cli.ok(t, "node", "power", "off", node)
+	w.cli.OK(t, "node", "power", "off", node)
 	waitField(t, w, "power_state", "power off", "node", "show", node, "--fields", "power_state")
 }
