@@ -5,9 +5,14 @@
 package ironic
 
 import (
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"strings"
+	"syscall"
 )
 
 // Class is the name of an Ironic exception class, as Python Ironic spells it
@@ -286,14 +291,44 @@ func (f *Fault) WithStatus(code int) *Fault {
 	return &g
 }
 
-// AsFault finds the Fault in err's chain. Anything else is an internal error,
-// reported with Ironic's default message so that no detail leaks.
+// AsFault finds the Fault in err's chain. A lost connection to a backing
+// service (the database going away) is TemporaryFailure (503): the client
+// may retry and nothing is wrong with its request. Anything else is an
+// internal error, reported with Ironic's default message so that no
+// detail leaks.
 func AsFault(err error) *Fault {
 	var f *Fault
 	if errors.As(err, &f) {
 		return f
 	}
+	if Unavailable(err) {
+		return Errorf(TemporaryFailure, "Resource temporarily unavailable, please retry.")
+	}
 	return &Fault{Class: IronicException, Message: "An unknown exception occurred."}
+}
+
+// Unavailable reports whether err says a backing service could not be
+// reached or dropped the connection: a refused or reset connection, a
+// connection the SQL driver gave up on, or MySQL's "server has gone away"
+// family (client errors 2002, 2003, 2006 and 2013; server shutting down,
+// 1053; connection killed, 1927).
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var op *net.OpError
+	if errors.As(err, &op) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	msg := err.Error()
+	for _, s := range []string{"invalid connection", "bad connection", "Error 1053", "Error 1927",
+		"Error 2002", "Error 2003", "Error 2006", "Error 2013", "connection refused", "broken pipe"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsClass reports whether err is a fault of class c.
