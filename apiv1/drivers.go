@@ -254,41 +254,12 @@ func (a *API) driverVendorMethods(rq *Request) (*Response, error) {
 // driverVendorPassthru is DriverPassthruController._default: any verb on
 // /drivers/<name>/vendor_passthru[/<method>] calls a driver-level vendor
 // method; the body is the method's data.
-//
-// The conductor RPC has no driver_vendor_passthru call yet, so a method
-// the driver lists cannot be run; every driver this build has lists none,
-// and an unlisted method is answered as Ironic's conductor answers it.
 func (a *API) driverVendorPassthru(rq *Request) (*Response, error) {
-	// method.body parses the body before anything else is checked.
-	if raw, err := rq.ReadBody(); err != nil {
-		return nil, err
-	} else if len(raw) > 0 {
-		if _, err := decodeBody(raw); err != nil {
-			return nil, err
-		}
-	}
-	pathMethod, positional := rq.Vars["method"]
-	if positional && rq.Has("method") {
-		// Pecan would pass the method twice (a TypeError in Ironic).
-		return nil, ironic.Errorf(ironic.ClientSideError, "Unexpected arguments: method")
-	}
-	if err := rq.CheckArgs("method", "data"); err != nil {
+	method, data, err := passthruMethod(rq)
+	if err != nil {
 		return nil, err
 	}
 	name := rq.Var("driver")
-	var method string
-	if positional {
-		method = pathMethod
-	} else {
-		s, err := strArg(rq, "method")
-		if err != nil {
-			return nil, err
-		}
-		if s == nil {
-			return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: method")
-		}
-		method = *s
-	}
 	ctx := rq.Ctx()
 	if err := a.d.Policy.Authorize(ctx, "baremetal:driver:vendor_passthru", nil); err != nil {
 		return nil, err
@@ -300,14 +271,11 @@ func (a *API) driverVendorPassthru(rq *Request) (*Response, error) {
 	if method == "" {
 		return nil, ironic.Errorf(ironic.ClientSideError, "Method not specified")
 	}
-	ms, err := a.d.Conductor.GetDriverVendorPassthruMethods(ctx, topic, name)
+	res, err := a.d.Conductor.DriverVendorPassthru(ctx, topic, name, method, rq.HTTP.Method, plain(data))
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := ms[method]; !ok {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "No handler for method %s", method)
-	}
-	return nil, a.missingRPC(ctx, "driver_vendor_passthru", name)
+	return vendorResponse(res), nil
 }
 
 // topicForDriver is rpcapi.get_topic_for_driver: a random live conductor

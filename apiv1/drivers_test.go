@@ -179,9 +179,6 @@ func TestDriverSubresources(t *testing.T) {
 		"Missing mandatory parameter: method")
 	drvWantFault(t, s, http.StatusBadRequest, "POST", "/v1/drivers/fake-hardware/vendor_passthru?method=first&node_uuid=x", map[string]any{},
 		"Unexpected arguments: node_uuid")
-	drvWantFault(t, s, http.StatusBadRequest, "PUT", "/v1/drivers/fake-hardware/vendor_passthru?method=foo", nil, "No handler for method foo")
-	drvWantFault(t, s, http.StatusBadRequest, "POST", "/v1/drivers/fake-hardware/vendor_passthru/foo", nil, "No handler for method foo")
-	drvWantFault(t, s, http.StatusBadRequest, "POST", "/v1/drivers/fake-hardware/vendor_passthru/methods", nil, "No handler for method methods")
 	drvWantFault(t, s, http.StatusBadRequest, "POST", "/v1/drivers/fake-hardware/vendor_passthru?method=", nil, "Method not specified")
 	drvWantFault(t, s, http.StatusNotFound, "POST", "/v1/drivers/nope/vendor_passthru?method=foo", nil, "The driver 'nope' is unknown.")
 	drvWantFault(t, s, http.StatusBadRequest, "GET", "/v1/drivers/vendor_passthru?method=foo", nil, "Missing mandatory parameter: driver_name")

@@ -24,6 +24,23 @@ func FuzzAPI(f *testing.F) {
 		{"POST", "/v1/nodes", "1.82", `{"driver": "fake-hardware", "driver_info": {"nested": {"l": [1, {"password": "p"}]}}}`},
 		{"POST", "/v1/deploy_templates", "1.82", `{"name": "CUSTOM_X", "steps": [{"interface": "raid", "step": "create_configuration", "priority": 1, "args": {"raid_config": {"logical_disks": [{"size_gb": 1}]}}}]}`},
 		{"GET", "/v1/nodes/detail", "1.82", ""},
+		{"PUT", "/v1/nodes/x/states/provision", "1.82", `{"target": "manage"}`},
+		{"PUT", "/v1/nodes/x/states/provision", "1.82", `{"target": "active", "configdrive": {"meta_data": {}, "user_data": [1]}, "deploy_steps": [{"interface": "deploy", "step": "s", "args": {}, "priority": "1"}]}`},
+		{"PUT", "/v1/nodes/x/states/provision", "1.70", `{"target": "clean", "clean_steps": [{"interface": "raid", "step": "x", "args": {"a": null}}], "disable_ramdisk": "1"}`},
+		{"PUT", "/v1/nodes/x/states/provision?target=rescue&rescue_password=%20", "1.38", ""},
+		{"PUT", "/v1/nodes/x/states/boot_mode", "1.76", `{"target": "uefi"}`},
+		{"PUT", "/v1/nodes/x/states/secure_boot", "1.76", `{"target": "off"}`},
+		{"PUT", "/v1/nodes/x/states/raid", "1.12", `{"logical_disks": [{"size_gb": "MAX", "raid_level": "1"}]}`},
+		{"PUT", "/v1/nodes/x/states/console", "1.82", `{"enabled": "true"}`},
+		{"GET", "/v1/nodes/x/management/boot_device/supported", "1.82", ""},
+		{"PUT", "/v1/nodes/x/management/boot_device?persistent=yes", "1.82", `{"boot_device": "pxe"}`},
+		{"PUT", "/v1/nodes/x/management/inject_nmi", "1.29", ""},
+		{"POST", "/v1/nodes/x/vendor_passthru?method=second_method", "1.82", `{"bar": "kazoo"}`},
+		{"DELETE", "/v1/drivers/fake-hardware/vendor_passthru/m", "1.82", `[1, "a"]`},
+		{"GET", "/v1/lookup?addresses=52:54:00:aa:bb:cc", "1.82", ""},
+		{"POST", "/v1/heartbeat/x", "1.82", `{"callback_url": "http://a", "agent_token": "t", "agent_version": "9"}`},
+		{"POST", "/v1/allocations", "1.82", `{"resource_class": "rc", "candidate_nodes": ["x"]}`},
+		{"DELETE", "/v1/nodes/x/allocation", "1.82", ""},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.version, s.body)

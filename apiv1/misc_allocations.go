@@ -13,6 +13,7 @@ import (
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
 	mv "github.com/goironic/ironic/microversions"
+	"github.com/goironic/ironic/rpc"
 )
 
 // allocationSchema is allocation.py's ALLOCATION_SCHEMA.
@@ -204,10 +205,9 @@ func (a *API) getAllocation(rq *Request) (*Response, error) {
 	return OK(sanitizeAllocation(rq.Ver, out, fields)), nil
 }
 
-// createAllocation is AllocationsController.post up to the conductor:
-// the body is validated and resolved as Ironic does, but the conductor RPC
-// has no create_allocation yet, so a valid request is answered as when no
-// conductor can take it.
+// createAllocation is AllocationsController.post: the body is validated
+// and resolved as Ironic does, and the conductor stores and processes the
+// allocation (create_allocation).
 func (a *API) createAllocation(rq *Request) (*Response, error) {
 	doc, err := miscReadBody(rq)
 	if err != nil {
@@ -255,23 +255,63 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 	if !truthy(body["resource_class"]) && node == nil {
 		return nil, ironic.Errorf(ironic.Invalid, "The resource_class field is mandatory when not backfilling")
 	}
+	al := &models.Allocation{Name: optString(body["name"]), Owner: optString(body["owner"]),
+		ResourceClass: optString(body["resource_class"])}
+	if !truthy(body["resource_class"]) && node != nil {
+		al.ResourceClass = node.ResourceClass
+	}
 	if cands, _ := body["candidate_nodes"].([]any); len(cands) > 0 {
 		idents := make([]string, len(cands))
 		for i, c := range cands {
 			idents[i], _ = c.(string)
 		}
-		if _, err := a.d.Store.CheckNodeList(ctx, idents, ""); err != nil {
+		converted, err := a.d.Store.CheckNodeList(ctx, idents, "")
+		if err != nil {
 			return nil, as400(err, ironic.NodeNotFound)
 		}
+		// The candidates keep their order, as UUIDs.
+		al.CandidateNodes = make(models.JSONList, len(idents))
+		for i, id := range idents {
+			al.CandidateNodes[i] = converted[id]
+		}
+	} else if cands, ok := body["candidate_nodes"].([]any); ok {
+		al.CandidateNodes = models.JSONList(cands)
 	}
+	if traits, ok := body["traits"].([]any); ok {
+		al.Traits = models.JSONList(traits)
+	}
+	if extra, ok := body["extra"].(map[string]any); ok {
+		al.Extra = extra
+	}
+	switch u, _ := body["uuid"].(string); {
+	case u != "":
+		al.UUID = u
+	case node != nil && node.InstanceUUID != nil && *node.InstanceUUID != "":
+		// Backfilling without a UUID: the instance's UUID is the
+		// allocation's.
+		al.UUID = *node.InstanceUUID
+	default:
+		al.UUID = a.d.UUIDs.NewUUID()
+	}
+	var topic string
 	if node != nil {
-		if _, err := a.d.Conductor.TopicFor(ctx, node); err != nil {
+		al.NodeID = &node.ID
+		if topic, err = a.d.Conductor.TopicFor(ctx, node); err != nil {
 			return nil, err
 		}
-	} else if err := a.randomTopic(rq); err != nil {
+	} else if topic, err = a.randomTopic(rq); err != nil {
 		return nil, err
 	}
-	return nil, a.missingRPC(ctx, "create_allocation", "")
+	created, err := a.d.Conductor.CreateAllocation(ctx, topic, al)
+	if err != nil {
+		return nil, err
+	}
+	out, err := a.renderAllocation(rq, created)
+	if err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusCreated, Body: sanitizeAllocation(rq.Ver, out, nil),
+		Location: rq.BaseURL() + "/v1/allocations/" + created.UUID}, nil
 }
 
 // allocationPostOnItem is POST /allocations/<x>: pecan hands x to post()
@@ -357,8 +397,8 @@ func (a *API) patchAllocation(rq *Request) (*Response, error) {
 	return OK(sanitizeAllocation(rq.Ver, out, nil)), nil
 }
 
-// deleteAllocation is AllocationsController.delete up to the conductor,
-// which has no destroy_allocation call yet.
+// deleteAllocation is AllocationsController.delete: the conductor
+// removes the allocation and frees its node (destroy_allocation).
 func (a *API) deleteAllocation(rq *Request) (*Response, error) {
 	if err := rq.CheckArgs(); err != nil {
 		return nil, err
@@ -376,23 +416,29 @@ func (a *API) deleteAllocation(rq *Request) (*Response, error) {
 			return nil, err
 		}
 	}
-	if err := a.randomTopic(rq); err != nil {
+	topic, err := a.randomTopic(rq)
+	if err != nil {
 		return nil, err
 	}
-	return nil, a.missingRPC(rq.Ctx(), "destroy_allocation", al.UUID)
+	if err := a.d.Conductor.DestroyAllocation(rq.Ctx(), topic, al); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusNoContent}, nil
 }
 
-// randomTopic is rpcapi.get_random_topic: any live conductor, none being
-// a TemporaryFailure.
-func (a *API) randomTopic(rq *Request) error {
+// randomTopic is rpcapi.get_random_topic: the topic of a live conductor,
+// none being a TemporaryFailure. Picking one at random spreads the work in
+// Ironic; any live conductor can do it, so the first in host order is as
+// good.
+func (a *API) randomTopic(rq *Request) (string, error) {
 	hosts, err := a.d.Store.GetOnlineConductors(rq.Ctx(), a.heartbeatTimeout())
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(hosts) == 0 {
-		return ironic.Errorf(ironic.TemporaryFailure, "Resource temporarily unavailable, please retry.")
+		return "", ironic.Errorf(ironic.TemporaryFailure, "Resource temporarily unavailable, please retry.")
 	}
-	return nil
+	return rpc.Topic + "." + slices.Min(hosts), nil
 }
 
 // allocationFor is check_allocation_policy_and_retrieve: the allocation by

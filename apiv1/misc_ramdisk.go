@@ -1,7 +1,6 @@
 package apiv1
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
 	mv "github.com/goironic/ironic/microversions"
+	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
 
@@ -161,12 +161,14 @@ func (a *API) lookup(rq *Request) (*Response, error) {
 		}
 	}
 	if rq.Ver.AtLeast(mv.AgentToken) {
-		if _, err := a.d.Conductor.TopicFor(ctx, n); err != nil {
+		topic, err := a.d.Conductor.TopicFor(ctx, n)
+		if err != nil {
 			return nil, as400(err, ironic.NoValidHost)
 		}
-		// The conductor generates the agent token (get_node_with_token),
-		// a call the RPC API does not have yet.
-		return nil, a.missingRPC(ctx, "get_node_with_token", n.UUID)
+		// The conductor hands out the agent token (get_node_with_token).
+		if n, err = a.d.Conductor.GetNodeWithToken(ctx, topic, n.UUID); err != nil {
+			return nil, err
+		}
 	}
 	nr := a.newNodeRenderer(rq, lookupReturnFields())
 	node, err := nr.render(ctx, n)
@@ -301,26 +303,23 @@ func (a *API) heartbeat(rq *Request) (*Response, error) {
 			return nil, ironic.Errorf(ironic.InvalidParameterValue, "Agent status is invalid. Valid states are start,end,error.")
 		}
 	}
-	if _, err := a.d.Conductor.TopicFor(ctx, n); err != nil {
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
 		return nil, as400(err, ironic.NoValidHost)
 	}
-	// What follows is the conductor's heartbeat: its first checks answer
-	// here, the rest needs a heartbeat call the RPC API does not have yet.
-	if vals["agent_version"] == nil && vals["agent_status"] == nil {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue,
-			"Agent did not transmit a version, and a version is required. Please update the agent being used.")
+	// The conductor checks the agent's version and token.
+	hb := rpc.Heartbeat{
+		CallbackURL:        callback,
+		AgentToken:         token,
+		AgentVerifyCA:      vals["agent_verify_ca"],
+		AgentStatus:        vals["agent_status"],
+		AgentStatusMessage: vals["agent_status_message"],
 	}
-	if known, ok := n.DriverInternalInfo["agent_secret_token"].(string); !ok || known != *token {
-		a.d.Log.ErrorContext(ctx, "invalid or missing agent token received", "node", n.UUID)
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Invalid or missing agent token received.")
+	if v := vals["agent_version"]; v != nil {
+		hb.AgentVersion = *v
 	}
-	return nil, a.missingRPC(ctx, "heartbeat", n.UUID)
-}
-
-// missingRPC answers a request that needs a conductor call the RPC API
-// does not offer yet, as Ironic answers when no conductor can take it.
-func (a *API) missingRPC(ctx context.Context, call, ident string) error {
-	a.d.Log.ErrorContext(ctx, "conductor RPC call not available", "call", call, "ident", ident)
-	return &ironic.Fault{Class: ironic.TemporaryFailure, Message: "Resource temporarily unavailable, please retry.",
-		Status: http.StatusServiceUnavailable}
+	if err := a.d.Conductor.Heartbeat(ctx, topic, n.UUID, hb); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusAccepted}, nil
 }

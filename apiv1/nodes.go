@@ -81,19 +81,14 @@ func (a *API) routesNodes(m *mux.Router) {
 	sub("/nodes/{node}/inventory", "inventory", methods{"GET": a.getInventory})
 	sub("/nodes/{node}/vendor_passthru/methods", "", methods{"GET": a.nodeVendorMethods})
 	sub("/nodes/{node}/allocation", "allocation", methods{"GET": a.nodeAllocation, "DELETE": a.deleteNodeAllocation})
-	sub("/nodes/{node}/states/console", "", methods{
-		"GET": a.notYet("baremetal:node:get_console", "console", mv.InitialVersion),
-		"PUT": a.notYet("baremetal:node:set_console_state", "console", mv.InitialVersion)})
-	sub("/nodes/{node}/states/raid", "", methods{"PUT": a.notYet("baremetal:node:set_raid_state", "raid", mv.RAIDConfig)})
-	sub("/nodes/{node}/states/boot_mode", "", methods{"PUT": a.notYet("baremetal:node:set_boot_mode", "boot mode changes", mv.NodeChangeBootMode)})
-	sub("/nodes/{node}/states/secure_boot", "", methods{"PUT": a.notYet("baremetal:node:set_secure_boot", "secure boot changes", mv.NodeChangeBootMode)})
-	sub("/nodes/{node}/management/boot_device", "", methods{
-		"GET": a.notYet("baremetal:node:get_boot_device", "boot device management", mv.InitialVersion),
-		"PUT": a.notYet("baremetal:node:set_boot_device", "boot device management", mv.InitialVersion)})
-	sub("/nodes/{node}/management/boot_device/supported", "", methods{
-		"GET": a.notYet("baremetal:node:get_boot_device", "boot device management", mv.InitialVersion)})
-	sub("/nodes/{node}/management/inject_nmi", "", methods{"PUT": a.notYet("baremetal:node:inject_nmi", "NMI injection", mv.InjectNMI)})
-	vendor := a.notYet("baremetal:node:vendor_passthru", "vendor passthru calls", mv.InitialVersion)
+	sub("/nodes/{node}/states/console", "", methods{"GET": a.getConsole, "PUT": a.setConsole})
+	sub("/nodes/{node}/states/raid", "", methods{"PUT": a.setRAIDConfig})
+	sub("/nodes/{node}/states/boot_mode", "", methods{"PUT": a.setBootMode})
+	sub("/nodes/{node}/states/secure_boot", "", methods{"PUT": a.setSecureBoot})
+	sub("/nodes/{node}/management/boot_device", "", methods{"GET": a.getBootDevice, "PUT": a.setBootDevice})
+	sub("/nodes/{node}/management/boot_device/supported", "", methods{"GET": a.supportedBootDevices})
+	sub("/nodes/{node}/management/inject_nmi", "", methods{"PUT": a.injectNMI})
+	vendor := a.nodeVendorPassthru
 	sub("/nodes/{node}/vendor_passthru", "", methods{"GET": vendor, "POST": vendor, "PUT": vendor, "PATCH": vendor, "DELETE": vendor})
 	sub("/nodes/{node}/vendor_passthru/{method}", "", methods{"GET": vendor, "POST": vendor, "PUT": vendor, "PATCH": vendor, "DELETE": vendor})
 	sub("/nodes/{node}/management/indicators", "", methods{"GET": a.listIndicators})

@@ -707,6 +707,8 @@ func truthy(v any) bool {
 		return x != ""
 	case map[string]any:
 		return len(x) > 0
+	case pyjson.Object:
+		return len(x) > 0
 	case []any:
 		return len(x) > 0
 	case interface{ String() string }:

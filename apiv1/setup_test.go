@@ -29,25 +29,38 @@ type Setup struct {
 	Version string // sent as X-OpenStack-Ironic-API-Version unless a request says otherwise
 }
 
-// SetupOption adjusts the configuration before the API is built.
-type SetupOption func(overrides map[string]string)
+// SetupOption adjusts the harness before the API is built.
+type SetupOption func(*setupOptions)
+
+type setupOptions struct {
+	conf map[string]string
+	wrap func(rpc.ConductorAPI) rpc.ConductorAPI
+}
 
 // WithConf sets an ironic.conf option ("section.name").
 func WithConf(key, value string) SetupOption {
-	return func(o map[string]string) { o[key] = value }
+	return func(o *setupOptions) { o.conf[key] = value }
+}
+
+// WithConductor puts wrap around the conductor client the API calls (the
+// real in-process conductor behind rpc.Local), so that a test can observe
+// calls or answer some of them itself; see FakeConductor.
+func WithConductor(wrap func(rpc.ConductorAPI) rpc.ConductorAPI) SetupOption {
+	return func(o *setupOptions) { o.wrap = wrap }
 }
 
 // NewSetup builds the harness; everything is torn down with the test.
 func NewSetup(t testing.TB, opts ...SetupOption) *Setup {
 	t.Helper()
 	dir := t.TempDir()
-	over := map[string]string{
+	so := &setupOptions{conf: map[string]string{
 		"DEFAULT.host":        "test-host",
 		"database.connection": "sqlite:///" + filepath.Join(dir, "ironic.sqlite"),
-	}
+	}}
 	for _, o := range opts {
-		o(over)
+		o(so)
 	}
+	over := so.conf
 	var lopts []conf.LoadOption
 	lopts = append(lopts, conf.AllInOne(), conf.WithDefaultConfigFiles(), conf.WithDefaultConfigDirs())
 	for k, v := range over {
@@ -76,7 +89,11 @@ func NewSetup(t testing.TB, opts ...SetupOption) *Setup {
 	if err := cond.Register(ctx); err != nil {
 		t.Fatal(err)
 	}
-	api, err := wire.API(cfg, store, rpc.NewLocal(cond), log)
+	var calls rpc.ConductorAPI = wire.InProcess(cond, store, log)
+	if so.wrap != nil {
+		calls = so.wrap(calls)
+	}
+	api, err := wire.API(cfg, store, calls, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
 package apiv1
 
 import (
+	"net/http"
+
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
-	mv "github.com/goironic/ironic/microversions"
 )
 
 // nodeAllocation is NodeAllocationController: the node's allocation, or
@@ -41,9 +42,8 @@ func (a *API) nodeAllocation(rq *Request) (*Response, error) {
 	return OK(sanitizeAllocation(rq.Ver, out, fields)), nil
 }
 
-// deleteNodeAllocation is NodeAllocationController.delete: the allocation
-// is found as Ironic finds it; removing it is the conductor's
-// destroy_allocation, which this release's RPC API doesn't carry.
+// deleteNodeAllocation is NodeAllocationController.delete: the node's
+// allocation is removed by the conductor (destroy_allocation).
 func (a *API) deleteNodeAllocation(rq *Request) (*Response, error) {
 	n, err := a.nodeFor(rq, "baremetal:node:get")
 	if err != nil {
@@ -57,26 +57,12 @@ func (a *API) deleteNodeAllocation(rq *Request) (*Response, error) {
 	if len(als) == 0 {
 		return nil, ironic.Errorf(ironic.AllocationNotFound, "Allocation for node %s was not found", rq.Var("node"))
 	}
-	if err := a.randomTopic(rq); err != nil {
+	topic, err := a.randomTopic(rq)
+	if err != nil {
 		return nil, err
 	}
-	return nil, a.missingRPC(rq.Ctx(), "destroy_allocation", als[0].UUID)
-}
-
-// notYet answers a node action that needs a conductor call this release
-// doesn't have (they arrive with the state machine): the node is looked
-// up and the version gate applied as Ironic does, then the action is
-// refused as an unsupported driver extension, naming what is missing.
-func (a *API) notYet(policy, extension string, min mv.Version) handlerFunc {
-	return func(rq *Request) (*Response, error) {
-		if !rq.Ver.AtLeast(min) {
-			return nil, notAcceptable()
-		}
-		n, err := a.nodeFor(rq, policy)
-		if err != nil {
-			return nil, err
-		}
-		return nil, ironic.Errorf(ironic.UnsupportedDriverExtension,
-			"Driver %s does not support %s (disabled or not implemented): not in this release.", n.Driver, extension)
+	if err := a.d.Conductor.DestroyAllocation(rq.Ctx(), topic, &als[0]); err != nil {
+		return nil, err
 	}
+	return &Response{Status: http.StatusNoContent}, nil
 }

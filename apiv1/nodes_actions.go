@@ -1,0 +1,828 @@
+package apiv1
+
+import (
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/pyschema"
+	mv "github.com/goironic/ironic/microversions"
+	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
+)
+
+// The node actions: NodeStatesController (provision, boot_mode,
+// secure_boot, raid, console), NodeManagementController (boot_device,
+// inject_nmi) and NodeVendorPassthruController. Each validates what
+// Ironic's API validates, in Ironic's order, then makes the conductor call
+// and renders its answer; whether the action can be done is the
+// conductor's to say.
+
+// configDriveSchema is utils.py _CONFIG_DRIVE_SCHEMA.
+var configDriveSchema = pyschema.MustCompile(`{
+  "anyOf": [
+    {
+      "type": "object",
+      "properties": {
+        "meta_data": {"type": "object"},
+        "network_data": {"type": "object"},
+        "user_data": {"type": ["object", "array", "string", "null"]},
+        "vendor_data": {"type": "object"}
+      },
+      "additionalProperties": false
+    },
+    {"type": ["string", "null"]}
+  ]
+}`)
+
+// cleanStepsSchema is node.py _CLEAN_STEPS_SCHEMA; the interfaces are
+// conductor/steps.py CLEANING_INTERFACE_PRIORITY in its order.
+var cleanStepsSchema = pyschema.MustCompile(`{
+  "$schema": "http://json-schema.org/schema#",
+  "title": "Clean steps schema",
+  "type": "array",
+  "items": {
+    "type": "object",
+    "required": ["interface", "step"],
+    "properties": {
+      "interface": {
+        "description": "driver interface",
+        "enum": ["power", "management", "deploy", "bios", "raid"]
+      },
+      "step": {
+        "description": "name of clean step",
+        "type": "string",
+        "minLength": 1
+      },
+      "args": {
+        "description": "additional args",
+        "type": "object",
+        "properties": {}
+      }
+    },
+    "additionalProperties": false
+  }
+}`)
+
+// deployStepsSchema is node.py _DEPLOY_STEPS_SCHEMA.
+var deployStepsSchema = pyschema.MustCompile(`{
+  "$schema": "http://json-schema.org/schema#",
+  "title": "Deploy steps schema",
+  "type": "array",
+  "items": ` + deployStepSchemaJSON + `
+}`)
+
+// b64Alphabet is utils.py _B64_ALPHABET: base64 plus the whitespace common
+// in base64 values.
+const b64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\n\r\t "
+
+// actionArgs binds a handler's arguments as pecan does (query parameters,
+// then the keys of a JSON object body), keeping JSON objects in their key
+// order, and refuses arguments the handler doesn't take.
+func actionArgs(rq *Request, allowed ...string) (map[string]any, error) {
+	args := map[string]any{}
+	for k, v := range rq.Query() {
+		if len(v) == 1 {
+			args[k] = v[0]
+		} else {
+			args[k] = pyListRepr(v)
+		}
+	}
+	ct := rq.HTTP.Header.Get("Content-Type")
+	if ct == "application/json" || strings.HasPrefix(ct, "application/json;") {
+		raw, err := rq.ReadBody()
+		if err != nil {
+			return nil, err
+		}
+		if len(raw) > 0 {
+			// pecan binds nothing from a body it can't decode.
+			doc, _ := pyschemaDecode(raw)
+			if o, ok := doc.(pyjson.Object); ok {
+				for _, m := range o {
+					args[m.Key] = m.Value
+				}
+			}
+		}
+	}
+	var bad []string
+	for k := range args {
+		if !slices.Contains(allowed, k) {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Unexpected arguments: %s", strings.Join(bad, ", "))
+	}
+	return args, nil
+}
+
+// stringArg is args.string: absent and null are nil, anything but a
+// string is refused.
+func stringArg(args map[string]any, name string) (*string, error) {
+	v, ok := args[name]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Expected string for %s: %s", name, pyStrValue(v))
+	}
+	return &s, nil
+}
+
+// boolArg is args.boolean: oslo's strict bool_from_string on str(value).
+func boolArg(args map[string]any, name string) (*bool, error) {
+	v, ok := args[name]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	if b, ok := v.(bool); ok {
+		return &b, nil
+	}
+	b, err := parseBool(name, pyStrValue(v))
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// typesArg is args.types: value must be null (when nullable) or of one of
+// the named Python types.
+func typesArg(args map[string]any, name string, nullable bool, types ...string) error {
+	v, ok := args[name]
+	if !ok {
+		return nil
+	}
+	var got string
+	switch v.(type) {
+	case nil:
+		if nullable {
+			return nil
+		}
+		got = "NoneType"
+	case pyjson.Object, map[string]any:
+		got = "dict"
+	case []any:
+		got = "list"
+	case string:
+		got = "str"
+	case bool:
+		got = "bool"
+	default:
+		got = "number"
+	}
+	if slices.Contains(types, got) {
+		return nil
+	}
+	names := []string{}
+	if nullable {
+		names = append(names, "<class 'NoneType'>")
+	}
+	for _, t := range types {
+		names = append(names, "<class '"+t+"'>")
+	}
+	return ironic.Errorf(ironic.InvalidParameterValue, "Expected types %s for %s: %s",
+		strings.Join(names, ", "), name, pyStrValue(v))
+}
+
+// missingArg is args.validate's answer for an absent mandatory argument.
+func missingArg(args map[string]any, name string) error {
+	if _, ok := args[name]; !ok {
+		return ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: %s", name)
+	}
+	return nil
+}
+
+// statesLocation is the Location of an accepted state change:
+// /v1/nodes/<ident as given>/states[/<sub>].
+func statesLocation(rq *Request, sub string) string {
+	loc := rq.BaseURL() + "/v1/nodes/" + rq.Var("node") + "/states"
+	if sub != "" {
+		loc += "/" + sub
+	}
+	return loc
+}
+
+// provisionArgs are the arguments of NodeStatesController.provision.
+type provisionArgs struct {
+	target         string
+	configdrive    any
+	cleanSteps     []any
+	deploySteps    []any
+	hasDeploySteps bool
+	rescuePassword *string
+	disableRamdisk *bool
+}
+
+// parseProvisionArgs is args.validate for provision, in parameter order.
+func parseProvisionArgs(rq *Request) (*provisionArgs, error) {
+	args, err := actionArgs(rq, "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password", "disable_ramdisk")
+	if err != nil {
+		return nil, err
+	}
+	p := &provisionArgs{}
+	if err := missingArg(args, "target"); err != nil {
+		return nil, err
+	}
+	target, err := stringArg(args, "target")
+	if err != nil {
+		return nil, err
+	}
+	p.target = "None" // a null target is Python's None, refused as a state
+	if target != nil {
+		p.target = *target
+	}
+	if err := typesArg(args, "configdrive", true, "dict", "str"); err != nil {
+		return nil, err
+	}
+	p.configdrive = args["configdrive"]
+	if err := typesArg(args, "clean_steps", true, "list"); err != nil {
+		return nil, err
+	}
+	p.cleanSteps, _ = args["clean_steps"].([]any)
+	if err := typesArg(args, "deploy_steps", true, "list"); err != nil {
+		return nil, err
+	}
+	p.deploySteps, p.hasDeploySteps = args["deploy_steps"].([]any)
+	if p.rescuePassword, err = stringArg(args, "rescue_password"); err != nil {
+		return nil, err
+	}
+	if p.disableRamdisk, err = boolArg(args, "disable_ramdisk"); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// verbMinVersion is MIN_VERB_VERSIONS: provision verbs newer than the
+// request are 406. Ironic keys the table by event, so "delete" (not
+// "undeploy") is the 1.73 verb, and "undeploy" passes at any version.
+func verbMinVersion(verb string) mv.Version {
+	switch verb {
+	case "manage", "provide":
+		return mv.ManageableState
+	case "inspect":
+		return mv.InspectState
+	case "abort":
+		return mv.AbortVerb
+	case "clean":
+		return mv.ManualClean
+	case "adopt":
+		return mv.AdoptVerb
+	case "rescue", "unrescue":
+		return mv.RescueInterface
+	case "deploy", "delete":
+		return mv.DeployUndeployVerbs
+	}
+	return mv.InitialVersion
+}
+
+// verbEvent is ir_states.VERBS.get(target, target).
+func verbEvent(target string) string {
+	switch target {
+	case "active", "deploy":
+		return states.EventDeploy
+	case "deleted", "undeploy":
+		return states.EventDelete
+	}
+	return target
+}
+
+// setProvisionState is NodeStatesController.provision.
+func (a *API) setProvisionState(rq *Request) (*Response, error) {
+	p, err := parseProvisionArgs(rq)
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:set_provision_state")
+	if err != nil {
+		return nil, err
+	}
+	target := p.target
+	if !rq.Ver.AtLeast(verbMinVersion(target)) {
+		return nil, notAcceptable()
+	}
+	if (target == states.Active || target == "rebuild") && n.Maintenance {
+		return nil, ironic.Errorf(ironic.NodeInMaintenance,
+			"The provisioning operation can't be performed on node %s because it's in maintenance mode.", n.UUID)
+	}
+	state := pyStr(n.ProvisionState)
+	if !states.NewMachine().Actionable(state, verbEvent(target)) {
+		// A node being worked on is locked: 409 as Ironic has always
+		// answered, rather than 400.
+		if n.Reservation != nil {
+			return nil, ironic.Errorf(ironic.NodeLocked,
+				"Node %s is locked by host %s, please retry after the current operation is completed.", n.UUID, *n.Reservation)
+		}
+		return nil, ironic.Errorf(ironic.InvalidStateRequested,
+			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".", target, n.UUID, state)
+	}
+	if err := checkConfigDrive(rq.Ver, target, p.configdrive); err != nil {
+		return nil, err
+	}
+	if p.disableRamdisk != nil {
+		if !rq.Ver.AtLeast(mv.CleanDisableRamdisk) {
+			return nil, ironic.Errorf(ironic.NotAcceptable, "disable_ramdisk is not acceptable in this API version")
+		}
+		if target != "clean" {
+			// exception.BadRequest has no code: a 500 in Ironic.
+			return nil, ironic.Errorf(ironic.BadRequest, "disable_ramdisk is supported only with manual cleaning").
+				WithStatus(http.StatusBadRequest)
+		}
+	}
+	if len(p.cleanSteps) > 0 && target != "clean" {
+		return nil, ironic.Errorf(ironic.ClientSideError,
+			"\"clean_steps\" is only valid when setting target provision state to clean")
+	}
+	if len(p.deploySteps) > 0 {
+		if !rq.Ver.AtLeast(mv.DeploySteps) {
+			return nil, ironic.Errorf(ironic.NotAcceptable,
+				"Request not acceptable. The minimal required API version should be %s", mv.DeploySteps)
+		}
+		if target != states.Active && target != "rebuild" {
+			return nil, ironic.Errorf(ironic.ClientSideError,
+				"\"deploy_steps\" is only valid when setting target provision state to active or rebuild")
+		}
+	}
+	if p.rescuePassword != nil && target != "rescue" {
+		return nil, ironic.Errorf(ironic.ClientSideError,
+			"\"rescue_password\" is only valid when setting target provision state to rescue")
+	}
+	if state == states.InspectWait && target == "abort" && !rq.Ver.AtLeast(mv.InspectionAbort) {
+		return nil, notAcceptable()
+	}
+	if err := a.doProvisionAction(rq, n, p); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "")}, nil
+}
+
+// doProvisionAction is _do_provision_action: the conductor call for the
+// verb.
+func (a *API) doProvisionAction(rq *Request, n *models.Node, p *provisionArgs) error {
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return err
+	}
+	c := a.d.Conductor
+	switch target := p.target; target {
+	case states.Active, "rebuild", "deploy":
+		var steps []map[string]any
+		if len(p.deploySteps) > 0 {
+			if verr := deployStepsSchema.Validate(p.deploySteps); verr != nil {
+				return ironic.Errorf(ironic.InvalidParameterValue, "Invalid deploy_steps: %s", verr.Verbose())
+			}
+		}
+		if p.hasDeploySteps {
+			steps = stepMaps(p.deploySteps)
+		}
+		return c.DoNodeDeploy(ctx, topic, n.UUID, target == "rebuild", plain(p.configdrive), steps)
+	case "unrescue":
+		return c.DoNodeUnrescue(ctx, topic, n.UUID)
+	case "rescue":
+		if p.rescuePassword == nil || strings.TrimSpace(*p.rescuePassword) == "" {
+			return ironic.Errorf(ironic.ClientSideError,
+				"A non-empty \"rescue_password\" is required when setting target provision state to rescue")
+		}
+		return c.DoNodeRescue(ctx, topic, n.UUID, *p.rescuePassword)
+	case "deleted", "undeploy":
+		return c.DoNodeTearDown(ctx, topic, n.UUID)
+	case "inspect":
+		return c.InspectHardware(ctx, topic, n.UUID)
+	case "clean":
+		if len(p.cleanSteps) == 0 {
+			return ironic.Errorf(ironic.ClientSideError,
+				"\"clean_steps\" is required when setting target provision state to clean")
+		}
+		if verr := cleanStepsSchema.Validate(p.cleanSteps); verr != nil {
+			return ironic.Errorf(ironic.InvalidParameterValue, "Invalid clean_steps: %s", verr.Verbose())
+		}
+		return c.DoNodeClean(ctx, topic, n.UUID, stepMaps(p.cleanSteps), p.disableRamdisk)
+	case "manage", "provide", "abort", "adopt":
+		return c.DoProvisioningAction(ctx, topic, n.UUID, target)
+	default:
+		return ironic.Errorf(ironic.InvalidStateRequested, "The requested action \"%s\" could not be understood.", target)
+	}
+}
+
+// stepMaps converts validated steps (JSON objects) for the RPC call.
+func stepMaps(steps []any) []map[string]any {
+	out := make([]map[string]any, 0, len(steps))
+	for _, s := range steps {
+		if m, ok := plain(s).(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkConfigDrive is check_allow_configdrive.
+func checkConfigDrive(v mv.Version, target string, cd any) error {
+	if !truthy(cd) {
+		return nil
+	}
+	allowed := []string{states.Active}
+	if v.AtLeast(mv.RebuildConfigDrive) {
+		allowed = append(allowed, "rebuild")
+	}
+	if !slices.Contains(allowed, target) {
+		return ironic.Errorf(ironic.ClientSideError,
+			"Adding a config drive is only supported when setting provision state to %s", strings.Join(allowed, ", "))
+	}
+	if verr := configDriveSchema.Validate(cd); verr != nil {
+		return ironic.Errorf(ironic.ClientSideError, "Invalid configdrive format: %s", verr.Verbose())
+	}
+	switch x := cd.(type) {
+	case pyjson.Object:
+		if !v.AtLeast(mv.BuildConfigdrive) {
+			return ironic.Errorf(ironic.ClientSideError,
+				"Providing a JSON object for configdrive is only supported starting with API version %s", mv.BuildConfigdrive)
+		}
+		if _, ok := x.Get("vendor_data"); ok && !v.AtLeast(mv.ConfigdriveVendorData) {
+			return ironic.Errorf(ironic.ClientSideError,
+				"Providing vendor_data in configdrive is only supported starting with API version %s", mv.ConfigdriveVendorData)
+		}
+	case string:
+		if strings.Contains(x, "://") {
+			return nil
+		}
+		if strings.IndexFunc(x, func(r rune) bool { return !strings.ContainsRune(b64Alphabet, r) }) >= 0 {
+			return ironic.Errorf(ironic.ClientSideError,
+				"Invalid configdrive format: it is neither a JSON, nor a URL, nor a base64 string")
+		}
+	}
+	return nil
+}
+
+// setBootMode is NodeStatesController.boot_mode (1.76).
+func (a *API) setBootMode(rq *Request) (*Response, error) {
+	args, err := actionArgs(rq, "target")
+	if err != nil {
+		return nil, err
+	}
+	if err := missingArg(args, "target"); err != nil {
+		return nil, err
+	}
+	target, err := stringArg(args, "target")
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:set_boot_mode")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if !rq.Ver.AtLeast(mv.NodeChangeBootMode) {
+		return nil, changeBootModeNotFound()
+	}
+	if target == nil || (*target != "bios" && *target != "uefi") {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue,
+			"Invalid boot mode %s requested for node. Allowed boot modes are: bios, uefi", pyStr(target))
+	}
+	if err := checkStableForBootMode(pyStr(n.ProvisionState)); err != nil {
+		return nil, err
+	}
+	if err := a.d.Conductor.ChangeNodeBootMode(ctx, topic, n.UUID, *target); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "")}, nil
+}
+
+// setSecureBoot is NodeStatesController.secure_boot (1.76).
+func (a *API) setSecureBoot(rq *Request) (*Response, error) {
+	args, err := actionArgs(rq, "target")
+	if err != nil {
+		return nil, err
+	}
+	if err := missingArg(args, "target"); err != nil {
+		return nil, err
+	}
+	target, err := boolArg(args, "target")
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:set_secure_boot")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if !rq.Ver.AtLeast(mv.NodeChangeBootMode) {
+		return nil, changeBootModeNotFound()
+	}
+	if target == nil {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue,
+			"Invalid secure_boot None requested for node. Allowed secure_boot states are: True, False) ")
+	}
+	if err := checkStableForBootMode(pyStr(n.ProvisionState)); err != nil {
+		return nil, err
+	}
+	if err := a.d.Conductor.ChangeNodeSecureBoot(ctx, topic, n.UUID, *target); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "")}, nil
+}
+
+func changeBootModeNotFound() error {
+	return ironic.Errorf(ironic.NotFound, "This endpoint is supported starting with the API version 1.%d",
+		int(mv.NodeChangeBootMode))
+}
+
+// checkStableForBootMode refuses boot mode changes in UNSTABLE_STATES.
+// Ironic passes its message as the exception's text, so the "%(state)s"
+// placeholder reaches the client as written.
+func checkStableForBootMode(state string) error {
+	switch state {
+	case states.Deploying, states.DeployWait, states.Cleaning, states.CleanWait, states.Verifying,
+		states.Deleting, states.Inspecting, states.InspectWait, states.Adopting, states.Rescuing,
+		states.RescueWait, states.Unrescuing:
+		return ironic.Errorf(ironic.Conflict, "%s", "Node is in %(state)s state. Since node is transitioning, "+
+			"the boot mode will not be set as this may interfere with ongoing changes and result in "+
+			"erroneous modification. Try again later.")
+	}
+	return nil
+}
+
+// setRAIDConfig is NodeStatesController.raid: the whole body is the
+// target RAID configuration; the conductor validates it.
+func (a *API) setRAIDConfig(rq *Request) (*Response, error) {
+	doc, err := miscReadBody(rq)
+	if err != nil {
+		return nil, err
+	}
+	if err := rq.CheckArgs(); err != nil {
+		return nil, err
+	}
+	if err := typesArg(map[string]any{"target_raid_config": doc}, "target_raid_config", false, "dict"); err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:set_raid_state")
+	if err != nil {
+		return nil, err
+	}
+	if !rq.Ver.AtLeast(mv.RAIDConfig) {
+		return nil, notAcceptable()
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	cfg, _ := plain(doc).(map[string]any)
+	if err := a.d.Conductor.SetTargetRAIDConfig(ctx, topic, n.UUID, cfg); err != nil {
+		// RAID is a standard interface a driver may lack: 404.
+		return nil, miscAsStatus(err, ironic.UnsupportedDriverExtension, http.StatusNotFound)
+	}
+	return &Response{Status: http.StatusNoContent}, nil
+}
+
+// getConsole is NodeConsoleController.get.
+func (a *API) getConsole(rq *Request) (*Response, error) {
+	if err := rq.CheckArgs(); err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:get_console")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	info, err := a.d.Conductor.GetConsoleInformation(ctx, topic, n.UUID)
+	switch {
+	case ironic.IsClass(err, ironic.NodeConsoleNotEnabled):
+		return OK(pyjson.Object{{Key: "console_enabled", Value: false}, {Key: "console_info", Value: nil}}), nil
+	case err != nil:
+		return nil, err
+	}
+	var infoVal any = info
+	if info == nil {
+		infoVal = map[string]any{}
+	}
+	return OK(pyjson.Object{{Key: "console_enabled", Value: true}, {Key: "console_info", Value: infoVal}}), nil
+}
+
+// setConsole is NodeConsoleController.put.
+func (a *API) setConsole(rq *Request) (*Response, error) {
+	args, err := actionArgs(rq, "enabled")
+	if err != nil {
+		return nil, err
+	}
+	if err := missingArg(args, "enabled"); err != nil {
+		return nil, err
+	}
+	enabled, err := boolArg(args, "enabled")
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:set_console_state")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.d.Conductor.SetConsoleMode(ctx, topic, n.UUID, enabled != nil && *enabled); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "console")}, nil
+}
+
+// getBootDevice is BootDeviceController.get.
+func (a *API) getBootDevice(rq *Request) (*Response, error) {
+	if err := rq.CheckArgs(); err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:get_boot_device")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	bd, err := a.d.Conductor.GetBootDevice(ctx, topic, n.UUID)
+	if err != nil {
+		return nil, err
+	}
+	var dev, persistent any
+	if bd != nil {
+		dev, persistent = strOrNil(bd.BootDevice), boolOrNil(bd.Persistent)
+	}
+	return OK(pyjson.Object{{Key: "boot_device", Value: dev}, {Key: "persistent", Value: persistent}}), nil
+}
+
+// supportedBootDevices is BootDeviceController.supported.
+func (a *API) supportedBootDevices(rq *Request) (*Response, error) {
+	if err := rq.CheckArgs(); err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:get_boot_device")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	devs, err := a.d.Conductor.GetSupportedBootDevices(ctx, topic, n.UUID)
+	if err != nil {
+		return nil, err
+	}
+	if devs == nil {
+		devs = []string{}
+	}
+	return OK(pyjson.Object{{Key: "supported_boot_devices", Value: devs}}), nil
+}
+
+// setBootDevice is BootDeviceController.put.
+func (a *API) setBootDevice(rq *Request) (*Response, error) {
+	args, err := actionArgs(rq, "boot_device", "persistent")
+	if err != nil {
+		return nil, err
+	}
+	if err := missingArg(args, "boot_device"); err != nil {
+		return nil, err
+	}
+	dev, err := stringArg(args, "boot_device")
+	if err != nil {
+		return nil, err
+	}
+	persistent, err := boolArg(args, "persistent")
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:set_boot_device")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.d.Conductor.SetBootDevice(ctx, topic, n.UUID, pyStr(dev), persistent != nil && *persistent); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusNoContent}, nil
+}
+
+// injectNMI is InjectNmiController.put (1.29): older versions don't know
+// the endpoint.
+func (a *API) injectNMI(rq *Request) (*Response, error) {
+	if _, err := actionArgs(rq); err != nil {
+		return nil, err
+	}
+	if !rq.Ver.AtLeast(mv.InjectNMI) {
+		return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:inject_nmi")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.d.Conductor.InjectNMI(ctx, topic, n.UUID); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusNoContent}, nil
+}
+
+// passthruMethod reads a vendor passthru call's method (from the path or
+// ?method=) and its data (the body, {} when empty), as method.body and
+// args.validate bind them.
+func passthruMethod(rq *Request) (method string, data any, err error) {
+	if data, err = miscReadBody(rq); err != nil {
+		return "", nil, err
+	}
+	pathMethod, positional := rq.Vars["method"]
+	if positional && rq.Has("method") {
+		// Pecan would pass the method twice (a TypeError in Ironic).
+		return "", nil, ironic.Errorf(ironic.ClientSideError, "Unexpected arguments: method")
+	}
+	if err := rq.CheckArgs("method", "data"); err != nil {
+		return "", nil, err
+	}
+	if positional {
+		return pathMethod, data, nil
+	}
+	s, err := strArg(rq, "method")
+	if err != nil {
+		return "", nil, err
+	}
+	if s == nil {
+		return "", nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: method")
+	}
+	return *s, data, nil
+}
+
+// nodeVendorPassthru is NodeVendorPassthruController._default.
+func (a *API) nodeVendorPassthru(rq *Request) (*Response, error) {
+	method, data, err := passthruMethod(rq)
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:vendor_passthru")
+	if err != nil {
+		return nil, err
+	}
+	ctx := rq.Ctx()
+	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if method == "" {
+		return nil, ironic.Errorf(ironic.ClientSideError, "Method not specified")
+	}
+	res, err := a.d.Conductor.VendorPassthru(ctx, topic, n.UUID, method, rq.HTTP.Method, plain(data))
+	if err != nil {
+		return nil, err
+	}
+	return vendorResponse(res), nil
+}
+
+// vendorResponse is utils.vendor_passthru's answer: 202 for asynchronous
+// methods (no body when they return nothing), 200 for synchronous ones,
+// and an attached return value sent as it is.
+func vendorResponse(res *rpc.VendorResult) *Response {
+	if res == nil {
+		res = &rpc.VendorResult{}
+	}
+	status := http.StatusOK
+	if res.Async {
+		status = http.StatusAccepted
+	}
+	if res.Attach {
+		if s, ok := res.Return.(string); ok && s != "" {
+			return &Response{Status: status, Text: s, ContentType: "application/octet-stream"}
+		}
+	}
+	if res.Return == nil {
+		if status == http.StatusAccepted {
+			return &Response{Status: status}
+		}
+		return &Response{Status: status, Text: "null", ContentType: "application/json"}
+	}
+	return &Response{Status: status, Body: res.Return}
+}
