@@ -32,8 +32,9 @@ func newConductor(t *testing.T, store *db.Store) *conductor.Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := conductor.New(conductor.Config{Host: "c1", NodeLockedRetryAttempts: 2, NodeLockedRetryInterval: 10 * time.Millisecond},
-		store, reg, nil, nil)
+	cfg := conductor.DefaultConfig()
+	cfg.Host, cfg.NodeLockedRetryAttempts, cfg.NodeLockedRetryInterval = "c1", 2, 10*time.Millisecond
+	m := conductor.New(cfg, store, reg, nil, nil)
 	if err := m.Register(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +145,7 @@ func TestPowerActionsAndVolumeRule(t *testing.T) {
 		if err := m.ChangeNodePowerState(ctx, "", n.UUID, states.PowerOff, 0); err != nil {
 			t.Fatal(err)
 		}
+		m.Wait()
 		got, _ := store.GetNodeByUUID(ctx, n.UUID)
 		if models.Deref(got.PowerState) != states.PowerOff || got.TargetPowerState != nil || got.Reservation != nil {
 			t.Fatalf("after power off: power %v target %v reservation %v", models.Deref(got.PowerState), got.TargetPowerState, got.Reservation)

@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
 )
 
 // Config holds the conductor's options ([DEFAULT] host and [conductor]).
@@ -34,6 +35,113 @@ type Config struct {
 	SoftPowerOffTimeout time.Duration
 	// WorkersPoolSize is [conductor]workers_pool_size (100).
 	WorkersPoolSize int
+
+	// HeartbeatTimeout is [conductor]heartbeat_timeout (60 s): a conductor
+	// whose last heartbeat is older is dead, its nodes are taken over.
+	HeartbeatTimeout time.Duration
+	// HashPartitionExponent is [DEFAULT]hash_partition_exponent (5) and
+	// HashRingResetInterval [DEFAULT]hash_ring_reset_interval (15 s).
+	HashPartitionExponent int
+	HashRingResetInterval time.Duration
+
+	// AutomatedClean is [conductor]automated_clean (True): cleaning runs
+	// on provide and tear down unless the node's automated_clean is False.
+	AutomatedClean bool
+	// AllowProvisioningInMaintenance is
+	// [conductor]allow_provisioning_in_maintenance (True).
+	AllowProvisioningInMaintenance bool
+	// NodeHistory is [conductor]node_history (True): errors are recorded
+	// in the node_history table.
+	NodeHistory bool
+
+	// SyncPowerStateInterval is [conductor]sync_power_state_interval
+	// (60 s; negative disables the power sync).
+	SyncPowerStateInterval time.Duration
+	// ForcePowerStateDuringSync is [conductor]force_power_state_during_sync
+	// (True): a node whose actual power differs is driven back to the
+	// recorded state rather than the record corrected.
+	ForcePowerStateDuringSync bool
+	// PowerStateSyncMaxRetries is [conductor]power_state_sync_max_retries
+	// (3): after that many failed syncs the node goes to maintenance
+	// with fault "power failure".
+	PowerStateSyncMaxRetries int
+	// PowerFailureRecoveryInterval is
+	// [conductor]power_failure_recovery_interval (300 s; negative
+	// disables).
+	PowerFailureRecoveryInterval time.Duration
+	// SyncPowerStateWorkers is [conductor]sync_power_state_workers (8)
+	// and PeriodicMaxWorkers [conductor]periodic_max_workers (8).
+	SyncPowerStateWorkers int
+	PeriodicMaxWorkers    int
+
+	// CheckProvisionStateInterval is
+	// [conductor]check_provision_state_interval (60 s) and
+	// CheckRescueStateInterval [conductor]check_rescue_state_interval
+	// (60 s): how often the callback timeouts below are checked.
+	CheckProvisionStateInterval time.Duration
+	CheckRescueStateInterval    time.Duration
+	// DeployCallbackTimeout, CleanCallbackTimeout, InspectWaitTimeout and
+	// RescueCallbackTimeout are the [conductor] *_timeout options (all
+	// 1800 s; negative disables the check).
+	DeployCallbackTimeout time.Duration
+	CleanCallbackTimeout  time.Duration
+	InspectWaitTimeout    time.Duration
+	RescueCallbackTimeout time.Duration
+	// SyncLocalStateInterval is [conductor]sync_local_state_interval
+	// (180 s): how often active nodes mapped here are taken over.
+	SyncLocalStateInterval time.Duration
+}
+
+// DefaultConfig is Config with Ironic's defaults; New fills in zero
+// durations and counts, but booleans are taken as given, so start from
+// this.
+func DefaultConfig() Config {
+	return Config{
+		HeartbeatInterval: 10 * time.Second, NodeLockedRetryAttempts: 3, NodeLockedRetryInterval: time.Second,
+		SoftPowerOffTimeout: 600 * time.Second, WorkersPoolSize: 100, HeartbeatTimeout: 60 * time.Second,
+		HashPartitionExponent: 5, HashRingResetInterval: 15 * time.Second,
+		AutomatedClean: true, AllowProvisioningInMaintenance: true, NodeHistory: true,
+		SyncPowerStateInterval: 60 * time.Second, ForcePowerStateDuringSync: true, PowerStateSyncMaxRetries: 3,
+		PowerFailureRecoveryInterval: 300 * time.Second, SyncPowerStateWorkers: 8, PeriodicMaxWorkers: 8,
+		CheckProvisionStateInterval: 60 * time.Second, CheckRescueStateInterval: 60 * time.Second,
+		DeployCallbackTimeout: 1800 * time.Second, CleanCallbackTimeout: 1800 * time.Second,
+		InspectWaitTimeout: 1800 * time.Second, RescueCallbackTimeout: 1800 * time.Second,
+		SyncLocalStateInterval: 180 * time.Second,
+	}
+}
+
+// fillDefaults replaces zero durations and counts with Ironic's defaults.
+func (c *Config) fillDefaults() {
+	d := DefaultConfig()
+	dur := func(p *time.Duration, v time.Duration) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	num := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	dur(&c.HeartbeatInterval, d.HeartbeatInterval)
+	dur(&c.NodeLockedRetryInterval, d.NodeLockedRetryInterval)
+	dur(&c.SoftPowerOffTimeout, d.SoftPowerOffTimeout)
+	dur(&c.HeartbeatTimeout, d.HeartbeatTimeout)
+	dur(&c.HashRingResetInterval, d.HashRingResetInterval)
+	dur(&c.SyncPowerStateInterval, d.SyncPowerStateInterval)
+	dur(&c.PowerFailureRecoveryInterval, d.PowerFailureRecoveryInterval)
+	dur(&c.CheckProvisionStateInterval, d.CheckProvisionStateInterval)
+	dur(&c.CheckRescueStateInterval, d.CheckRescueStateInterval)
+	dur(&c.DeployCallbackTimeout, d.DeployCallbackTimeout)
+	dur(&c.CleanCallbackTimeout, d.CleanCallbackTimeout)
+	dur(&c.InspectWaitTimeout, d.InspectWaitTimeout)
+	dur(&c.RescueCallbackTimeout, d.RescueCallbackTimeout)
+	dur(&c.SyncLocalStateInterval, d.SyncLocalStateInterval)
+	num(&c.NodeLockedRetryAttempts, d.NodeLockedRetryAttempts)
+	num(&c.HashPartitionExponent, d.HashPartitionExponent)
+	num(&c.PowerStateSyncMaxRetries, d.PowerStateSyncMaxRetries)
+	num(&c.SyncPowerStateWorkers, d.SyncPowerStateWorkers)
+	num(&c.PeriodicMaxWorkers, d.PeriodicMaxWorkers)
 }
 
 // Store is the database as the conductor uses it.
@@ -84,6 +192,22 @@ type Store interface {
 	CreateBIOSSettings(ctx context.Context, nodeID int64, settings []models.BIOSSetting) ([]models.BIOSSetting, error)
 	UpdateBIOSSettings(ctx context.Context, nodeID int64, settings []models.BIOSSetting) ([]models.BIOSSetting, error)
 	DeleteBIOSSettings(ctx context.Context, nodeID int64, names []string) error
+
+	// Allocations.
+	ListNodes(ctx context.Context, f db.NodeFilter, o db.ListOpts) ([]models.Node, error)
+	ListAllocations(ctx context.Context, f db.AllocationFilter, o db.ListOpts) ([]models.Allocation, error)
+	CreateAllocation(ctx context.Context, a *models.Allocation) (*models.Allocation, error)
+	UpdateAllocation(ctx context.Context, ref db.Ref, values db.Values, updateNode bool) (*models.Allocation, error)
+	TakeOverAllocation(ctx context.Context, allocationID, oldConductorID, newConductorID int64) (bool, error)
+	DestroyAllocation(ctx context.Context, ref db.Ref) error
+
+	// Provisioning and periodic work.
+	CreateNodeHistory(ctx context.Context, h *models.NodeHistory) (*models.NodeHistory, error)
+	ListNodeColumns(ctx context.Context, columns []string, f db.NodeFilter, o db.ListOpts) ([]models.Node, error)
+	GetOfflineConductors(ctx context.Context, heartbeatTimeout time.Duration) ([]models.Conductor, error)
+	GetActiveHardwareTypeDict(ctx context.Context, useGroups bool, heartbeatTimeout time.Duration) (map[string][]string, error)
+	TouchNodeProvisioning(ctx context.Context, ref db.Ref) error
+	ClearNodeTargetPowerState(ctx context.Context, hostname string) error
 }
 
 // Manager is a conductor: Ironic's ConductorManager.
@@ -96,39 +220,49 @@ type Manager struct {
 	id    int64
 
 	workers *workers
+
+	fsm    *states.Machine
+	router *rpc.Router
+	uuids  ironic.UUIDSource
+	// syncFailures counts failed power syncs per node UUID
+	// (power_state_sync_count).
+	syncFailures *syncCounter
+	// shuffle orders allocation candidates (math/rand/v2's Shuffle when
+	// nil; tests set it).
+	shuffle func(n int, swap func(i, j int))
 }
 
 var _ rpc.ConductorAPI = (*Manager)(nil)
 
 // New builds a conductor over store with the drivers of reg.
 func New(cfg Config, store Store, reg *drivers.Registry, clock ironic.Clock, log *slog.Logger) *Manager {
-	if cfg.HeartbeatInterval <= 0 {
-		cfg.HeartbeatInterval = 10 * time.Second
-	}
-	if cfg.NodeLockedRetryAttempts <= 0 {
-		cfg.NodeLockedRetryAttempts = 3
-	}
-	if cfg.SoftPowerOffTimeout <= 0 {
-		cfg.SoftPowerOffTimeout = 600 * time.Second
-	}
-	if cfg.NodeLockedRetryInterval <= 0 {
-		cfg.NodeLockedRetryInterval = time.Second
-	}
+	cfg.fillDefaults()
 	if clock == nil {
 		clock = ironic.SystemClock{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize)}
+	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize),
+		fsm: states.NewMachine(), uuids: ironic.RandomUUIDs{}, syncFailures: newSyncCounter(),
+		router: rpc.NewRouter(rpc.RouterConfig{
+			PartitionExponent: cfg.HashPartitionExponent, ResetInterval: cfg.HashRingResetInterval,
+			HeartbeatTimeout: cfg.HeartbeatTimeout,
+		}, store, clock)}
 }
+
+// SetUUIDSource replaces the source of the agent tokens and other
+// identifiers the conductor mints (tests make them predictable).
+func (m *Manager) SetUUIDSource(u ironic.UUIDSource) { m.uuids = u }
 
 // Host is this conductor's name.
 func (m *Manager) Host() string { return m.cfg.Host }
 
 // Register records this conductor and what it can run, as Ironic's
-// conductor does at start-up, and releases reservations a previous run
-// of this host left behind.
+// conductor does at start-up, releases reservations a previous run of
+// this host left behind (aborting their power actions), and fails the
+// unreserved nodes mapped here that sit in a state no conductor can
+// resume (deploying, cleaning, ...).
 func (m *Manager) Register(ctx context.Context) error {
 	c, err := m.store.RegisterConductor(ctx, &models.Conductor{
 		Hostname: m.cfg.Host, ConductorGroup: m.cfg.Group,
@@ -151,26 +285,13 @@ func (m *Manager) Register(ctx context.Context) error {
 	if err := m.store.RegisterConductorHardwareInterfaces(ctx, c.ID, rows); err != nil {
 		return err
 	}
-	return m.store.ClearNodeReservationsForConductor(ctx, m.cfg.Host)
-}
-
-// Run heartbeats until ctx ends, then marks the conductor offline.
-func (m *Manager) Run(ctx context.Context) error {
-	t := time.NewTicker(m.cfg.HeartbeatInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			_ = m.store.ClearNodeReservationsForConductor(stopCtx, m.cfg.Host)
-			return m.store.UnregisterConductor(stopCtx, m.cfg.Host)
-		case <-t.C:
-			if err := m.store.TouchConductor(ctx, m.cfg.Host); err != nil && ctx.Err() == nil {
-				m.log.WarnContext(ctx, "conductor heartbeat failed", "error", err)
-			}
-		}
+	if err := m.store.ClearNodeTargetPowerState(ctx, m.cfg.Host); err != nil {
+		return err
 	}
+	if err := m.store.ClearNodeReservationsForConductor(ctx, m.cfg.Host); err != nil {
+		return err
+	}
+	return m.failStuckOnStart(ctx)
 }
 
 func toList(s []string) models.JSONList {

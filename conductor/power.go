@@ -13,30 +13,38 @@ import (
 )
 
 // ChangeNodePowerState is change_node_power_state: validated under the
-// node's exclusive lock, the target recorded, then the power action run.
-// Ironic hands the action to a worker after answering; here it runs before
-// the answer (a conductor worker pool arrives with the state machine), so
-// the caller sees its outcome in the node a little sooner. Errors of the
-// action itself are recorded on the node, as Ironic's worker does.
+// node's exclusive lock and the target recorded, then the power action
+// runs in a worker, which holds the lock until it is done; the call
+// returns at once. Errors of the action itself are recorded on the node.
 func (m *Manager) ChangeNodePowerState(ctx context.Context, _ string, uuid, newState string, timeout int) error {
 	t, err := m.acquire(ctx, uuid, false)
 	if err != nil {
 		return err
 	}
-	defer t.release(ctx)
 	power, ok := t.driver.Interface(drivers.Power).(drivers.PowerInterface)
 	if !ok {
+		t.release(ctx)
 		return drivers.Unsupported(t, "power")
 	}
 	if err := power.Validate(ctx, t); err != nil {
+		t.release(ctx)
 		return err
 	}
 	supported, err := power.GetSupportedPowerStates(ctx, t)
 	if err != nil {
+		t.release(ctx)
 		return err
 	}
 	if !slices.Contains(supported, newState) {
+		t.release(ctx)
 		return ironic.Errorf(ironic.InvalidParameterValue, "The driver %s does not support the power state, %s", t.node.Driver, newState)
+	}
+	if !m.tryWorker() {
+		// power_state_error_handler: nothing moves, the node says why.
+		t.node.LastError = models.Ptr("No free conductor workers available")
+		_ = t.Save(ctx)
+		t.release(ctx)
+		return ironic.Errorf(ironic.NoFreeConductorWorker, "Requested action cannot be performed due to lack of free conductor workers.")
 	}
 	target := states.PowerOff
 	if newState == states.PowerOn || newState == states.Rebooting || newState == states.SoftRebooting {
@@ -45,15 +53,19 @@ func (m *Manager) ChangeNodePowerState(ctx context.Context, _ string, uuid, newS
 	t.node.TargetPowerState = &target
 	t.node.LastError = nil
 	if err := t.Save(ctx); err != nil {
+		<-m.workers.slots
+		t.release(ctx)
 		return err
 	}
 	d := time.Duration(timeout) * time.Second
 	if d == 0 && (newState == states.SoftRebooting || newState == states.SoftPowerOff) {
 		d = m.cfg.SoftPowerOffTimeout
 	}
-	if err := m.nodePowerAction(ctx, t, power, newState, d); err != nil {
-		m.log.WarnContext(ctx, "power action failed", "node", uuid, "state", newState, "error", err)
-	}
+	m.runReserved(ctx, t, func(ctx context.Context, t *task) {
+		if err := m.nodePowerAction(ctx, t, power, newState, d); err != nil {
+			m.log.WarnContext(ctx, "power action failed", "node", uuid, "state", newState, "error", err)
+		}
+	})
 	return nil
 }
 
@@ -64,8 +76,7 @@ func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.Po
 		cur, err := power.GetPowerState(ctx, t)
 		if err != nil {
 			n.TargetPowerState = nil
-			msg := fmt.Sprintf("Failed to change power state to '%s': %v", newState, err)
-			n.LastError = &msg
+			t.record(ctx, fmt.Sprintf("Failed to change power state to '%s': %v", newState, err), "", true)
 			return firstErr(err, t.Save(ctx))
 		}
 		if (cur == states.PowerOn && newState == states.PowerOn) ||
@@ -103,8 +114,7 @@ func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.Po
 	}
 	if err != nil {
 		n.TargetPowerState = nil
-		msg := fmt.Sprintf("Failed to change power state to '%s' by '%s': %v", target, newState, err)
-		n.LastError = &msg
+		t.record(ctx, fmt.Sprintf("Failed to change power state to '%s' by '%s': %v", target, newState, err), "", true)
 		return firstErr(err, t.Save(ctx))
 	}
 	n.PowerState = &target

@@ -2,9 +2,7 @@ package conductor
 
 import (
 	"context"
-	"time"
 
-	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
@@ -31,22 +29,12 @@ func (m *Manager) acquire(ctx context.Context, uuid string, shared bool) (*task,
 	if shared {
 		n, err = m.store.GetNodeByUUID(ctx, uuid)
 	} else {
-		for attempt := 1; ; attempt++ {
-			n, err = m.store.ReserveNode(ctx, m.cfg.Host, db.ByUUID(uuid))
-			if err == nil || !ironic.IsClass(err, ironic.NodeLocked) || attempt >= m.cfg.NodeLockedRetryAttempts {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(m.cfg.NodeLockedRetryInterval):
-			}
-		}
+		n, err = m.reserve(ctx, db.ByUUID(uuid))
 	}
 	if err != nil {
 		return nil, err
 	}
-	t := &task{m: m, node: n, orig: *n, shared: shared}
+	t := &task{m: m, node: n, orig: snapshot(n), shared: shared}
 	if err := t.load(ctx); err != nil {
 		t.release(ctx)
 		return nil, err
@@ -227,7 +215,9 @@ func (t *task) Save(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t.node, t.orig = n, *n
+	// The node is updated in place: callers keep pointers to it.
+	*t.node = *n
+	t.orig = snapshot(t.node)
 	return nil
 }
 

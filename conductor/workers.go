@@ -49,3 +49,63 @@ func (m *Manager) spawn(ctx context.Context, t *task, fn func(ctx context.Contex
 // Wait blocks until every running worker has finished (tests and
 // shutdown use it).
 func (m *Manager) Wait() { m.workers.wg.Wait() }
+
+// tryWorker takes a free worker slot, or reports that there is none.
+func (m *Manager) tryWorker() bool {
+	select {
+	case m.workers.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// runReserved runs fn on the worker slot tryWorker took, with the task,
+// whose lock it releases when fn returns.
+func (m *Manager) runReserved(ctx context.Context, t *task, fn func(ctx context.Context, t *task)) {
+	m.workers.wg.Add(1)
+	wctx := context.WithoutCancel(ctx)
+	go func() {
+		defer m.workers.wg.Done()
+		defer func() { <-m.workers.slots }()
+		defer t.release(wctx)
+		fn(wctx, t)
+	}()
+}
+
+// startTransition is process_event with a callback: the event is applied
+// and saved (last_error set to e.LastError, normally cleared), then fn
+// carries on in a worker holding the lock, and the call returns. When no
+// worker is free nothing moves: the node records "No free conductor
+// workers available" (as Ironic's provisioning_error_handler, which puts
+// the states back) and the call fails with NoFreeConductorWorker. The
+// task is released in every case once this returns an error.
+func (m *Manager) startTransition(ctx context.Context, t *task, e event, fn func(ctx context.Context, t *task)) error {
+	e.Spawning = true
+	if !m.fsm.Actionable(t.ProvisionState(), e.Name) {
+		t.release(ctx)
+		return invalidState(t.ProvisionState(), e.Name)
+	}
+	if !m.tryWorker() {
+		t.record(ctx, "No free conductor workers available", historyProvisioning, true)
+		if err := t.Save(ctx); err != nil {
+			m.log.WarnContext(ctx, "saving node", "node", t.node.UUID, "error", err)
+		}
+		t.release(ctx)
+		return ironic.Errorf(ironic.NoFreeConductorWorker, "Requested action cannot be performed due to lack of free conductor workers.")
+	}
+	prev := t.ProvisionState()
+	if err := t.applyEvent(e); err != nil {
+		<-m.workers.slots
+		t.release(ctx)
+		return err
+	}
+	if err := t.Save(ctx); err != nil {
+		<-m.workers.slots
+		t.release(ctx)
+		return err
+	}
+	t.logTransition(ctx, prev)
+	m.runReserved(ctx, t, fn)
+	return nil
+}

@@ -1,0 +1,78 @@
+package conductor
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/rpc"
+)
+
+// Heartbeat is heartbeat: an agent's call back, checked against the
+// node's agent token and handed to the deploy interface in a worker. The
+// fake deploy interface only logs that it doesn't support heartbeats.
+func (m *Manager) Heartbeat(ctx context.Context, _ string, uuid string, hb rpc.Heartbeat) error {
+	if hb.AgentVersion == "" && hb.AgentStatus == nil {
+		return ironic.Errorf(ironic.InvalidParameterValue,
+			"Agent did not transmit a version, and a version is required. Please update the agent being used.")
+	}
+	t, err := m.acquire(ctx, uuid, true)
+	if err != nil {
+		return err
+	}
+	known, _ := t.DriverInternalInfo()["agent_secret_token"].(string)
+	if hb.AgentToken == nil || t.DriverInternalInfo()["agent_secret_token"] == nil || known != *hb.AgentToken {
+		m.log.ErrorContext(ctx, "invalid or missing agent_token received", "node", uuid)
+		return ironic.Errorf(ironic.InvalidParameterValue, "Invalid or missing agent token received.")
+	}
+	deploy, err := iface[drivers.DeployInterface](t, drivers.Deploy, "deploy")
+	if err != nil {
+		return err
+	}
+	dhb := drivers.Heartbeat{CallbackURL: hb.CallbackURL, AgentVersion: hb.AgentVersion,
+		AgentVerifyCA: models.Deref(hb.AgentVerifyCA), AgentStatus: models.Deref(hb.AgentStatus),
+		AgentStatusMessage: models.Deref(hb.AgentStatusMessage)}
+	return m.spawnOrFail(ctx, t, func(ctx context.Context, t *task) {
+		if err := deploy.Heartbeat(ctx, t, dhb); err != nil {
+			m.log.ErrorContext(ctx, "heartbeat failed", "node", t.node.UUID, "error", err)
+		}
+	})
+}
+
+// GetNodeWithToken is get_node_with_token: the node with a newly minted
+// agent token, or with the token masked when one exists already.
+func (m *Manager) GetNodeWithToken(ctx context.Context, _ string, uuid string) (*models.Node, error) {
+	t, err := m.acquire(ctx, uuid, true)
+	if err != nil {
+		return nil, err
+	}
+	defer t.release(ctx)
+	if t.DriverInternalInfo()["agent_secret_token"] != nil {
+		m.log.WarnContext(ctx, "an agent token generation request is being refused as one is already present", "node", uuid)
+		n := snapshot(t.node)
+		n.DriverInternalInfo["agent_secret_token"] = "******"
+		return &n, nil
+	}
+	if err := t.upgradeLock(ctx); err != nil {
+		return nil, err
+	}
+	dii := t.DriverInternalInfo()
+	dii["agent_secret_token"] = newAgentToken()
+	delete(dii, "agent_secret_token_pregenerated")
+	if err := t.Save(ctx); err != nil {
+		return nil, err
+	}
+	n := snapshot(t.node)
+	return &n, nil
+}
+
+// newAgentToken is secrets.token_urlsafe(): 32 random bytes, URL-safe
+// base64 without padding.
+func newAgentToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}

@@ -1,0 +1,735 @@
+package conductor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyschema"
+	"github.com/goironic/ironic/states"
+)
+
+// iface returns the node's implementation of kind k as T, or
+// UnsupportedDriverExtension naming ext.
+func iface[T any](t *task, k drivers.Kind, ext string) (T, error) {
+	v, ok := t.driver.Interface(k).(T)
+	if !ok {
+		var zero T
+		return zero, drivers.Unsupported(t, ext)
+	}
+	return v, nil
+}
+
+// isInvalidParameter reports whether err is InvalidParameterValue or its
+// subclass MissingParameterValue.
+func isInvalidParameter(err error) bool {
+	return ironic.IsClass(err, ironic.InvalidParameterValue) || ironic.IsClass(err, ironic.MissingParameterValue)
+}
+
+// errText is an error as Python's str(e) shows it.
+func errText(err error) string {
+	if err == nil {
+		return "None"
+	}
+	return err.Error()
+}
+
+// errClass is the exception class name of err, for "failed with <class>"
+// messages.
+func errClass(err error) string {
+	var f *ironic.Fault
+	if errors.As(err, &f) {
+		return string(f.Class)
+	}
+	return "Exception"
+}
+
+func nodeInMaintenance(op, uuid string) error {
+	return ironic.Errorf(ironic.NodeInMaintenance, "The %s operation can't be performed on node %s because it's in maintenance mode.", op, uuid)
+}
+
+func nodeProtected(uuid string) error {
+	return ironic.Errorf(ironic.NodeProtected, "Node %s is protected and cannot be undeployed, rebuilt or deleted", uuid)
+}
+
+// asStateRequested turns the machine's InvalidState into the
+// InvalidStateRequested the RPC methods raise.
+func asStateRequested(err error, action string, t *task, state string) error {
+	if ironic.IsClass(err, ironic.InvalidState) {
+		return invalidStateRequested(action, t.node.UUID, state)
+	}
+	return err
+}
+
+var uuidLike = regexp.MustCompile(`^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$`)
+
+// isGlanceImage is glance service_utils.is_glance_image.
+func isGlanceImage(v any) bool {
+	s, ok := v.(string)
+	return ok && (strings.HasPrefix(s, "glance://") || uuidLike.MatchString(strings.Trim(s, "{}")))
+}
+
+// validateInstanceInfoTraits is utils.validate_instance_info_traits.
+func (m *Manager) validateInstanceInfoTraits(t *task) error {
+	raw, ok := t.node.InstanceInfo["traits"]
+	if !ok || raw == nil {
+		return nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		if s, isStr := raw.(string); isStr && s == "" {
+			return nil
+		}
+		return ironic.Errorf(ironic.InvalidParameterValue, "Error parsing traits from Node %s instance_info field. A list of strings is expected.", t.node.UUID)
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, tr := range t.node.Traits {
+		have[tr.Trait] = true
+	}
+	var missing []string
+	for _, v := range list {
+		s, ok := v.(string)
+		if !ok {
+			return ironic.Errorf(ironic.InvalidParameterValue, "Error parsing traits from Node %s instance_info field. A list of strings is expected.", t.node.UUID)
+		}
+		if !have[s] {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) > 0 {
+		return ironic.Errorf(ironic.InvalidParameterValue,
+			"Cannot specify instance traits that are not also set on the node. Node %s is missing traits %s", t.node.UUID, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// DoNodeDeploy is do_node_deploy: validated under the node's lock, then
+// the deployment (or rebuild) runs in a worker.
+func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebuild bool, configdrive any, deploySteps []map[string]any) error {
+	ev := states.EventDeploy
+	if rebuild {
+		ev = states.EventRebuild
+	}
+	t, err := m.acquire(ctx, uuid, false)
+	if err != nil {
+		return err
+	}
+	n := t.node
+	fail := func(err error) error { t.release(ctx); return err }
+	if n.Maintenance {
+		return fail(nodeInMaintenance("provisioning", n.UUID))
+	}
+	if rebuild && n.Protected {
+		return fail(nodeProtected(n.UUID))
+	}
+	state := t.ProvisionState()
+	if !m.fsm.Actionable(state, ev) {
+		return fail(invalidStateRequested(ev, n.UUID, state))
+	}
+	if rebuild && isGlanceImage(n.InstanceInfo["image_source"]) {
+		delete(t.InstanceInfo(), "kernel")
+		delete(t.InstanceInfo(), "ramdisk")
+	}
+	if err := m.validateForDeploy(ctx, t, deploySteps); err != nil {
+		if isInvalidParameter(err) {
+			err = ironic.Errorf(ironic.InstanceDeployFailure, "Failed to validate deploy or power info for node %s: %s", n.UUID, err.Error()).WithStatus(400)
+		}
+		return fail(err)
+	}
+	err = m.startTransition(ctx, t, event{Name: ev}, func(ctx context.Context, t *task) {
+		m.doNodeDeploy(ctx, t, configdrive, deploySteps)
+	})
+	return asStateRequested(err, ev, t, state)
+}
+
+func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []map[string]any) error {
+	power, err := iface[drivers.PowerInterface](t, drivers.Power, "power")
+	if err != nil {
+		return err
+	}
+	if err := power.Validate(ctx, t); err != nil {
+		return err
+	}
+	deploy, err := iface[drivers.DeployInterface](t, drivers.Deploy, "deploy")
+	if err != nil {
+		return err
+	}
+	if err := deploy.Validate(ctx, t); err != nil {
+		return err
+	}
+	if err := m.validateInstanceInfoTraits(t); err != nil {
+		return err
+	}
+	_, err = validatedUserDeploySteps(t, deploySteps, true)
+	return err
+}
+
+// doNodeDeploy is deployments.do_node_deploy, in the worker.
+func (m *Manager) doNodeDeploy(ctx context.Context, t *task, configdrive any, deploySteps []map[string]any) {
+	t.wipeDeployInternalInfo()
+	if configdrive != nil && configdrive != "" {
+		// A string is stored as given; a dict (the JSON source of a
+		// config drive) is kept as is until the ISO builder lands.
+		t.InstanceInfo()["configdrive"] = configdrive
+	}
+	if err := t.Save(ctx); err != nil {
+		m.deployingError(ctx, t, fmt.Sprintf("Failed to store the configdrive in the database. %s", err), false)
+		return
+	}
+	deploy, err := iface[drivers.DeployInterface](t, drivers.Deploy, "deploy")
+	if err == nil {
+		err = deploy.Prepare(ctx, t)
+	}
+	if err != nil {
+		msg := "Failed to prepare to deploy: " + err.Error()
+		if errClass(err) == "Exception" {
+			msg = "Failed to prepare to deploy. Exception: " + err.Error()
+		}
+		m.deployingError(ctx, t, msg, false)
+		return
+	}
+	if len(deploySteps) > 0 {
+		t.DriverInternalInfo()["user_deploy_steps"] = stepsValue(deploySteps)
+	}
+	steps, err := allDeploymentSteps(t, true)
+	if err != nil {
+		m.deployingError(ctx, t, "Cannot get deploy steps; failed to deploy: "+err.Error(), true)
+		return
+	}
+	t.DriverInternalInfo()["deploy_steps"] = stepsValue(steps)
+	t.node.DeployStep = models.JSONDict{}
+	t.DriverInternalInfo()["deploy_step_index"] = nil
+	if len(steps) == 0 {
+		m.deployingError(ctx, t, "No deploy steps returned by the driver", true)
+		return
+	}
+	id := m.id
+	t.node.ConductorAffinity = &id
+	if err := t.Save(ctx); err != nil {
+		m.deployingError(ctx, t, "Unexpected error when processing next deploy step. "+errClass(err)+": "+err.Error(), true)
+		return
+	}
+	m.doNextDeployStep(ctx, t, 0)
+}
+
+// doNextDeployStep is deployments.do_next_deploy_step: the steps from
+// index on, until one goes asynchronous or all are done.
+func (m *Manager) doNextDeployStep(ctx context.Context, t *task, index int) {
+	for idx := index; index >= 0; idx++ {
+		steps := asSteps(t.DriverInternalInfo()["deploy_steps"])
+		if idx >= len(steps) {
+			break
+		}
+		step := steps[idx]
+		t.node.DeployStep = models.JSONDict(step)
+		t.DriverInternalInfo()["deploy_step_index"] = idx
+		if err := t.Save(ctx); err != nil {
+			m.deployingError(ctx, t, "Unexpected error when processing next deploy step. "+errClass(err)+": "+err.Error(), true)
+			return
+		}
+		result, err := executeStep(ctx, t, step)
+		if err != nil {
+			if t.ProvisionState() != states.DeployFailed {
+				msg := fmt.Sprintf("Deploy step %s failed: %s.", stepID(step), err)
+				if errClass(err) == "Exception" {
+					msg = fmt.Sprintf("Deploy step %s failed with %s: %s.", stepID(step), errClass(err), err)
+				}
+				m.deployingError(ctx, t, msg, true)
+			}
+			return
+		}
+		if t.ProvisionState() == states.DeployFailed {
+			return
+		}
+		switch result {
+		case "":
+		case drivers.StateDeployWait:
+			if t.ProvisionState() != states.DeployWait {
+				if err := t.processEvent(ctx, event{Name: states.EventWait}); err != nil {
+					m.log.ErrorContext(ctx, "deploy wait", "node", t.node.UUID, "error", err)
+				}
+			}
+			return
+		default:
+			m.deployingError(ctx, t, "Failed to deploy: "+pyschema.Repr(map[string]any(t.node.DeployStep)), true)
+			return
+		}
+	}
+	t.node.DeployStep = models.JSONDict{}
+	t.wipeDeployInternalInfo()
+	if err := t.processEvent(ctx, event{Name: states.EventDone}); err != nil {
+		m.log.ErrorContext(ctx, "finishing deployment", "node", t.node.UUID, "error", err)
+	}
+}
+
+// deployingError is utils.deploying_error_handler: the error recorded,
+// the deployment cleaned up, the node moved to deploy failed.
+func (m *Manager) deployingError(ctx context.Context, t *task, errmsg string, cleanUp bool) {
+	m.log.ErrorContext(ctx, errmsg, "node", t.node.UUID)
+	t.record(ctx, errmsg, historyDeploying, true)
+	var cleanupErr string
+	if cleanUp {
+		if deploy, err := iface[drivers.DeployInterface](t, drivers.Deploy, "deploy"); err == nil {
+			if err := deploy.CleanUp(ctx, t); err != nil {
+				add := "Also failed to clean up due to: " + err.Error()
+				if errClass(err) == "Exception" {
+					add = "An unhandled exception was encountered while aborting. More information may be found in the log file."
+				}
+				cleanupErr = errmsg + ". " + add
+			}
+		}
+	}
+	switch t.ProvisionState() {
+	case states.Deploying, states.DeployWait, states.DeployFailed:
+		t.node.DeployStep = models.JSONDict{}
+		t.wipeDeployInternalInfo()
+	}
+	if cleanupErr != "" {
+		t.record(ctx, cleanupErr, historyDeploying, true)
+	}
+	if err := t.processEvent(ctx, event{Name: states.EventFail}); err != nil {
+		m.log.ErrorContext(ctx, "failing deployment", "node", t.node.UUID, "error", err)
+		_ = t.Save(ctx)
+	}
+}
+
+// ContinueNodeDeploy is continue_node_deploy: the deploy steps resume
+// after an asynchronous one finished.
+func (m *Manager) ContinueNodeDeploy(ctx context.Context, _ string, uuid string) error {
+	t, err := m.acquire(ctx, uuid, false)
+	if err != nil {
+		return err
+	}
+	state := t.ProvisionState()
+	if state != states.DeployWait && state != states.Deploying {
+		t.release(ctx)
+		return ironic.Errorf(ironic.InvalidStateRequested,
+			"Cannot continue deploying on %s. Node is in %s state; should be in one of %s", t.node.UUID, state,
+			states.DeployWait+", "+states.Deploying)
+	}
+	cont := func(ctx context.Context, t *task) {
+		if v, _ := t.DriverInternalInfo()["steps_validated"].(bool); !v {
+			steps, err := allDeploymentSteps(t, false)
+			if err != nil {
+				m.deployingError(ctx, t, fmt.Sprintf("Failed to validate the final deploy steps list for node %s: %s", t.node.UUID, err), true)
+				return
+			}
+			t.DriverInternalInfo()["deploy_steps"] = stepsValue(steps)
+			t.DriverInternalInfo()["steps_validated"] = true
+		}
+		m.doNextDeployStep(ctx, t, nextStepIndex(t, "deploy"))
+	}
+	if state == states.DeployWait {
+		return m.startTransition(ctx, t, event{Name: states.EventResume}, cont)
+	}
+	return m.spawnOrFail(ctx, t, cont)
+}
+
+// spawnOrFail hands t to a worker, recording a missing worker on the
+// node as Ironic's spawn error handlers do.
+func (m *Manager) spawnOrFail(ctx context.Context, t *task, fn func(ctx context.Context, t *task)) error {
+	if !m.tryWorker() {
+		t.record(ctx, "No free conductor workers available", historyConductor, true)
+		_ = t.Save(ctx)
+		t.release(ctx)
+		return ironic.Errorf(ironic.NoFreeConductorWorker, "Requested action cannot be performed due to lack of free conductor workers.")
+	}
+	m.runReserved(ctx, t, fn)
+	return nil
+}
+
+// nextStepIndex is utils.update_next_step_index: the step after the
+// current one, or the current one again when the driver asked for it.
+func nextStepIndex(t *task, kind string) int {
+	dii := t.DriverInternalInfo()
+	steps := asSteps(dii[kind+"_steps"])
+	if len(steps) == 0 {
+		return -1
+	}
+	cur, ok := dii[kind+"_step_index"]
+	if !ok || cur == nil {
+		return 0
+	}
+	skip := true
+	if v, ok := dii["skip_current_"+kind+"_step"].(bool); ok {
+		skip = v
+	}
+	delete(dii, "skip_current_"+kind+"_step")
+	delete(dii, kind+"ing_polling")
+	idx := intOf(cur)
+	if skip {
+		idx++
+	}
+	if idx >= len(steps) {
+		return len(steps)
+	}
+	return idx
+}
+
+// DoNodeTearDown is do_node_tear_down: the instance is removed in a
+// worker, then the node is cleaned (automated cleaning) and becomes
+// available.
+func (m *Manager) DoNodeTearDown(ctx context.Context, _ string, uuid string) error {
+	t, err := m.acquire(ctx, uuid, false)
+	if err != nil {
+		return err
+	}
+	t.delInternal("agent_url")
+	if t.node.Protected {
+		t.release(ctx)
+		return nodeProtected(t.node.UUID)
+	}
+	power, err := iface[drivers.PowerInterface](t, drivers.Power, "power")
+	if err == nil {
+		err = power.Validate(ctx, t)
+	}
+	if err != nil {
+		t.release(ctx)
+		if isInvalidParameter(err) {
+			return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to validate power driver interface. Can not delete instance. Error: %s", err)
+		}
+		return err
+	}
+	initial := t.ProvisionState()
+	err = m.startTransition(ctx, t, event{Name: states.EventDelete}, func(ctx context.Context, t *task) {
+		m.doNodeTearDown(ctx, t, initial)
+	})
+	return asStateRequested(err, states.EventDelete, t, initial)
+}
+
+// doNodeTearDown is manager._do_node_tear_down.
+func (m *Manager) doNodeTearDown(ctx context.Context, t *task, initial string) {
+	n := t.node
+	var failed error
+	switch initial {
+	case states.RescueWait, states.Rescue, states.UnrescueFailed, states.RescueFailed:
+		if r, err := iface[drivers.RescueInterface](t, drivers.Rescue, "rescue"); err == nil {
+			failed = r.CleanUp(ctx, t)
+		}
+	}
+	if failed == nil && n.ConsoleEnabled {
+		if c, err := iface[drivers.ConsoleInterface](t, drivers.Console, "console"); err == nil {
+			failed = c.StopConsole(ctx, t)
+		}
+	}
+	if failed == nil {
+		deploy, err := iface[drivers.DeployInterface](t, drivers.Deploy, "deploy")
+		if err == nil {
+			err = deploy.CleanUp(ctx, t)
+		}
+		if err == nil {
+			_, err = deploy.TearDown(ctx, t)
+		}
+		failed = err
+	}
+	// Whatever happened, the instance is gone from the node.
+	n.InstanceInfo = models.JSONDict{}
+	n.InstanceUUID = nil
+	t.wipeDeployInternalInfo()
+	t.delInternal("instance", "root_uuid_or_disk_id", "is_whole_disk_image", "is_source_a_path", "deploy_boot_mode")
+	if v, _ := t.DriverInternalInfo()["automatic_lessee"].(bool); v {
+		n.Lessee = nil
+		t.delInternal("automatic_lessee")
+	}
+	m.removeVIFs(ctx, t)
+	if failed != nil {
+		m.log.ErrorContext(ctx, "tear down failed", "node", n.UUID, "error", failed)
+		t.record(ctx, "Failed to tear down: "+failed.Error(), historyUnprovision, true)
+		if err := t.processEvent(ctx, event{Name: states.EventFail}); err != nil {
+			m.log.ErrorContext(ctx, "failing tear down", "node", n.UUID, "error", err)
+		}
+		return
+	}
+	if err := t.Save(ctx); err != nil {
+		m.log.ErrorContext(ctx, "saving node after tear down", "node", n.UUID, "error", err)
+	}
+	if err := t.processEvent(ctx, event{Name: states.EventClean}); err != nil {
+		m.log.ErrorContext(ctx, "starting cleaning after tear down", "node", n.UUID, "error", err)
+		return
+	}
+	m.doNodeClean(ctx, t, nil, false)
+}
+
+// removeVIFs detaches every VIF (network.remove_vifs_from_node).
+func (m *Manager) removeVIFs(ctx context.Context, t *task) {
+	nw, err := iface[drivers.NetworkInterface](t, drivers.Network, "network")
+	if err != nil {
+		return
+	}
+	vifs, err := nw.VIFList(ctx, t)
+	if err != nil {
+		return
+	}
+	for _, v := range vifs {
+		if id, ok := v["id"].(string); ok {
+			if err := nw.VIFDetach(ctx, t, id); err != nil {
+				m.log.WarnContext(ctx, "detaching VIF on tear down", "node", t.node.UUID, "vif", id, "error", err)
+			}
+		}
+	}
+}
+
+// DoProvisioningAction is do_provisioning_action: manage, provide, adopt
+// and abort, and any other event the machine allows with nothing to run.
+func (m *Manager) DoProvisioningAction(ctx context.Context, _ string, uuid, action string) error {
+	t, err := m.acquire(ctx, uuid, false)
+	if err != nil {
+		return err
+	}
+	n := t.node
+	state := t.ProvisionState()
+	switch {
+	case action == states.EventProvide && state == states.Manageable:
+		if !m.cfg.AllowProvisioningInMaintenance && n.Maintenance {
+			t.release(ctx)
+			return nodeInMaintenance("providing", n.UUID)
+		}
+		if n.Retired != nil && *n.Retired {
+			t.release(ctx)
+			return ironic.Errorf(ironic.NodeIsRetired, "The providing operation can't be performed on node %s because it is retired.", n.UUID)
+		}
+		return m.startTransition(ctx, t, event{Name: states.EventProvide}, func(ctx context.Context, t *task) {
+			m.doNodeClean(ctx, t, nil, false)
+		})
+	case action == states.EventManage && state == states.Enroll:
+		return m.startTransition(ctx, t, event{Name: states.EventManage}, m.doNodeVerify)
+	case action == states.EventAdopt && (state == states.Manageable || state == states.AdoptFailed):
+		return m.startTransition(ctx, t, event{Name: states.EventAdopt}, m.doAdoption)
+	case action == states.EventAbort && (state == states.CleanWait || state == states.RescueWait || state == states.InspectWait):
+		return m.doAbort(ctx, t)
+	}
+	defer t.release(ctx)
+	if err := t.processEvent(ctx, event{Name: action}); err != nil {
+		return asStateRequested(err, action, t, state)
+	}
+	return nil
+}
+
+// doNodeVerify is verify.do_node_verify: the power credentials checked
+// (enroll → verifying → manageable, or back to enroll).
+func (m *Manager) doNodeVerify(ctx context.Context, t *task) {
+	n := t.node
+	var msg string
+	var actual string
+	power, err := iface[drivers.PowerInterface](t, drivers.Power, "power")
+	if err == nil {
+		err = power.Validate(ctx, t)
+	}
+	if err != nil {
+		msg = fmt.Sprintf("Failed to validate power driver interface for node %s. Error: %s", n.UUID, err)
+	} else if actual, err = power.GetPowerState(ctx, t); err != nil {
+		msg = fmt.Sprintf("Failed to get power state for node %s. Error: %s", n.UUID, err)
+	}
+	if msg != "" {
+		m.log.ErrorContext(ctx, msg, "node", n.UUID)
+		t.record(ctx, msg, historyVerify, true)
+		if err := t.processEvent(ctx, event{Name: states.EventFail}); err != nil {
+			m.log.ErrorContext(ctx, "failing verification", "node", n.UUID, "error", err)
+		}
+		return
+	}
+	if actual != t.PowerState() {
+		t.SetPowerState(actual)
+	}
+	if err := t.processEvent(ctx, event{Name: states.EventDone}); err != nil {
+		m.log.ErrorContext(ctx, "finishing verification", "node", n.UUID, "error", err)
+	}
+}
+
+// doAdoption is manager._do_adoption.
+func (m *Manager) doAdoption(ctx context.Context, t *task) {
+	n := t.node
+	err := func() error {
+		if boot, err := iface[drivers.BootInterface](t, drivers.Boot, "boot"); err != nil {
+			return err
+		} else if bootOption(t) != "local" {
+			if err := boot.Validate(ctx, t); err != nil {
+				return err
+			}
+		}
+		return m.doTakeover(ctx, t)
+	}()
+	if err != nil {
+		msg := fmt.Sprintf("Error while attempting to adopt node %s: %s.", n.UUID, err)
+		m.log.ErrorContext(ctx, msg, "node", n.UUID)
+		n.PowerState = nil
+		t.record(ctx, msg, historyAdoption, true)
+		if err := t.processEvent(ctx, event{Name: states.EventFail}); err != nil {
+			m.log.ErrorContext(ctx, "failing adoption", "node", n.UUID, "error", err)
+		}
+		return
+	}
+	if err := t.processEvent(ctx, event{Name: states.EventDone}); err != nil {
+		m.log.ErrorContext(ctx, "finishing adoption", "node", n.UUID, "error", err)
+	}
+}
+
+// bootOption is deploy_utils.get_boot_option: instance_info capabilities'
+// boot_option, "local" by default.
+func bootOption(t *task) string {
+	if caps, ok := t.node.InstanceInfo["capabilities"].(map[string]any); ok {
+		if v, ok := caps["boot_option"].(string); ok && v != "" {
+			return v
+		}
+	}
+	return "local"
+}
+
+// doTakeover is manager._do_takeover: the deploy interface rebuilds its
+// local state, the console restarts, and the node's affinity becomes this
+// conductor.
+func (m *Manager) doTakeover(ctx context.Context, t *task) error {
+	deploy, err := iface[drivers.DeployInterface](t, drivers.Deploy, "deploy")
+	if err != nil {
+		return err
+	}
+	if err := deploy.Prepare(ctx, t); err != nil {
+		return err
+	}
+	if err := deploy.TakeOver(ctx, t); err != nil {
+		return err
+	}
+	if t.node.ConsoleEnabled {
+		c, err := iface[drivers.ConsoleInterface](t, drivers.Console, "console")
+		if err == nil {
+			err = c.StartConsole(ctx, t)
+		}
+		if err != nil {
+			msg := fmt.Sprintf("Failed to start console while taking over the node %s: %s.", t.node.UUID, err)
+			t.record(ctx, msg, historyTakeover, true)
+			t.node.ConsoleEnabled = false
+		}
+	}
+	id := m.id
+	t.node.ConductorAffinity = &id
+	return t.Save(ctx)
+}
+
+// doAbort is manager._do_abort for clean wait, rescue wait and inspect
+// wait.
+func (m *Manager) doAbort(ctx context.Context, t *task) error {
+	n := t.node
+	switch t.ProvisionState() {
+	case states.CleanWait:
+		if len(n.CleanStep) > 0 {
+			if ab, _ := n.CleanStep["abortable"].(bool); !ab {
+				defer t.release(ctx)
+				if v, _ := n.CleanStep["abort_after"].(bool); !v {
+					n.CleanStep["abort_after"] = true
+					return t.Save(ctx)
+				}
+				return nil
+			}
+		}
+		target := ""
+		if models.Deref(n.TargetProvisionState) == states.Manageable {
+			target = states.Manageable
+		}
+		le := cleanAbortError(n)
+		return m.startTransition(ctx, t, event{Name: states.EventAbort, Target: target, LastError: &le}, m.doNodeCleanAbort)
+	case states.RescueWait:
+		removeRescuePassword(t)
+		if err := t.Save(ctx); err != nil {
+			t.release(ctx)
+			return err
+		}
+		return m.startTransition(ctx, t, event{Name: states.EventAbort}, m.doNodeRescueAbort)
+	case states.InspectWait:
+		defer t.release(ctx)
+		insp, err := iface[drivers.InspectInterface](t, drivers.Inspect, "inspect")
+		if err == nil {
+			err = insp.Abort(ctx, t)
+		}
+		if err != nil {
+			if !ironic.IsClass(err, ironic.UnsupportedDriverExtension) {
+				t.record(ctx, "Failed to abort inspection: "+err.Error(), historyIntrospection, true)
+				_ = t.Save(ctx)
+			}
+			return err
+		}
+		t.record(ctx, "Inspection was aborted by request.", historyIntrospection, true)
+		t.wipeTokenAndURL()
+		return t.processEvent(ctx, event{Name: states.EventAbort})
+	}
+	t.release(ctx)
+	return nil
+}
+
+// InspectHardware is inspect_hardware: power and inspect validated, then
+// the inspection runs in a worker; a synchronous inspector ends in
+// manageable, an asynchronous one leaves the node in inspect wait.
+func (m *Manager) InspectHardware(ctx context.Context, _ string, uuid string) error {
+	t, err := m.acquire(ctx, uuid, false)
+	if err != nil {
+		return err
+	}
+	power, err := iface[drivers.PowerInterface](t, drivers.Power, "power")
+	if err == nil {
+		err = power.Validate(ctx, t)
+	}
+	var insp drivers.InspectInterface
+	if err == nil {
+		insp, err = iface[drivers.InspectInterface](t, drivers.Inspect, "inspect")
+	}
+	if err == nil {
+		err = insp.Validate(ctx, t)
+	}
+	if err != nil {
+		t.release(ctx)
+		return err
+	}
+	state := t.ProvisionState()
+	err = m.startTransition(ctx, t, event{Name: states.EventInspect}, func(ctx context.Context, t *task) {
+		m.doInspectHardware(ctx, t, insp)
+	})
+	return asStateRequested(err, states.EventInspect, t, state)
+}
+
+// doInspectHardware is manager._do_inspect_hardware.
+func (m *Manager) doInspectHardware(ctx context.Context, t *task, insp drivers.InspectInterface) {
+	fail := func(msg string) {
+		m.log.ErrorContext(ctx, "inspection failed", "node", t.node.UUID, "error", msg)
+		t.record(ctx, msg, historyIntrospection, true)
+		if err := t.processEvent(ctx, event{Name: states.EventFail}); err != nil {
+			m.log.ErrorContext(ctx, "failing inspection", "node", t.node.UUID, "error", err)
+		}
+	}
+	t.wipeTokenAndURL()
+	next, err := insp.InspectHardware(ctx, t)
+	if err != nil {
+		msg := err.Error()
+		if errClass(err) == "Exception" {
+			msg = fmt.Sprintf("Unexpected exception of type %s: %s", errClass(err), err)
+		}
+		fail(msg)
+		return
+	}
+	var ev string
+	switch next {
+	case drivers.StateManageable:
+		ev = states.EventDone
+	case drivers.StateInspectWait:
+		ev = states.EventWait
+	default:
+		fail(fmt.Sprintf("During inspection, driver returned unexpected state %s", pyOptStr(next)))
+		return
+	}
+	if err := t.processEvent(ctx, event{Name: ev}); err != nil {
+		m.log.ErrorContext(ctx, "finishing inspection", "node", t.node.UUID, "error", err)
+	}
+}
+
+func pyOptStr(s string) string {
+	if s == "" {
+		return "None"
+	}
+	return s
+}

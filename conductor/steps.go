@@ -1,0 +1,275 @@
+package conductor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyschema"
+)
+
+// stepInterfacePriority breaks ties between clean or deploy steps of the
+// same priority (CLEANING_INTERFACE_PRIORITY and
+// DEPLOYING_INTERFACE_PRIORITY, which are the same).
+var stepInterfaces = []drivers.Kind{drivers.Power, drivers.Management, drivers.Deploy, drivers.BIOS, drivers.RAID}
+
+func stepInterfacePriority(iface string) int {
+	for i, k := range stepInterfaces {
+		if string(k) == iface {
+			return len(stepInterfaces) - i
+		}
+	}
+	return 0
+}
+
+// stepDict renders a driver step as Ironic keeps it in
+// driver_internal_info (get_clean_steps / get_deploy_steps).
+func stepDict(s drivers.Step) map[string]any {
+	var args any
+	if s.ArgsInfo != nil {
+		a := make(map[string]any, len(s.ArgsInfo))
+		for _, x := range s.ArgsInfo {
+			a[x.Name] = map[string]any{"description": x.Description, "required": x.Required}
+		}
+		args = a
+	}
+	d := map[string]any{"step": s.Name, "priority": s.Priority, "argsinfo": args, "interface": string(s.Interface)}
+	if s.Phase == drivers.CleanStep {
+		d["abortable"] = s.Abortable
+		d["requires_ramdisk"] = s.RequiresRamdisk
+	}
+	return d
+}
+
+// driverSteps lists the node's steps of a phase, interface by interface
+// (_get_steps); enabled keeps those with a non-zero priority, sorted
+// sorts them highest priority first.
+func driverSteps(t *task, phase drivers.StepPhase, enabled, sorted bool) []map[string]any {
+	var out []map[string]any
+	for _, k := range stepInterfaces {
+		st, ok := t.driver.Interface(k).(drivers.Stepper)
+		if !ok || st == nil {
+			continue
+		}
+		for _, s := range st.Steps() {
+			if s.Phase != phase || (enabled && s.Priority == 0) {
+				continue
+			}
+			out = append(out, stepDict(s))
+		}
+	}
+	if sorted {
+		sortSteps(out)
+	}
+	return out
+}
+
+// sortSteps orders steps by priority, then interface priority, highest
+// first, keeping the order of equals (Python's sorted(reverse=True)).
+func sortSteps(steps []map[string]any) {
+	sort.SliceStable(steps, func(i, j int) bool {
+		pi, pj := intOf(steps[i]["priority"]), intOf(steps[j]["priority"])
+		if pi != pj {
+			return pi > pj
+		}
+		return stepInterfacePriority(strOf(steps[i]["interface"])) > stepInterfacePriority(strOf(steps[j]["interface"]))
+	})
+}
+
+func intOf(v any) int {
+	switch x := v.(type) {
+	case int:
+		return x
+	case int64:
+		return int(x)
+	case float64:
+		return int(x)
+	case interface{ Int64() (int64, error) }:
+		n, _ := x.Int64()
+		return int(n)
+	}
+	return 0
+}
+
+func strOf(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func stepID(s map[string]any) string { return strOf(s["interface"]) + "." + strOf(s["step"]) }
+
+// asSteps reads a list of step dictionaries from a decoded JSON value.
+func asSteps(v any) []map[string]any {
+	switch x := v.(type) {
+	case []map[string]any:
+		return x
+	case []any:
+		out := make([]map[string]any, 0, len(x))
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func stepsValue(steps []map[string]any) []any {
+	out := make([]any, len(steps))
+	for i, s := range steps {
+		out[i] = s
+	}
+	return out
+}
+
+// validateUserSteps is steps._validate_user_steps: each user step must
+// name a driver step, with the arguments it declares. Clean steps take
+// the driver's priority and abortable flag. Errors are one
+// InvalidParameterValue listing every problem.
+func validateUserSteps(user, driver []map[string]any, stepType, prefix string, skipMissing, disableRamdisk bool) ([]map[string]any, error) {
+	byID := map[string]map[string]any{}
+	for _, d := range driver {
+		byID[stepID(d)] = d
+	}
+	var errs []string
+	var result []map[string]any
+	for _, u := range user {
+		d, ok := byID[stepID(u)]
+		if !ok {
+			if !skipMissing {
+				errs = append(errs, fmt.Sprintf("node does not support this %s step: %s", stepType, pyschema.Repr(u)))
+			}
+			continue
+		}
+		errs = append(errs, validateUserStep(u, d, stepType, disableRamdisk)...)
+		result = append(result, u)
+	}
+	if stepType == "deploy" {
+		seen, dups := map[string]int{}, []string{}
+		for _, s := range result {
+			seen[stepID(s)]++
+			if seen[stepID(s)] == 2 {
+				dups = append(dups, stepID(s))
+			}
+		}
+		if len(dups) > 0 {
+			errs = append(errs, "deploy steps from all deploy templates matching this node's instance traits cannot have the same interface and step. Duplicate deploy steps for "+strings.Join(dups, ", "))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s%s", prefix, strings.Join(errs, "; "))
+	}
+	return result, nil
+}
+
+func validateUserStep(u, d map[string]any, stepType string, disableRamdisk bool) []string {
+	var errs []string
+	argsinfo, _ := d["argsinfo"].(map[string]any)
+	userArgs, _ := u["args"].(map[string]any)
+	var unexpected []string
+	for k := range userArgs {
+		if _, ok := argsinfo[k]; !ok {
+			unexpected = append(unexpected, k)
+		}
+	}
+	slices.Sort(unexpected)
+	if len(unexpected) > 0 {
+		errs = append(errs, fmt.Sprintf("%s step %s has these unexpected arguments: %s", stepType, pyschema.Repr(u), strings.Join(unexpected, ", ")))
+	}
+	if stepType == "clean" || intOf(u["priority"]) > 0 {
+		var names []string
+		for k := range argsinfo {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		var missing []string
+		for _, k := range names {
+			info, _ := argsinfo[k].(map[string]any)
+			if req, _ := info["required"].(bool); !req {
+				continue
+			}
+			if _, ok := userArgs[k]; ok {
+				continue
+			}
+			msg := k
+			if desc, _ := info["description"].(string); desc != "" {
+				msg += " (" + desc + ")"
+			}
+			missing = append(missing, msg)
+		}
+		if len(missing) > 0 {
+			errs = append(errs, fmt.Sprintf("%s step %s is missing these required arguments: %s", stepType, pyschema.Repr(u), strings.Join(missing, ", ")))
+		}
+		if req, ok := d["requires_ramdisk"].(bool); disableRamdisk && (!ok || req) {
+			errs = append(errs, fmt.Sprintf("clean step %s requires booting a ramdisk", pyschema.Repr(u)))
+		}
+	}
+	if stepType == "clean" {
+		u["abortable"] = d["abortable"]
+		u["priority"] = intOf(d["priority"])
+		if _, ok := d["abortable"]; !ok {
+			u["abortable"] = false
+		}
+	} else if intOf(u["priority"]) > 0 && strOf(d["interface"]) == "deploy" && strOf(d["step"]) == "deploy" {
+		errs = append(errs, fmt.Sprintf("deploy step %s on interface %s is a core step and cannot be overridden by user steps. It may be disabled by setting the priority to 0",
+			strOf(u["step"]), strOf(u["interface"])))
+	}
+	return errs
+}
+
+const deployStepsPrefix = `Validation of deploy steps from "deploy steps" argument failed.`
+
+// validatedUserDeploySteps is _get_validated_user_deploy_steps: the given
+// steps, or those saved in driver_internal_info.
+func validatedUserDeploySteps(t *task, user []map[string]any, skipMissing bool) ([]map[string]any, error) {
+	if len(user) == 0 {
+		user = asSteps(t.DriverInternalInfo()["user_deploy_steps"])
+	}
+	if len(user) == 0 {
+		return nil, nil
+	}
+	return validateUserSteps(user, driverSteps(t, drivers.DeployStep, false, false), "deploy", deployStepsPrefix, skipMissing, false)
+}
+
+// allDeploymentSteps is _get_all_deployment_steps (deploy templates are
+// not applied yet): the enabled driver steps, overridden by the user's.
+func allDeploymentSteps(t *task, skipMissing bool) ([]map[string]any, error) {
+	user, err := validatedUserDeploySteps(t, nil, skipMissing)
+	if err != nil {
+		return nil, err
+	}
+	userKeys := map[string]bool{}
+	for _, s := range user {
+		userKeys[stepID(s)] = true
+	}
+	var steps []map[string]any
+	for _, s := range driverSteps(t, drivers.DeployStep, true, false) {
+		if !userKeys[stepID(s)] {
+			steps = append(steps, s)
+		}
+	}
+	for _, s := range user {
+		if intOf(s["priority"]) > 0 {
+			steps = append(steps, s)
+		}
+	}
+	sortSteps(steps)
+	return steps, nil
+}
+
+// executeStep runs one step through its interface (execute_clean_step /
+// execute_deploy_step).
+func executeStep(ctx context.Context, t *task, step map[string]any) (string, error) {
+	k := drivers.Kind(strOf(step["interface"]))
+	st, ok := t.driver.Interface(k).(drivers.Stepper)
+	if !ok || st == nil {
+		return "", ironic.Errorf(ironic.InvalidParameterValue, "Step %s is not supported by this interface.", strOf(step["step"]))
+	}
+	args, _ := step["args"].(map[string]any)
+	return st.ExecuteStep(ctx, t, strOf(step["step"]), args)
+}

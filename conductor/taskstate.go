@@ -1,0 +1,279 @@
+package conductor
+
+import (
+	"context"
+	"reflect"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/states"
+)
+
+// History event types (ironic.common.states, "History Event State Types").
+const (
+	historyProvisioning  = "provisioning"
+	historyCleaning      = "cleaning"
+	historyDeploying     = "deploying"
+	historyTakeover      = "takeover"
+	historyIntrospection = "introspection"
+	historyRescue        = "rescue"
+	historyConductor     = "conductor"
+	historyTransition    = "transition"
+	historyUnprovision   = "unprovision"
+	historyAdoption      = "adoption"
+	historyMonitoring    = "monitoring"
+	historyVerify        = "verify"
+)
+
+// Node faults (ironic.common.faults).
+const (
+	faultPowerFailure = "power failure"
+	faultCleanFailure = "clean failure"
+)
+
+// snapshot copies a node deeply enough that changes made through the task
+// (in place, to its dictionaries, or by reassigning pointers) show up when
+// Save compares the node with the snapshot.
+func snapshot(n *models.Node) models.Node {
+	c := *n
+	v := reflect.ValueOf(&c).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Map:
+			if d, ok := f.Interface().(models.JSONDict); ok && d != nil {
+				f.Set(reflect.ValueOf(models.JSONDict(deepCopy(map[string]any(d)).(map[string]any))))
+			}
+		case reflect.Pointer:
+			if !f.IsNil() {
+				p := reflect.New(f.Elem().Type())
+				p.Elem().Set(f.Elem())
+				f.Set(p)
+			}
+		}
+	}
+	return c
+}
+
+// deepCopy copies decoded JSON values.
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case models.JSONDict:
+		return models.JSONDict(deepCopy(map[string]any(x)).(map[string]any))
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// upgradeLock turns a shared task into an exclusive one (Ironic's
+// upgrade_lock): the reservation is claimed, with the usual retries, and
+// the node reloaded. An exclusive task is left as it is.
+func (t *task) upgradeLock(ctx context.Context) error {
+	if !t.shared {
+		return nil
+	}
+	n, err := t.m.reserve(ctx, db.ByID(t.node.ID))
+	if err != nil {
+		return err
+	}
+	*t.node = *n
+	t.orig, t.shared = snapshot(t.node), false
+	return nil
+}
+
+// reserve claims a node's lock, retrying a busy lock as the
+// node_locked_retry_* options say.
+func (m *Manager) reserve(ctx context.Context, ref db.Ref) (*models.Node, error) {
+	for attempt := 1; ; attempt++ {
+		n, err := m.store.ReserveNode(ctx, m.cfg.Host, ref)
+		if err == nil || !ironic.IsClass(err, ironic.NodeLocked) || attempt >= m.cfg.NodeLockedRetryAttempts {
+			return n, err
+		}
+		tm := time.NewTimer(m.cfg.NodeLockedRetryInterval)
+		select {
+		case <-ctx.Done():
+			tm.Stop()
+			return nil, ctx.Err()
+		case <-tm.C:
+		}
+	}
+}
+
+// event is one provision state machine event as the conductor processes
+// it (task_manager.process_event's arguments).
+type event struct {
+	// Name is the machine event (states.Event*).
+	Name string
+	// Target, when set, is the explicit target state (manual cleaning's
+	// manageable) instead of the machine's.
+	Target string
+	// Spawning says a worker carries on after the transition: the target
+	// stays set even in a stable state, and last_error becomes LastError.
+	Spawning bool
+	// LastError is the error recorded with the transition; nil clears it
+	// when Spawning, and leaves it alone otherwise.
+	LastError *string
+}
+
+// invalidState is the machine's refusal of an event.
+func invalidState(state, ev string) error {
+	return ironic.Errorf(ironic.InvalidState, "Can not transition from state '%s' on event '%s' (no defined transition)", state, ev)
+}
+
+// invalidStateRequested is how the RPC methods report a refused event.
+func invalidStateRequested(action, node, state string) error {
+	return ironic.Errorf(ironic.InvalidStateRequested,
+		"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".", action, node, state)
+}
+
+// applyEvent moves the node through the machine without saving it:
+// provision_state, target_provision_state (as Ironic's FSM keeps it) and
+// last_error. The DB layer stamps provision_updated_at and the inspection
+// times when the state is saved.
+func (t *task) applyEvent(e event) error {
+	fsm := t.m.fsm
+	cur := t.ProvisionState()
+	next, ok := fsm.Next(cur, e.Name)
+	if !ok {
+		return invalidState(cur, e.Name)
+	}
+	// The machine starts at the node's state and target.
+	target := models.Deref(t.node.TargetProvisionState)
+	if target == "" {
+		target = fsm.Target(cur)
+	}
+	if target == next {
+		target = ""
+	}
+	if tg := fsm.Target(next); tg != "" {
+		target = tg
+	}
+	if e.Target != "" {
+		if !fsm.Stable(e.Target) {
+			return ironic.Errorf(ironic.InvalidState, "Target state '%s' is not a 'stable' state", e.Target)
+		}
+		target = e.Target
+	}
+	t.node.ProvisionState = models.Ptr(next)
+	if !e.Spawning && fsm.Stable(next) {
+		target = ""
+	}
+	t.node.TargetProvisionState = nil
+	if target != "" {
+		t.node.TargetProvisionState = models.Ptr(target)
+	}
+	switch {
+	case e.Spawning:
+		t.node.LastError = e.LastError
+	case e.LastError != nil:
+		t.node.LastError = e.LastError
+	}
+	return nil
+}
+
+// processEvent is task.process_event without a callback: the transition
+// is applied and saved at once.
+func (t *task) processEvent(ctx context.Context, e event) error {
+	prev := t.ProvisionState()
+	if err := t.applyEvent(e); err != nil {
+		return err
+	}
+	if err := t.Save(ctx); err != nil {
+		return err
+	}
+	t.logTransition(ctx, prev)
+	return nil
+}
+
+func (t *task) logTransition(ctx context.Context, prev string) {
+	level := t.m.log.InfoContext
+	if s := t.ProvisionState(); states.Failure(s) || s == states.Error {
+		level = t.m.log.ErrorContext
+	}
+	level(ctx, "node moved to a new provision state", "node", t.node.UUID, "state", t.ProvisionState(),
+		"previous", prev, "target", models.Deref(t.node.TargetProvisionState))
+}
+
+// record is conductor.utils.node_history_record: an event in the node's
+// history (when [conductor]node_history is on) and, for errors, the
+// node's last_error. The node itself is saved by the caller.
+func (t *task) record(ctx context.Context, msg, eventType string, isError bool) {
+	if msg == "" {
+		return
+	}
+	if isError {
+		t.node.LastError = models.Ptr(msg)
+	}
+	if !t.m.cfg.NodeHistory {
+		return
+	}
+	sev := "INFO"
+	if isError {
+		sev = "ERROR"
+	}
+	id := t.node.ID
+	h := &models.NodeHistory{
+		Conductor: models.Ptr(t.m.cfg.Host), Severity: models.Ptr(sev),
+		Event: models.Ptr(msg), NodeID: &id, CreatedAt: models.NewTime(t.m.clock.Now()),
+	}
+	if eventType != "" {
+		h.EventType = models.Ptr(eventType)
+	}
+	if u := ironic.FromContext(ctx); u.UserID != "" {
+		h.User = models.Ptr(u.UserID)
+	}
+	if _, err := t.m.store.CreateNodeHistory(context.WithoutCancel(ctx), h); err != nil {
+		t.m.log.WarnContext(ctx, "recording node history", "node", t.node.UUID, "error", err)
+	}
+}
+
+// delInternal removes driver_internal_info keys.
+func (t *task) delInternal(keys ...string) {
+	if t.node.DriverInternalInfo == nil {
+		return
+	}
+	for _, k := range keys {
+		delete(t.node.DriverInternalInfo, k)
+	}
+}
+
+// wipeTokenAndURL is utils.wipe_token_and_url.
+func (t *task) wipeTokenAndURL() {
+	t.delInternal("agent_secret_token", "agent_secret_token_pregenerated", "agent_url", "agent_verify_ca")
+}
+
+// wipeDeployInternalInfo is utils.wipe_deploy_internal_info (no fast
+// track: the token and URL go too).
+func (t *task) wipeDeployInternalInfo() {
+	t.wipeTokenAndURL()
+	t.DriverInternalInfo()["deploy_steps"] = nil
+	t.delInternal("user_deploy_steps", "agent_cached_deploy_steps", "deploy_step_index", "deployment_reboot",
+		"deployment_polling", "skip_current_deploy_step", "steps_validated")
+}
+
+// wipeCleaningInternalInfo is utils.wipe_cleaning_internal_info.
+func (t *task) wipeCleaningInternalInfo() {
+	t.wipeTokenAndURL()
+	t.DriverInternalInfo()["clean_steps"] = nil
+	t.delInternal("agent_cached_clean_steps", "clean_step_index", "cleaning_reboot", "cleaning_polling",
+		"cleaning_disable_ramdisk", "skip_current_clean_step", "steps_validated")
+}
