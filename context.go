@@ -24,6 +24,18 @@ type RequestContext struct {
 	GlobalRequest string
 	// ServiceRoles/Service tokens are carried for completeness.
 	ServiceRoles []string
+
+	// The rest of oslo.context's to_dict(), carried over RPC as
+	// _context_* keys (see rpc/oslo).
+	ProjectDomainID string
+	IsAdmin         bool
+	ReadOnly        bool
+	ShowDeleted     bool
+	ResourceUUID    string
+	// IsAdminProject is nil for oslo.context's default, true.
+	IsAdminProject *bool
+	// AuthTokenInfo is Ironic's auth_token_info (the token's body).
+	AuthTokenInfo map[string]any
 }
 
 // HasRole reports whether the caller holds role r.

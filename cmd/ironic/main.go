@@ -21,7 +21,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/goironic/ironic/internal/wire"
-	"github.com/goironic/ironic/rpc"
 )
 
 func main() {
@@ -61,7 +60,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := cond.Register(ctx); err != nil {
 		return err
 	}
-	api, err := wire.API(cfg, store, rpc.NewLocal(cond), log)
+	api, err := wire.API(cfg, store, wire.InProcess(cond, store, log), log)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/goironic/ironic/drivers/redfish"
 	"github.com/goironic/ironic/microversions"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/rpc/none"
 )
 
 // Registry builds the driver registry from the enabled_* options with
@@ -90,4 +91,11 @@ func API(cfg *conf.Config, store *db.Store, calls rpc.ConductorAPI, log *slog.Lo
 		Conductor: rpcClient{ConductorAPI: calls, Router: router},
 		Log:       log.With("component", "api"),
 	})
+}
+
+// InProcess is the conductor API of rpc_transport = none: cond serves the
+// calls in this process, each one written and read through the
+// oslo.messaging codec (see rpc/none).
+func InProcess(cond rpc.ConductorAPI, store *db.Store, log *slog.Logger) rpc.ConductorAPI {
+	return none.New(cond, store, log.With("component", "rpc"))
 }
