@@ -78,3 +78,93 @@ func (m *Manager) SetIndicatorState(ctx context.Context, _ string, uuid, compone
 	}
 	return mi.SetIndicatorState(ctx, t, component, indicator, state)
 }
+
+// SetBootDevice sets the node's next (or persistent) boot device
+// (set_boot_device), under the node's exclusive lock.
+func (m *Manager) SetBootDevice(ctx context.Context, _ string, uuid, device string, persistent bool) error {
+	t, err := m.acquire(ctx, uuid, false)
+	if err != nil {
+		return err
+	}
+	defer t.release(ctx)
+	mi, err := m.validatedManagement(ctx, t)
+	if err != nil {
+		return err
+	}
+	return mi.SetBootDevice(ctx, t, device, persistent)
+}
+
+// GetBootDevice reads the node's boot device (get_boot_device). Ironic
+// takes the exclusive lock for it: reading talks to the BMC.
+func (m *Manager) GetBootDevice(ctx context.Context, _ string, uuid string) (*rpc.BootDevice, error) {
+	t, err := m.acquire(ctx, uuid, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.release(ctx)
+	mi, err := m.validatedManagement(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	bd, err := mi.GetBootDevice(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	out := &rpc.BootDevice{Persistent: bd.Persistent}
+	if bd.Device != "" {
+		d := bd.Device
+		out.BootDevice = &d
+	}
+	return out, nil
+}
+
+// GetSupportedBootDevices lists the boot devices the node's management
+// interface accepts (get_supported_boot_devices): shared lock, and, as in
+// Ironic, no validation.
+func (m *Manager) GetSupportedBootDevices(ctx context.Context, _ string, uuid string) ([]string, error) {
+	t, err := m.acquire(ctx, uuid, true)
+	if err != nil {
+		return nil, err
+	}
+	defer t.release(ctx)
+	mi, err := m.management(t)
+	if err != nil {
+		return nil, err
+	}
+	devs, err := mi.GetSupportedBootDevices(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if devs == nil {
+		devs = []string{}
+	}
+	return devs, nil
+}
+
+// InjectNMI injects a non-maskable interrupt (inject_nmi), under the
+// node's exclusive lock.
+func (m *Manager) InjectNMI(ctx context.Context, _ string, uuid string) error {
+	t, err := m.acquire(ctx, uuid, false)
+	if err != nil {
+		return err
+	}
+	defer t.release(ctx)
+	mi, err := m.validatedManagement(ctx, t)
+	if err != nil {
+		return err
+	}
+	return mi.InjectNMI(ctx, t)
+}
+
+// validatedManagement returns the node's management interface once its
+// validate passed.
+func (m *Manager) validatedManagement(ctx context.Context, t *task) (drivers.ManagementInterface, error) {
+	mi, err := m.management(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := mi.Validate(ctx, t); err != nil {
+		return nil, err
+	}
+	return mi, nil
+}

@@ -1,0 +1,365 @@
+package conductor_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/conductor"
+	"github.com/goironic/ironic/db"
+	"github.com/goironic/ironic/db/dbtest"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/drivers/generic"
+	"github.com/goironic/ironic/rpc"
+)
+
+// harness is a registered conductor on a real store with the fake-hardware
+// and manual-management hardware types; some fake implementations may be
+// replaced by test doubles.
+type harness struct {
+	m     *conductor.Manager
+	store *db.Store
+}
+
+type harnessOpt func(*harnessCfg)
+
+type harnessCfg struct {
+	impls   []drivers.Implementation
+	workers int
+	clock   ironic.Clock
+}
+
+// withImpl replaces the fake (or generic) implementation of the same kind
+// and name.
+func withImpl(k drivers.Kind, name string, impl any) harnessOpt {
+	return func(c *harnessCfg) {
+		c.impls = append(c.impls, drivers.Implementation{Kind: k, Name: name, Impl: impl})
+	}
+}
+
+func withWorkers(n int) harnessOpt { return func(c *harnessCfg) { c.workers = n } }
+
+func withClock(cl ironic.Clock) harnessOpt { return func(c *harnessCfg) { c.clock = cl } }
+
+func newHarness(t *testing.T, store *db.Store, opts ...harnessOpt) *harness {
+	t.Helper()
+	var hc harnessCfg
+	for _, o := range opts {
+		o(&hc)
+	}
+	impls := append(fake.Implementations(fake.Config{}), generic.Implementations()...)
+	for _, o := range hc.impls {
+		i := slices.IndexFunc(impls, func(im drivers.Implementation) bool { return im.Kind == o.Kind && im.Name == o.Name })
+		if i < 0 {
+			t.Fatalf("no %s implementation %q to replace", o.Kind, o.Name)
+		}
+		impls[i] = o
+	}
+	reg, err := drivers.NewRegistry(drivers.Config{
+		EnabledHardwareTypes: []string{"fake-hardware", "manual-management"},
+		Enabled: map[string][]string{
+			"bios": {"fake", "no-bios"}, "boot": {"fake", "pxe"}, "console": {"fake", "no-console"}, "deploy": {"fake", "direct"},
+			"inspect": {"fake", "no-inspect"}, "management": {"fake", "noop"}, "network": {"noop"}, "power": {"fake"},
+			"raid": {"fake", "no-raid"}, "rescue": {"fake", "no-rescue"}, "storage": {"noop"}, "vendor": {"fake", "no-vendor"},
+		},
+	}, impls...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := conductor.New(conductor.Config{
+		Host: "c1", NodeLockedRetryAttempts: 2, NodeLockedRetryInterval: 10 * time.Millisecond,
+		WorkersPoolSize: hc.workers, NodeHistory: true,
+	}, store, reg, hc.clock, nil)
+	if err := m.Register(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Wait)
+	return &harness{m: m, store: store}
+}
+
+// node creates a node of the hardware type with the given column values.
+func (h *harness) node(t *testing.T, driver string, vals db.Values) *models.Node {
+	t.Helper()
+	ctx := context.Background()
+	n, err := h.m.CreateNode(ctx, "", &models.Node{Driver: driver})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vals) > 0 {
+		if n, err = h.store.UpdateNode(ctx, db.ByID(n.ID), vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}
+
+// reload reads the node back.
+func (h *harness) reload(t *testing.T, n *models.Node) *models.Node {
+	t.Helper()
+	got, err := h.store.GetNodeByID(context.Background(), n.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// lockElsewhere makes another conductor hold the node's lock until the
+// test ends (or release is called).
+func (h *harness) lockElsewhere(t *testing.T, n *models.Node) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := h.store.ReserveNode(ctx, "other-host", db.ByID(n.ID)); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			if err := h.store.ReleaseNode(ctx, "other-host", db.ByID(n.ID)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// wantFault checks err's class and message.
+func wantFault(t *testing.T, what string, err error, class ironic.Class, msg string) {
+	t.Helper()
+	f := ironic.AsFault(err)
+	if err == nil || f.Class != class || f.Message != msg {
+		t.Errorf("%s: got %v (%s), want %s %q", what, err, f.Class, class, msg)
+	}
+}
+
+func TestBootDevices(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		h := newHarness(t, store)
+		n := h.node(t, "fake-hardware", nil)
+
+		devs, err := h.m.GetSupportedBootDevices(ctx, "", n.UUID)
+		if err != nil || !slices.Equal(devs, []string{"pxe"}) {
+			t.Errorf("supported boot devices: %v %v", devs, err)
+		}
+		if err := h.m.SetBootDevice(ctx, "", n.UUID, "pxe", true); err != nil {
+			t.Errorf("set pxe: %v", err)
+		}
+		wantFault(t, "set disk", h.m.SetBootDevice(ctx, "", n.UUID, "disk", false),
+			ironic.InvalidParameterValue, "Invalid boot device disk specified.")
+		bd, err := h.m.GetBootDevice(ctx, "", n.UUID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := false
+		pxe := "pxe"
+		if diff := cmp.Diff(&rpc.BootDevice{BootDevice: &pxe, Persistent: &f}, bd); diff != "" {
+			t.Errorf("boot device (-want +got):\n%s", diff)
+		}
+		wantFault(t, "inject nmi", h.m.InjectNMI(ctx, "", n.UUID), ironic.UnsupportedDriverExtension,
+			"Driver fake-hardware does not support inject_nmi (disabled or not implemented).")
+		if got := h.reload(t, n); got.Reservation != nil {
+			t.Errorf("lock left behind: %v", *got.Reservation)
+		}
+
+		// Setting and reading the boot device take the exclusive lock;
+		// listing the supported devices doesn't.
+		h.lockElsewhere(t, n)
+		for name, err := range map[string]error{
+			"set":  h.m.SetBootDevice(ctx, "", n.UUID, "pxe", false),
+			"get":  func() error { _, err := h.m.GetBootDevice(ctx, "", n.UUID); return err }(),
+			"nmi":  h.m.InjectNMI(ctx, "", n.UUID),
+			"mode": h.m.ChangeNodeBootMode(ctx, "", n.UUID, "uefi"),
+		} {
+			if !ironic.IsClass(err, ironic.NodeLocked) {
+				t.Errorf("%s under a foreign lock: %v", name, err)
+			}
+		}
+		if _, err := h.m.GetSupportedBootDevices(ctx, "", n.UUID); err != nil {
+			t.Errorf("supported boot devices under a foreign lock: %v", err)
+		}
+
+		// manual-management defaults to the noop management interface.
+		mm := h.node(t, "manual-management", nil)
+		if err := h.m.SetBootDevice(ctx, "", mm.UUID, "disk", false); err != nil {
+			t.Errorf("noop set disk: %v", err)
+		}
+		wantFault(t, "noop set cdrom", h.m.SetBootDevice(ctx, "", mm.UUID, "cdrom", false),
+			ironic.InvalidParameterValue, "Invalid boot device cdrom specified, supported are pxe, disk.")
+		devs, err = h.m.GetSupportedBootDevices(ctx, "", mm.UUID)
+		if err != nil || !slices.Equal(devs, []string{"pxe", "disk"}) {
+			t.Errorf("noop supported boot devices: %v %v", devs, err)
+		}
+	})
+}
+
+// modalManagement is the fake management interface with boot modes and
+// secure boot, counting changes; SetBootMode waits for block when set.
+type modalManagement struct {
+	fake.Management
+	mu       sync.Mutex
+	mode     string
+	secure   bool
+	sets     int
+	block    chan struct{}
+	failWith error
+}
+
+func (mm *modalManagement) GetBootMode(context.Context, drivers.Task) (string, error) {
+	mm.mu.Lock()
+	defer mm.mu.Unlock()
+	return mm.mode, nil
+}
+
+func (mm *modalManagement) SetBootMode(ctx context.Context, _ drivers.Task, mode string) error {
+	if mm.block != nil {
+		select {
+		case <-mm.block:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	mm.mu.Lock()
+	defer mm.mu.Unlock()
+	if mm.failWith != nil {
+		return mm.failWith
+	}
+	mm.mode = mode
+	mm.sets++
+	return nil
+}
+
+func (mm *modalManagement) GetSecureBootState(context.Context, drivers.Task) (bool, error) {
+	mm.mu.Lock()
+	defer mm.mu.Unlock()
+	return mm.secure, nil
+}
+
+func (mm *modalManagement) SetSecureBootState(_ context.Context, _ drivers.Task, on bool) error {
+	mm.mu.Lock()
+	defer mm.mu.Unlock()
+	if mm.failWith != nil {
+		return mm.failWith
+	}
+	mm.secure = on
+	mm.sets++
+	return nil
+}
+
+func (mm *modalManagement) setCount() int {
+	mm.mu.Lock()
+	defer mm.mu.Unlock()
+	return mm.sets
+}
+
+func TestBootModeUnsupportedByFake(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		h := newHarness(t, store)
+		n := h.node(t, "fake-hardware", db.Values{"last_error": "old"})
+		// Ironic's fake management has no boot modes: the worker records
+		// the refusal, the call itself succeeds.
+		if err := h.m.ChangeNodeBootMode(ctx, "", n.UUID, "uefi"); err != nil {
+			t.Fatal(err)
+		}
+		h.m.Wait()
+		got := h.reload(t, n)
+		want := "Failed to change boot mode to 'uefi: Driver fake-hardware does not support set_boot_mode (disabled or not implemented)."
+		if models.Deref(got.LastError) != want || got.BootMode != nil || got.Reservation != nil {
+			t.Errorf("after boot mode change: last_error %q boot_mode %v reservation %v", models.Deref(got.LastError), got.BootMode, got.Reservation)
+		}
+		if err := h.m.ChangeNodeSecureBoot(ctx, "", n.UUID, true); err != nil {
+			t.Fatal(err)
+		}
+		h.m.Wait()
+		got = h.reload(t, n)
+		want = "Failed to change secure_boot state to 'True': Driver fake-hardware does not support set_secure_boot_state (disabled or not implemented)."
+		if models.Deref(got.LastError) != want || got.SecureBoot != nil {
+			t.Errorf("after secure boot change: last_error %q secure_boot %v", models.Deref(got.LastError), got.SecureBoot)
+		}
+	})
+}
+
+func TestBootModeChanges(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		mgmt := &modalManagement{mode: "bios"}
+		h := newHarness(t, store, withImpl(drivers.Management, "fake", mgmt))
+		n := h.node(t, "fake-hardware", db.Values{"last_error": "old"})
+
+		if err := h.m.ChangeNodeBootMode(ctx, "", n.UUID, "uefi"); err != nil {
+			t.Fatal(err)
+		}
+		h.m.Wait()
+		got := h.reload(t, n)
+		if models.Deref(got.BootMode) != "uefi" || got.LastError != nil || got.Reservation != nil {
+			t.Errorf("boot mode: %v last_error %v reservation %v", models.Deref(got.BootMode), got.LastError, got.Reservation)
+		}
+		if err := h.m.ChangeNodeSecureBoot(ctx, "", n.UUID, true); err != nil {
+			t.Fatal(err)
+		}
+		h.m.Wait()
+		if got := h.reload(t, n); got.SecureBoot == nil || !*got.SecureBoot {
+			t.Errorf("secure boot: %v", got.SecureBoot)
+		}
+		if c := mgmt.setCount(); c != 2 {
+			t.Errorf("%d changes reached the driver, want 2", c)
+		}
+
+		// Asking for the current mode changes nothing, not even the node.
+		other := h.node(t, "fake-hardware", nil)
+		if err := h.m.ChangeNodeBootMode(ctx, "", other.UUID, "uefi"); err != nil {
+			t.Fatal(err)
+		}
+		h.m.Wait()
+		if got := h.reload(t, other); got.BootMode != nil || mgmt.setCount() != 2 {
+			t.Errorf("identical mode: node boot_mode %v, %d driver changes", got.BootMode, mgmt.setCount())
+		}
+
+		// A driver failure lands in last_error.
+		mgmt.mu.Lock()
+		mgmt.failWith = ironic.Errorf(ironic.DriverOperationError, "BMC said no")
+		mgmt.mu.Unlock()
+		if err := h.m.ChangeNodeBootMode(ctx, "", n.UUID, "bios"); err != nil {
+			t.Fatal(err)
+		}
+		h.m.Wait()
+		got = h.reload(t, n)
+		if models.Deref(got.LastError) != "Failed to change boot mode to 'bios: BMC said no" || models.Deref(got.BootMode) != "uefi" {
+			t.Errorf("failed change: last_error %q boot_mode %v", models.Deref(got.LastError), models.Deref(got.BootMode))
+		}
+	})
+}
+
+func TestBootModeWithoutFreeWorker(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		mgmt := &modalManagement{mode: "bios", block: make(chan struct{})}
+		h := newHarness(t, store, withImpl(drivers.Management, "fake", mgmt), withWorkers(1))
+		busy := h.node(t, "fake-hardware", nil)
+		n := h.node(t, "fake-hardware", nil)
+		if err := h.m.ChangeNodeBootMode(ctx, "", busy.UUID, "uefi"); err != nil {
+			t.Fatal(err)
+		}
+		// The only worker now waits in SetBootMode.
+		err := h.m.ChangeNodeBootMode(ctx, "", n.UUID, "uefi")
+		close(mgmt.block)
+		h.m.Wait()
+		wantFault(t, "second change", err, ironic.NoFreeConductorWorker,
+			"Requested action cannot be performed due to lack of free conductor workers.")
+		got := h.reload(t, n)
+		if models.Deref(got.LastError) != "No free conductor workers available" || got.Reservation != nil {
+			t.Errorf("refused node: last_error %q reservation %v", models.Deref(got.LastError), got.Reservation)
+		}
+		if got := h.reload(t, busy); models.Deref(got.BootMode) != "uefi" {
+			t.Errorf("busy node boot mode %v", models.Deref(got.BootMode))
+		}
+	})
+}

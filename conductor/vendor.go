@@ -1,0 +1,118 @@
+package conductor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/rpc"
+)
+
+// vendorArgs is the passthru request body as the method's keyword
+// arguments. Ironic passes it as **info, so anything but a JSON object (or
+// nothing) fails as an unexpected error.
+func vendorArgs(info any) (map[string]any, error) {
+	switch v := info.(type) {
+	case nil:
+		return map[string]any{}, nil
+	case map[string]any:
+		return v, nil
+	}
+	return nil, fmt.Errorf("vendor passthru arguments must be a mapping, not %T", info)
+}
+
+// VendorPassthru calls a node vendor method (vendor_passthru). The node is
+// held under a shared lock, upgraded when the method requires an exclusive
+// one; the method is validated, then run here (its value returned,
+// async=false) or on a worker (async=true, no value). An unknown method or
+// an HTTP method it doesn't accept is InvalidParameterValue.
+func (m *Manager) VendorPassthru(ctx context.Context, _ string, uuid, method, httpMethod string, info any) (*rpc.VendorResult, error) {
+	t, err := m.acquire(ctx, uuid, true)
+	if err != nil {
+		return nil, err
+	}
+	handed := false
+	defer func() {
+		if !handed {
+			t.release(ctx)
+		}
+	}()
+	vi, _ := t.driver.Interface(drivers.Vendor).(drivers.VendorInterface)
+	var routes drivers.VendorMethods
+	if vi != nil {
+		routes = vi.Routes()
+	}
+	vm, err := drivers.ResolveVendorMethod(routes, method, httpMethod)
+	if err != nil {
+		return nil, err
+	}
+	httpMethod = strings.ToUpper(httpMethod)
+	if vm.RequireExclusiveLock {
+		if err := t.upgradeLock(ctx); err != nil {
+			return nil, err
+		}
+	}
+	args, err := vendorArgs(info)
+	if err != nil {
+		return nil, err
+	}
+	if err := vi.Validate(ctx, t, method, httpMethod, args); err != nil {
+		return nil, err
+	}
+	res := &rpc.VendorResult{Async: vm.Async, Attach: vm.Attach}
+	if vm.Async {
+		handed = true
+		err := m.spawn(ctx, t, func(ctx context.Context, t *task) {
+			if _, err := vi.Call(ctx, t, method, httpMethod, args); err != nil {
+				m.log.ErrorContext(ctx, "asynchronous vendor passthru method failed", "node", uuid, "method", method, "error", err)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	if res.Return, err = vi.Call(ctx, t, method, httpMethod, args); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// DriverVendorPassthru calls a driver-level vendor method of a hardware
+// type's default vendor interface (driver_vendor_passthru). No node is
+// locked: any locking is the method's own business, as in Ironic.
+func (m *Manager) DriverVendorPassthru(ctx context.Context, _ string, driver, method, httpMethod string, info any) (*rpc.VendorResult, error) {
+	vi, err := m.reg.DriverVendor(driver)
+	if err != nil {
+		return nil, err
+	}
+	vm, err := drivers.ResolveVendorMethod(vi.DriverRoutes(), method, httpMethod)
+	if err != nil {
+		return nil, err
+	}
+	httpMethod = strings.ToUpper(httpMethod)
+	args, err := vendorArgs(info)
+	if err != nil {
+		return nil, err
+	}
+	if err := vi.DriverValidate(ctx, method, httpMethod, args); err != nil {
+		return nil, err
+	}
+	res := &rpc.VendorResult{Async: vm.Async, Attach: vm.Attach}
+	if vm.Async {
+		err := m.spawnUnlocked(ctx, func(ctx context.Context) {
+			if _, err := vi.CallDriver(ctx, method, httpMethod, args); err != nil {
+				m.log.ErrorContext(ctx, "asynchronous driver vendor passthru method failed", "driver", driver, "method", method, "error", err)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	if res.Return, err = vi.CallDriver(ctx, method, httpMethod, args); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
