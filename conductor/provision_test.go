@@ -1,0 +1,347 @@
+package conductor_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/conductor"
+	"github.com/goironic/ironic/db"
+	"github.com/goironic/ironic/db/dbtest"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/drivers/generic"
+	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
+)
+
+// clock is a settable clock shared by the store and the conductor.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// fakeConductor is a registered conductor named host over store with the
+// fake drivers, on clk, with cfg adjusted by tune.
+func fakeConductor(t testing.TB, store *db.Store, host string, clk ironic.Clock, fc fake.Config, tune func(*conductor.Config)) *conductor.Manager {
+	t.Helper()
+	reg, err := drivers.NewRegistry(drivers.Config{
+		EnabledHardwareTypes: []string{"fake-hardware"},
+		Enabled: map[string][]string{
+			"bios": {"fake"}, "boot": {"fake"}, "console": {"fake"}, "deploy": {"fake"},
+			"inspect": {"fake"}, "management": {"fake"}, "network": {"noop"}, "power": {"fake"},
+			"raid": {"fake"}, "rescue": {"fake"}, "storage": {"noop"}, "vendor": {"fake"},
+		},
+	}, append(fake.Implementations(fc), generic.Implementations()...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := conductor.DefaultConfig()
+	cfg.Host, cfg.NodeLockedRetryAttempts, cfg.NodeLockedRetryInterval = host, 2, 10*time.Millisecond
+	if tune != nil {
+		tune(&cfg)
+	}
+	m := conductor.New(cfg, store, reg, clk, nil)
+	if err := m.Register(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Wait)
+	return m
+}
+
+func mustNode(t testing.TB, store *db.Store, uuid string) *models.Node {
+	t.Helper()
+	n, err := store.GetNodeByUUID(context.Background(), uuid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestLiveSequence replays states.md §4's live sequence on a fake node:
+// every transition runs on a worker to its stable end, with the target
+// cleared, no error and the lock released.
+func TestLiveSequence(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := newConductor(t, store)
+		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Enroll)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := n.UUID
+		steps := []struct {
+			name string
+			call func() error
+			want string
+			// check looks at the node after the step.
+			check func(t *testing.T, n *models.Node)
+		}{
+			{"manage", func() error { return m.DoProvisioningAction(ctx, "", u, "manage") }, states.Manageable, nil},
+			{"inspect", func() error { return m.InspectHardware(ctx, "", u) }, states.Manageable, func(t *testing.T, n *models.Node) {
+				if !n.InspectionFinishedAt.Valid() || n.InspectionStartedAt.Valid() {
+					t.Errorf("inspection times: started %v finished %v", n.InspectionStartedAt, n.InspectionFinishedAt)
+				}
+			}},
+			{"provide", func() error { return m.DoProvisioningAction(ctx, "", u, "provide") }, states.Available, nil},
+			{"active", func() error { return m.DoNodeDeploy(ctx, "", u, false, "H4sIconfigdrive", nil) }, states.Active, func(t *testing.T, n *models.Node) {
+				if n.InstanceInfo["configdrive"] != "H4sIconfigdrive" {
+					t.Errorf("configdrive: %v", n.InstanceInfo["configdrive"])
+				}
+				if n.ConductorAffinity == nil {
+					t.Error("conductor_affinity not set")
+				}
+				if len(n.DeployStep) != 0 || n.DriverInternalInfo["deploy_steps"] != nil {
+					t.Errorf("deploy step %v steps %v left behind", n.DeployStep, n.DriverInternalInfo["deploy_steps"])
+				}
+			}},
+			{"rebuild", func() error { return m.DoNodeDeploy(ctx, "", u, true, nil, nil) }, states.Active, nil},
+			{"rescue", func() error { return m.DoNodeRescue(ctx, "", u, "secret") }, states.Rescue, func(t *testing.T, n *models.Node) {
+				h, _ := n.InstanceInfo["hashed_rescue_password"].(string)
+				if n.InstanceInfo["rescue_password"] != "secret" || !strings.HasPrefix(h, "$5$") {
+					t.Errorf("rescue password: %v %v", n.InstanceInfo["rescue_password"], h)
+				}
+			}},
+			{"unrescue", func() error { return m.DoNodeUnrescue(ctx, "", u) }, states.Active, nil},
+			{"deleted", func() error { return m.DoNodeTearDown(ctx, "", u) }, states.Available, func(t *testing.T, n *models.Node) {
+				if len(n.InstanceInfo) != 0 || n.InstanceUUID != nil {
+					t.Errorf("instance left after tear down: %v %v", n.InstanceInfo, n.InstanceUUID)
+				}
+			}},
+			{"manage again", func() error { return m.DoProvisioningAction(ctx, "", u, "manage") }, states.Manageable, nil},
+			{"adopt", func() error { return m.DoProvisioningAction(ctx, "", u, "adopt") }, states.Active, nil},
+		}
+		for _, s := range steps {
+			if err := s.call(); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+			m.Wait()
+			got := mustNode(t, store, u)
+			if models.Deref(got.ProvisionState) != s.want || got.TargetProvisionState != nil || got.LastError != nil || got.Reservation != nil {
+				t.Fatalf("after %s: state %q target %v last_error %v reservation %v", s.name, models.Deref(got.ProvisionState),
+					models.Deref(got.TargetProvisionState), models.Deref(got.LastError), got.Reservation)
+			}
+			if !got.ProvisionUpdatedAt.Valid() {
+				t.Errorf("after %s: provision_updated_at not set", s.name)
+			}
+			if s.check != nil {
+				s.check(t, got)
+			}
+		}
+		hist, err := store.ListNodeHistoryByNode(ctx, n.ID, db.ListOpts{})
+		if err != nil || len(hist) != 0 {
+			t.Errorf("history after a clean run: %v %+v", err, hist)
+		}
+	})
+}
+
+func TestProvisioningRefusals(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := newConductor(t, store)
+		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Enroll)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name  string
+			setup db.Values
+			call  func() error
+			class ironic.Class
+			msg   string
+		}{
+			{"deploy from enroll", nil, func() error { return m.DoNodeDeploy(ctx, "", n.UUID, false, nil, nil) },
+				ironic.InvalidStateRequested, `The requested action "deploy" can not be performed on node "` + n.UUID + `" while it is in state "enroll".`},
+			{"provide from enroll", nil, func() error { return m.DoProvisioningAction(ctx, "", n.UUID, "provide") },
+				ironic.InvalidStateRequested, `The requested action "provide" can not be performed on node "` + n.UUID + `" while it is in state "enroll".`},
+			{"deploy in maintenance", db.Values{"provision_state": states.Available, "maintenance": true},
+				func() error { return m.DoNodeDeploy(ctx, "", n.UUID, false, nil, nil) },
+				ironic.NodeInMaintenance, "The provisioning operation can't be performed on node " + n.UUID + " because it's in maintenance mode."},
+			{"rebuild protected", db.Values{"provision_state": states.Active, "maintenance": false, "protected": true},
+				func() error { return m.DoNodeDeploy(ctx, "", n.UUID, true, nil, nil) },
+				ironic.NodeProtected, "Node " + n.UUID + " is protected and cannot be undeployed, rebuilt or deleted"},
+			{"tear down protected", nil, func() error { return m.DoNodeTearDown(ctx, "", n.UUID) },
+				ironic.NodeProtected, "Node " + n.UUID + " is protected and cannot be undeployed, rebuilt or deleted"},
+			{"provide retired", db.Values{"provision_state": states.Manageable, "protected": false, "retired": true},
+				func() error { return m.DoProvisioningAction(ctx, "", n.UUID, "provide") },
+				ironic.NodeIsRetired, "The providing operation can't be performed on node " + n.UUID + " because it is retired."},
+			{"deploy with missing instance traits", db.Values{"provision_state": states.Available, "retired": false,
+				"instance_info": map[string]any{"traits": []any{"CUSTOM_X"}}},
+				func() error { return m.DoNodeDeploy(ctx, "", n.UUID, false, nil, nil) },
+				ironic.InstanceDeployFailure, "Failed to validate deploy or power info for node " + n.UUID +
+					": Cannot specify instance traits that are not also set on the node. Node " + n.UUID + " is missing traits CUSTOM_X"},
+			{"deploy overriding the core step", db.Values{"instance_info": map[string]any{}},
+				func() error {
+					return m.DoNodeDeploy(ctx, "", n.UUID, false, nil, []map[string]any{{"interface": "deploy", "step": "deploy", "priority": 50, "args": map[string]any{}}})
+				},
+				ironic.InstanceDeployFailure, "Failed to validate deploy or power info for node " + n.UUID +
+					`: Validation of deploy steps from "deploy steps" argument failed.deploy step deploy on interface deploy is a core step and cannot be overridden by user steps. It may be disabled by setting the priority to 0`},
+		}
+		for _, c := range cases {
+			if c.setup != nil {
+				if _, err := store.UpdateNode(ctx, db.ByID(n.ID), c.setup); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := c.call()
+			f := ironic.AsFault(err)
+			if !ironic.IsClass(err, c.class) || f.Message != c.msg {
+				t.Errorf("%s: got %v (%v), want %s %q", c.name, err, f.Class, c.class, c.msg)
+			}
+			if c.class == ironic.InstanceDeployFailure && f.HTTPStatus() != 400 {
+				t.Errorf("%s: status %d", c.name, f.HTTPStatus())
+			}
+			if got := mustNode(t, store, n.UUID); got.Reservation != nil {
+				t.Errorf("%s: lock kept", c.name)
+			}
+		}
+	})
+}
+
+func TestManualClean(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := newConductor(t, store)
+		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Manageable)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		good := []map[string]any{{"interface": "bios", "step": "apply_configuration",
+			"args": map[string]any{"settings": []any{map[string]any{"name": "LogicalProc", "value": "Enabled"}}}}}
+		if err := m.DoNodeClean(ctx, "", n.UUID, good, nil); err != nil {
+			t.Fatal(err)
+		}
+		m.Wait()
+		got := mustNode(t, store, n.UUID)
+		if models.Deref(got.ProvisionState) != states.Manageable || got.TargetProvisionState != nil || got.LastError != nil {
+			t.Fatalf("after manual clean: %q %v %v", models.Deref(got.ProvisionState), got.TargetProvisionState, models.Deref(got.LastError))
+		}
+		settings, err := store.ListBIOSSettings(ctx, n.ID)
+		if err != nil || len(settings) != 1 || settings[0].Name != "LogicalProc" {
+			t.Errorf("bios settings after apply_configuration: %v %+v", err, settings)
+		}
+
+		bad := []map[string]any{{"interface": "bios", "step": "apply_configuration"}}
+		if err := m.DoNodeClean(ctx, "", n.UUID, bad, nil); err != nil {
+			t.Fatal(err)
+		}
+		m.Wait()
+		got = mustNode(t, store, n.UUID)
+		wantErr := "Cannot clean node " + n.UUID + ": clean step {'interface': 'bios', 'step': 'apply_configuration'} is missing these required arguments: " +
+			"settings (List of BIOS settings, each item needs to contain a dictionary with name/value pairs)"
+		if models.Deref(got.ProvisionState) != states.CleanFailed || models.Deref(got.TargetProvisionState) != states.Manageable ||
+			models.Deref(got.LastError) != wantErr {
+			t.Fatalf("after a bad clean: %q target %q last_error %q", models.Deref(got.ProvisionState),
+				models.Deref(got.TargetProvisionState), models.Deref(got.LastError))
+		}
+		hist, err := store.ListNodeHistoryByNode(ctx, n.ID, db.ListOpts{})
+		if err != nil || len(hist) != 1 {
+			t.Fatalf("history: %v %+v", err, hist)
+		}
+		h := hist[0]
+		if models.Deref(h.EventType) != "cleaning" || models.Deref(h.Severity) != "ERROR" || models.Deref(h.Conductor) != "c1" || models.Deref(h.Event) != wantErr {
+			t.Errorf("history row: %s %s %s %q", models.Deref(h.EventType), models.Deref(h.Severity), models.Deref(h.Conductor), models.Deref(h.Event))
+		}
+		// clean failed → manage → manageable.
+		if err := m.DoProvisioningAction(ctx, "", n.UUID, "manage"); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustNode(t, store, n.UUID); models.Deref(got.ProvisionState) != states.Manageable || got.TargetProvisionState != nil {
+			t.Errorf("manage from clean failed: %q %v", models.Deref(got.ProvisionState), got.TargetProvisionState)
+		}
+	})
+}
+
+func TestAutomatedCleanOffAndNoWorker(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		// A fake power that blocks until released keeps the only worker busy.
+		release := make(chan struct{})
+		fc := fake.Config{PowerDelay: fake.Delay{Min: time.Second, Max: time.Second},
+			Sleep: func(ctx context.Context, _ time.Duration) error {
+				<-release
+				return nil
+			}}
+		m := fakeConductor(t, store, "c1", nil, fc, func(c *conductor.Config) { c.WorkersPoolSize = 1; c.AutomatedClean = false })
+		busy, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
+		n, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Manageable)})
+		if err := m.ChangeNodePowerState(ctx, "", busy.UUID, states.PowerOn, 0); err != nil {
+			t.Fatal(err)
+		}
+		err := m.DoProvisioningAction(ctx, "", n.UUID, "provide")
+		if !ironic.IsClass(err, ironic.NoFreeConductorWorker) || ironic.AsFault(err).HTTPStatus() != 503 {
+			t.Fatalf("provide with no free worker: %v", err)
+		}
+		got := mustNode(t, store, n.UUID)
+		if models.Deref(got.ProvisionState) != states.Manageable || models.Deref(got.LastError) != "No free conductor workers available" || got.Reservation != nil {
+			t.Fatalf("after no worker: %q %q %v", models.Deref(got.ProvisionState), models.Deref(got.LastError), got.Reservation)
+		}
+		close(release)
+		m.Wait()
+		if err := m.DoProvisioningAction(ctx, "", n.UUID, "provide"); err != nil {
+			t.Fatal(err)
+		}
+		m.Wait()
+		got = mustNode(t, store, n.UUID)
+		if models.Deref(got.ProvisionState) != states.Available || got.LastError != nil {
+			t.Fatalf("provide without automated clean: %q %q", models.Deref(got.ProvisionState), models.Deref(got.LastError))
+		}
+	})
+}
+
+func TestAgentTokenAndHeartbeat(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := newConductor(t, store)
+		n, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.DeployWait)})
+		first, err := m.GetNodeWithToken(ctx, "", n.UUID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _ := first.DriverInternalInfo["agent_secret_token"].(string)
+		if len(tok) != 43 {
+			t.Fatalf("token %q", tok)
+		}
+		if got := mustNode(t, store, n.UUID); got.DriverInternalInfo["agent_secret_token"] != tok || got.Reservation != nil {
+			t.Fatalf("stored token %v, reservation %v", got.DriverInternalInfo["agent_secret_token"], got.Reservation)
+		}
+		again, err := m.GetNodeWithToken(ctx, "", n.UUID)
+		if err != nil || again.DriverInternalInfo["agent_secret_token"] != "******" {
+			t.Fatalf("second token request: %v %v", err, again.DriverInternalInfo["agent_secret_token"])
+		}
+		bad := "nope"
+		err = m.Heartbeat(ctx, "", n.UUID, rpcHeartbeat("3.0.0", &bad))
+		if !ironic.IsClass(err, ironic.InvalidParameterValue) || ironic.AsFault(err).Message != "Invalid or missing agent token received." {
+			t.Errorf("heartbeat with a bad token: %v", err)
+		}
+		if err := m.Heartbeat(ctx, "", n.UUID, rpcHeartbeat("", &tok)); !ironic.IsClass(err, ironic.InvalidParameterValue) {
+			t.Errorf("heartbeat without version: %v", err)
+		}
+		if err := m.Heartbeat(ctx, "", n.UUID, rpcHeartbeat("3.0.0", &tok)); err != nil {
+			t.Errorf("heartbeat: %v", err)
+		}
+		m.Wait()
+	})
+}
+
+func rpcHeartbeat(version string, token *string) rpc.Heartbeat {
+	return rpc.Heartbeat{CallbackURL: "http://192.0.2.1:9999", AgentVersion: version, AgentToken: token}
+}
