@@ -430,7 +430,12 @@ func decodeObj[T any](d *objDef[T], raw []byte) (Object[T], error) {
 func traitsField() field[models.Node] {
 	return field[models.Node]{
 		name: "traits",
+		// Nil traits (not loaded) are None; Python's field is nullable.
+		null: func(n *models.Node) bool { return n.Traits == nil },
 		append: func(dst []byte, n *models.Node) ([]byte, error) {
+			if n.Traits == nil {
+				return append(dst, "null"...), nil
+			}
 			dst = append(dst, `{"ironic_object.name": "TraitList", "ironic_object.namespace": "ironic", "ironic_object.version": "1.0", "ironic_object.data": {"objects": [`...)
 			for i, t := range n.Traits {
 				if i > 0 {
@@ -479,7 +484,7 @@ func traitsField() field[models.Node] {
 				if err != nil {
 					return err
 				}
-				t := models.NodeTrait{NodeID: n.ID, Version: th.version}
+				t := models.NodeTrait{NodeID: n.ID}
 				if raw := td.get("trait"); raw != nil {
 					if t.Trait, err = decodeString(raw); err != nil {
 						return err
