@@ -367,6 +367,20 @@ func (m *Manager) ResumeAllocations(ctx context.Context) error {
 	return nil
 }
 
+// StartResumingAllocations runs ResumeAllocations on a worker, as
+// Ironic's conductor does once it has started (a full pool is logged, not
+// fatal).
+func (m *Manager) StartResumingAllocations(ctx context.Context) {
+	err := m.spawnUnlocked(ctx, func(ctx context.Context) {
+		if err := m.ResumeAllocations(ctx); err != nil {
+			m.log.ErrorContext(ctx, "resuming allocations", "error", err)
+		}
+	})
+	if err != nil {
+		m.log.WarnContext(ctx, "Failed to start worker for resuming allocations.", "error", err)
+	}
+}
+
 // OrphanAllocation is an allocation left in "allocating" by a conductor
 // that is gone.
 type OrphanAllocation struct {
@@ -376,10 +390,10 @@ type OrphanAllocation struct {
 }
 
 // DiscoverOrphanAllocations lists the allocations still "allocating" on
-// conductors whose heartbeat is older than heartbeatTimeout, this one
-// excepted (the discover half of _check_orphan_allocations).
-func (m *Manager) DiscoverOrphanAllocations(ctx context.Context, heartbeatTimeout time.Duration) ([]OrphanAllocation, error) {
-	offline, err := m.store.GetOfflineConductors(ctx, heartbeatTimeout)
+// conductors whose heartbeat is older than [conductor]heartbeat_timeout,
+// this one excepted (the discover half of _check_orphan_allocations).
+func (m *Manager) DiscoverOrphanAllocations(ctx context.Context) ([]OrphanAllocation, error) {
+	offline, err := m.store.GetOfflineConductors(ctx, m.cfg.HeartbeatTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -420,8 +434,8 @@ func (m *Manager) ProcessOrphanAllocation(ctx context.Context, o OrphanAllocatio
 // CheckOrphanAllocations is the periodic _check_orphan_allocations
 // ([conductor]check_allocations_interval, 60 s): discover, then process
 // each; one allocation's failure doesn't stop the others.
-func (m *Manager) CheckOrphanAllocations(ctx context.Context, heartbeatTimeout time.Duration) error {
-	orphans, err := m.DiscoverOrphanAllocations(ctx, heartbeatTimeout)
+func (m *Manager) CheckOrphanAllocations(ctx context.Context) error {
+	orphans, err := m.DiscoverOrphanAllocations(ctx)
 	if err != nil {
 		return err
 	}

@@ -275,7 +275,7 @@ func TestOrphanAndResumedAllocations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		found, err := h.m.DiscoverOrphanAllocations(ctx, time.Minute)
+		found, err := h.m.DiscoverOrphanAllocations(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,7 +300,7 @@ func TestOrphanAndResumedAllocations(t *testing.T) {
 		if again, _ := store.GetAllocationByUUID(ctx, orphan.UUID); again.State != "active" || *again.NodeID != n1.ID {
 			t.Errorf("stale take over changed the allocation: %+v", again)
 		}
-		if found, err := h.m.DiscoverOrphanAllocations(ctx, time.Minute); err != nil || len(found) != 0 {
+		if found, err := h.m.DiscoverOrphanAllocations(ctx); err != nil || len(found) != 0 {
 			t.Errorf("orphans after take over: %v %v", found, err)
 		}
 
@@ -309,9 +309,8 @@ func TestOrphanAndResumedAllocations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h.m.ResumeAllocations(ctx); err != nil {
-			t.Fatal(err)
-		}
+		h.m.StartResumingAllocations(ctx)
+		h.m.Wait()
 		resumed, err := store.GetAllocationByUUID(ctx, left.UUID)
 		if err != nil {
 			t.Fatal(err)
