@@ -1,0 +1,253 @@
+package conductor_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/goironic/ironic/conductor"
+	"github.com/goironic/ironic/db"
+	"github.com/goironic/ironic/db/dbtest"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/states"
+)
+
+func TestStuckNodesFailOnStart(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := newConductor(t, store)
+		want := map[string]string{states.Deploying: states.DeployFailed, states.Cleaning: states.CleanFailed,
+			states.Verifying: states.Enroll, states.Deleting: states.Error, states.DeployWait: states.DeployWait}
+		uuids := map[string]string{}
+		for from := range want {
+			n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(from)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			uuids[from] = n.UUID
+		}
+		// The conductor restarts.
+		m2 := fakeConductor(t, store, "c1", nil, fake.Config{}, nil)
+		_ = m2
+		for from, to := range want {
+			got := mustNode(t, store, uuids[from])
+			if models.Deref(got.ProvisionState) != to {
+				t.Errorf("%s: now %q, want %q", from, models.Deref(got.ProvisionState), to)
+			}
+			if from == to {
+				continue
+			}
+			msg := fmt.Sprintf("The %s state can't be resumed by conductor c1. Moving to fail state.", from)
+			if models.Deref(got.LastError) != msg {
+				t.Errorf("%s: last_error %q", from, models.Deref(got.LastError))
+			}
+		}
+	})
+}
+
+func TestProvisionTimeouts(t *testing.T) {
+	clk := newClock()
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := fakeConductor(t, store, "c1", clk, fake.Config{}, nil)
+		mk := func(state, target string, extra db.Values) string {
+			n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := db.Values{"provision_state": state, "target_provision_state": target}
+			for k, x := range extra {
+				v[k] = x
+			}
+			if _, err := store.UpdateNode(ctx, db.ByID(n.ID), v); err != nil {
+				t.Fatal(err)
+			}
+			return n.UUID
+		}
+		deploy := mk(states.DeployWait, states.Active, nil)
+		clean := mk(states.CleanWait, states.Manageable, db.Values{"clean_step": map[string]any{"interface": "deploy", "step": "erase_devices"}})
+		rescue := mk(states.RescueWait, states.Rescue, nil)
+		inspect := mk(states.Inspecting, states.Manageable, nil)
+		if _, err := store.UpdateNode(ctx, db.ByUUID(inspect), db.Values{"provision_state": states.InspectWait}); err != nil {
+			t.Fatal(err)
+		}
+		// Not yet timed out.
+		clk.Advance(29 * time.Minute)
+		// The conductor heartbeats meanwhile (Run would).
+		if err := store.TouchConductor(ctx, "c1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.CheckProvisionTimeouts(ctx); err != nil {
+			t.Fatal(err)
+		}
+		m.Wait()
+		if got := mustNode(t, store, deploy); models.Deref(got.ProvisionState) != states.DeployWait {
+			t.Fatalf("deploy wait failed before its timeout: %q", models.Deref(got.ProvisionState))
+		}
+		clk.Advance(2 * time.Minute)
+		if err := store.TouchConductor(ctx, "c1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.CheckProvisionTimeouts(ctx); err != nil {
+			t.Fatal(err)
+		}
+		m.Wait()
+		for _, c := range []struct {
+			uuid, state, target, lastError string
+			maintenance                    bool
+		}{
+			{deploy, states.DeployFailed, states.Active, "Timeout reached while waiting for callback for node " + deploy, false},
+			{clean, states.CleanFailed, states.Manageable, "Timeout reached while cleaning the node. Please check if the ramdisk responsible for the cleaning is running on the node. Failed on step {'interface': 'deploy', 'step': 'erase_devices'}.", true},
+			{rescue, states.RescueFailed, states.Rescue, "Timeout reached while waiting for rescue ramdisk callback for node", false},
+			{inspect, states.InspectFailed, states.Manageable, "timeout reached while inspecting the node", false},
+		} {
+			got := mustNode(t, store, c.uuid)
+			if models.Deref(got.ProvisionState) != c.state || models.Deref(got.TargetProvisionState) != c.target ||
+				models.Deref(got.LastError) != c.lastError || got.Maintenance != c.maintenance || got.Reservation != nil {
+				t.Errorf("%s: state %q target %q last_error %q maintenance %v", c.state, models.Deref(got.ProvisionState),
+					models.Deref(got.TargetProvisionState), models.Deref(got.LastError), got.Maintenance)
+			}
+		}
+		if got := mustNode(t, store, clean); models.Deref(got.Fault) != "clean failure" {
+			t.Errorf("clean timeout fault: %q", models.Deref(got.Fault))
+		}
+	}, db.WithClock(clk))
+}
+
+func TestPowerSync(t *testing.T) {
+	clk := newClock()
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		m := fakeConductor(t, store, "c1", clk, fake.Config{}, func(c *conductor.Config) { c.ForcePowerStateDuringSync = false })
+		unknown, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available)})
+		on, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available),
+			PowerState: models.Ptr(states.PowerOn)})
+		enrolled, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Enroll),
+			PowerState: models.Ptr(states.PowerOn)})
+		items, err := m.DiscoverPowerSync(ctx)
+		if err != nil || len(items) != 3 {
+			t.Fatalf("discovery: %v, %d items", err, len(items))
+		}
+		before := mustNode(t, store, on.UUID)
+		if err := m.SyncPowerStates(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The fake power reads the recorded state: nothing to correct, and
+		// nothing written.
+		if got := mustNode(t, store, on.UUID); got.UpdatedAt != before.UpdatedAt || models.Deref(got.PowerState) != states.PowerOn {
+			t.Errorf("in-sync node written: %v → %v", before.UpdatedAt, got.UpdatedAt)
+		}
+		if got := mustNode(t, store, unknown.UUID); got.PowerState != nil {
+			t.Errorf("unknown power state became %q", models.Deref(got.PowerState))
+		}
+		_ = enrolled
+	}, db.WithClock(clk))
+}
+
+// TestPowerSyncMaxRetries fails the power reads of a node until it goes to
+// maintenance, then lets the recovery job bring it back.
+func TestPowerSyncMaxRetries(t *testing.T) {
+	clk := newClock()
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		failing := true
+		fc := fake.Config{PowerDelay: fake.Delay{Min: time.Second, Max: time.Second},
+			Sleep: func(ctx context.Context, _ time.Duration) error {
+				if failing {
+					return fmt.Errorf("BMC unreachable")
+				}
+				return nil
+			}}
+		m := fakeConductor(t, store, "c1", clk, fc, nil)
+		n, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Active),
+			PowerState: models.Ptr(states.PowerOn)})
+		for i := 1; i <= 3; i++ {
+			if err := m.SyncPowerStates(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := mustNode(t, store, n.UUID); got.Maintenance {
+				t.Fatalf("maintenance after %d failures", i)
+			}
+		}
+		if err := m.SyncPowerStates(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := mustNode(t, store, n.UUID)
+		want := "During sync_power_state, max retries exceeded for node " + n.UUID +
+			", node state None does not match expected state 'power on'. Updating DB state to 'None' Switching node to maintenance mode. Error: BMC unreachable"
+		if !got.Maintenance || models.Deref(got.Fault) != "power failure" || models.Deref(got.MaintenanceReason) != want ||
+			models.Deref(got.LastError) != want || got.PowerState != nil {
+			t.Fatalf("after max retries: maintenance %v fault %q reason %q power %v", got.Maintenance, models.Deref(got.Fault),
+				models.Deref(got.MaintenanceReason), got.PowerState)
+		}
+		hist, _ := store.ListNodeHistoryByNode(ctx, n.ID, db.ListOpts{})
+		if len(hist) != 1 || models.Deref(hist[0].EventType) != "monitoring" {
+			t.Errorf("history: %+v", hist)
+		}
+		// Still unreachable: recovery leaves it alone.
+		if err := m.PowerFailureRecovery(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustNode(t, store, n.UUID); !got.Maintenance {
+			t.Fatal("recovered while unreachable")
+		}
+		failing = false
+		if err := m.PowerFailureRecovery(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got = mustNode(t, store, n.UUID)
+		if got.Maintenance || got.Fault != nil || got.MaintenanceReason != nil {
+			t.Errorf("after recovery: maintenance %v fault %v reason %v", got.Maintenance, got.Fault, got.MaintenanceReason)
+		}
+	}, db.WithClock(clk))
+}
+
+// TestDeadConductorTakeover: a conductor stops heartbeating while holding
+// a deploying node; the survivor clears its lock, fails the deployment
+// and takes its active nodes over.
+func TestDeadConductorTakeover(t *testing.T) {
+	clk := newClock()
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		dead := fakeConductor(t, store, "dead", clk, fake.Config{}, nil)
+		deploying, _ := dead.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Deploying),
+			TargetProvisionState: models.Ptr(states.Active), TargetPowerState: models.Ptr(states.PowerOn)})
+		active, _ := dead.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Active)})
+		if _, err := store.ReserveNode(ctx, "dead", db.ByID(deploying.ID)); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(2 * time.Minute)
+		alive := fakeConductor(t, store, "alive", clk, fake.Config{}, nil)
+		orphans, err := alive.DiscoverOrphanNodes(ctx)
+		if err != nil || len(orphans) != 1 || orphans[0].UUID != deploying.UUID {
+			t.Fatalf("orphans: %v %+v", err, orphans)
+		}
+		if err := alive.ProcessOrphanNode(ctx, orphans[0]); err != nil {
+			t.Fatal(err)
+		}
+		alive.Wait()
+		got := mustNode(t, store, deploying.UUID)
+		if got.Reservation != nil || models.Deref(got.ProvisionState) != states.DeployFailed || got.TargetPowerState != nil ||
+			models.Deref(got.LastError) != "Operation was aborted due to conductor take over" {
+			t.Fatalf("orphan after take over: reservation %v state %q target power %v last_error %q", got.Reservation,
+				models.Deref(got.ProvisionState), got.TargetPowerState, models.Deref(got.LastError))
+		}
+		take, err := alive.DiscoverTakeovers(ctx)
+		if err != nil || len(take) != 1 || take[0].UUID != active.UUID {
+			t.Fatalf("takeovers: %v %+v", err, take)
+		}
+		if err := alive.SyncLocalState(ctx); err != nil {
+			t.Fatal(err)
+		}
+		alive.Wait()
+		c, _ := store.GetConductor(ctx, "alive", false)
+		if got := mustNode(t, store, active.UUID); got.ConductorAffinity == nil || *got.ConductorAffinity != c.ID {
+			t.Errorf("affinity after take over: %v, want %d", got.ConductorAffinity, c.ID)
+		}
+		if take, _ := alive.DiscoverTakeovers(ctx); len(take) != 0 {
+			t.Errorf("still to take over: %d", len(take))
+		}
+	}, db.WithClock(clk))
+}
