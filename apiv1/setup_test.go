@@ -27,6 +27,10 @@ type Setup struct {
 	API     *apiv1.API
 	Store   *db.Store
 	Version string // sent as X-OpenStack-Ironic-API-Version unless a request says otherwise
+
+	// settle waits for the conductor's workers: Do calls it after each
+	// request, so that async actions (202) have finished when it returns.
+	settle func()
 }
 
 // SetupOption adjusts the harness before the API is built.
@@ -97,7 +101,7 @@ func NewSetup(t testing.TB, opts ...SetupOption) *Setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Setup{T: t, API: api, Store: store, Version: "1.82"}
+	return &Setup{T: t, API: api, Store: store, Version: "1.82", settle: cond.Wait}
 }
 
 // Result is an answer with its body decoded.
@@ -142,6 +146,9 @@ func (s *Setup) Do(method, path string, body any, headers ...string) Result {
 	}
 	w := httptest.NewRecorder()
 	s.API.ServeHTTP(w, req)
+	if s.settle != nil {
+		s.settle()
+	}
 	res := Result{Status: w.Code, Header: w.Header(), Raw: w.Body.Bytes()}
 	if len(res.Raw) > 0 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
 		if err := pyjson.Unmarshal(res.Raw, &res.JSON); err != nil {

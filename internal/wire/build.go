@@ -3,6 +3,7 @@ package wire
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/apiv1"
@@ -38,6 +39,7 @@ func Registry(cfg *conf.Config) (*drivers.Registry, error) {
 
 // Conductor builds the conductor of this host.
 func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *slog.Logger) *conductor.Manager {
+	cc := cfg.Conductor
 	return conductor.New(conductor.Config{
 		Host:                        cfg.Default.Host,
 		Group:                       cfg.Conductor.ConductorGroup,
@@ -47,7 +49,37 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		AllowDeletingAvailableNodes: cfg.Conductor.AllowDeletingAvailableNodes,
 		SoftPowerOffTimeout:         cfg.Conductor.SoftPowerOffTimeout,
 		WorkersPoolSize:             cfg.Conductor.WorkersPoolSize,
+
+		HeartbeatTimeout:               cc.HeartbeatTimeout,
+		HashPartitionExponent:          cfg.Default.HashPartitionExponent,
+		HashRingResetInterval:          cfg.Default.HashRingResetInterval,
+		AutomatedClean:                 cc.AutomatedClean,
+		AllowProvisioningInMaintenance: cc.AllowProvisioningInMaintenance,
+		NodeHistory:                    cc.NodeHistory,
+		SyncPowerStateInterval:         disabledIfZero(cc.SyncPowerStateInterval),
+		ForcePowerStateDuringSync:      cc.ForcePowerStateDuringSync,
+		PowerStateSyncMaxRetries:       cc.PowerStateSyncMaxRetries,
+		PowerFailureRecoveryInterval:   disabledIfZero(cc.PowerFailureRecoveryInterval),
+		SyncPowerStateWorkers:          cc.SyncPowerStateWorkers,
+		PeriodicMaxWorkers:             cc.PeriodicMaxWorkers,
+		CheckProvisionStateInterval:    disabledIfZero(cc.CheckProvisionStateInterval),
+		CheckRescueStateInterval:       disabledIfZero(cc.CheckRescueStateInterval),
+		DeployCallbackTimeout:          disabledIfZero(cc.DeployCallbackTimeout),
+		CleanCallbackTimeout:           disabledIfZero(cc.CleanCallbackTimeout),
+		InspectWaitTimeout:             disabledIfZero(cc.InspectWaitTimeout),
+		RescueCallbackTimeout:          disabledIfZero(cc.RescueCallbackTimeout),
+		SyncLocalStateInterval:         disabledIfZero(cc.SyncLocalStateInterval),
 	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
+}
+
+// disabledIfZero maps an option's 0 ("disabled" in ironic.conf) to the
+// conductor's negative "disabled", since the conductor reads 0 as "use
+// the default".
+func disabledIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // rpcClient is the API's view of the conductors: calls plus routing.
