@@ -90,6 +90,9 @@ type Config struct {
 	// SyncLocalStateInterval is [conductor]sync_local_state_interval
 	// (180 s): how often active nodes mapped here are taken over.
 	SyncLocalStateInterval time.Duration
+	// CheckAllocationsInterval is [conductor]check_allocations_interval
+	// (60 s): how often allocations of dead conductors are taken over.
+	CheckAllocationsInterval time.Duration
 }
 
 // DefaultConfig is Config with Ironic's defaults; New fills in zero
@@ -106,7 +109,7 @@ func DefaultConfig() Config {
 		CheckProvisionStateInterval: 60 * time.Second, CheckRescueStateInterval: 60 * time.Second,
 		DeployCallbackTimeout: 1800 * time.Second, CleanCallbackTimeout: 1800 * time.Second,
 		InspectWaitTimeout: 1800 * time.Second, RescueCallbackTimeout: 1800 * time.Second,
-		SyncLocalStateInterval: 180 * time.Second,
+		SyncLocalStateInterval: 180 * time.Second, CheckAllocationsInterval: 60 * time.Second,
 	}
 }
 
@@ -137,6 +140,7 @@ func (c *Config) fillDefaults() {
 	dur(&c.InspectWaitTimeout, d.InspectWaitTimeout)
 	dur(&c.RescueCallbackTimeout, d.RescueCallbackTimeout)
 	dur(&c.SyncLocalStateInterval, d.SyncLocalStateInterval)
+	dur(&c.CheckAllocationsInterval, d.CheckAllocationsInterval)
 	num(&c.NodeLockedRetryAttempts, d.NodeLockedRetryAttempts)
 	num(&c.HashPartitionExponent, d.HashPartitionExponent)
 	num(&c.PowerStateSyncMaxRetries, d.PowerStateSyncMaxRetries)
@@ -291,7 +295,11 @@ func (m *Manager) Register(ctx context.Context) error {
 	if err := m.store.ClearNodeReservationsForConductor(ctx, m.cfg.Host); err != nil {
 		return err
 	}
-	return m.failStuckOnStart(ctx)
+	if err := m.failStuckOnStart(ctx); err != nil {
+		return err
+	}
+	m.StartResumingAllocations(ctx)
+	return nil
 }
 
 func toList(s []string) models.JSONList {

@@ -667,6 +667,7 @@ func (m *Manager) jobs() []job {
 		{"check_provision_timeouts", m.cfg.CheckProvisionStateInterval, m.CheckProvisionTimeouts},
 		{"check_orphan_nodes", m.cfg.CheckProvisionStateInterval, m.CheckOrphanNodes},
 		{"sync_local_state", m.cfg.SyncLocalStateInterval, m.SyncLocalState},
+		{"check_orphan_allocations", m.cfg.CheckAllocationsInterval, m.CheckOrphanAllocations},
 	}
 }
 

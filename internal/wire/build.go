@@ -69,6 +69,7 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		InspectWaitTimeout:             disabledIfZero(cc.InspectWaitTimeout),
 		RescueCallbackTimeout:          disabledIfZero(cc.RescueCallbackTimeout),
 		SyncLocalStateInterval:         disabledIfZero(cc.SyncLocalStateInterval),
+		CheckAllocationsInterval:       disabledIfZero(cc.CheckAllocationsInterval),
 	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
 }
 
