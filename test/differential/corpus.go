@@ -15,9 +15,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 )
 
 // DefaultVersionHeader is the microversion header every entry sends unless it
@@ -63,6 +65,63 @@ type Entry struct {
 	// produce deterministically, e.g. a description that depends on Python's
 	// set iteration order. They are replaced by "<masked>" on both sides.
 	Mask []string `json:"mask,omitempty"`
+	// Wait, when set, repeats the request (a GET) until the answer's body
+	// has the given top-level values, because actions such as deploy or
+	// clean finish asynchronously on both servers. The answer compared is
+	// the last one.
+	Wait *Wait `json:"wait,omitempty"`
+}
+
+// Wait says how long to poll an entry and for what.
+type Wait struct {
+	// Until maps top-level keys of the JSON answer to the values they must
+	// have (compared as decoded JSON; null matches null or absence).
+	Until map[string]json.RawMessage `json:"until"`
+	// Timeout is the longest wait in seconds; 0 means DefaultWaitTimeout.
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// DefaultWaitTimeout bounds a Wait that gives no timeout.
+const DefaultWaitTimeout = 30 * time.Second
+
+// waitInterval is the pause between two polls of a Wait.
+const waitInterval = 100 * time.Millisecond
+
+// timeout is the Wait's bound.
+func (w *Wait) timeout() time.Duration {
+	if w.Timeout <= 0 {
+		return DefaultWaitTimeout
+	}
+	return time.Duration(w.Timeout * float64(time.Second))
+}
+
+// Matches reports whether a JSON body has every value of Until, and if
+// not, which key differs.
+func (w *Wait) Matches(body []byte) (bool, string) {
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return false, "answer is not a JSON object"
+	}
+	keys := make([]string, 0, len(w.Until))
+	for k := range w.Until {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var want any
+		d := json.NewDecoder(bytes.NewReader(w.Until[k]))
+		d.UseNumber()
+		if err := d.Decode(&want); err != nil {
+			return false, fmt.Sprintf("until.%s is not JSON", k)
+		}
+		if !reflect.DeepEqual(doc[k], want) {
+			got, _ := json.Marshal(doc[k])
+			return false, fmt.Sprintf("%s is %s, waiting for %s", k, got, w.Until[k])
+		}
+	}
+	return true, ""
 }
 
 // Corpus is an ordered list of entries.
@@ -139,6 +198,19 @@ func (c Corpus) Validate() error {
 			for _, m := range varPattern.FindAllStringSubmatch(t, -1) {
 				if !captured[m[1]] {
 					return fmt.Errorf("entry %s: {{%s}} is not captured by an earlier entry", e.ID, m[1])
+				}
+			}
+		}
+		if e.Wait != nil {
+			if e.Method != "" && e.Method != "GET" {
+				return fmt.Errorf("entry %s: wait polls, so the request must be a GET", e.ID)
+			}
+			if len(e.Wait.Until) == 0 {
+				return fmt.Errorf("entry %s: wait without until", e.ID)
+			}
+			for k, v := range e.Wait.Until {
+				if !json.Valid(v) {
+					return fmt.Errorf("entry %s: wait.until.%s is not JSON", e.ID, k)
 				}
 			}
 		}

@@ -77,6 +77,27 @@ func apiSuite() suite {
 	}
 }
 
+// actionsSuite is the node-action corpus of TestActionsDifferential: every
+// provision verb through the fake-hardware lifecycle, and the other node
+// actions. It is a suite of its own (its own fresh server and goldens)
+// because its nodes move through states asynchronously.
+func actionsSuite() suite {
+	return suite{
+		CorpusDir:      "testdata/actions/corpus",
+		GoldenDir:      "testdata/actions/golden",
+		DeviationsFile: "testdata/actions/deviations.json",
+		ConfTemplate:   "testdata/ours.conf.tmpl",
+	}
+}
+
+// TestActionsDifferential is TestDifferential for the node actions. Record
+// it from its own fresh reference:
+//
+//	go test ./test/differential -run TestActionsDifferential -record -target http://127.0.0.1:6391
+func TestActionsDifferential(t *testing.T) {
+	runSuite(t, actionsSuite())
+}
+
 // TestDifferential replays the v1 API corpus against our server (built and
 // started here) or -target, and compares the normalised answers with the
 // goldens recorded from the reference Ironic 21.4. With -record it writes

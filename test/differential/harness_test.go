@@ -23,6 +23,47 @@ func TestGoldensConsistent(t *testing.T) {
 	checkSuite(t, apiSuite())
 }
 
+// TestActionsGoldensConsistent is TestGoldensConsistent for the actions
+// suite.
+func TestActionsGoldensConsistent(t *testing.T) {
+	checkSuite(t, actionsSuite())
+}
+
+// TestRunnerWait checks the corpus wait: the request is repeated until the
+// answer matches, and a wait that never matches gives up with an error
+// that says what it waited for.
+func TestRunnerWait(t *testing.T) {
+	polls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		polls++
+		state := "deploying"
+		if polls >= 3 && r.URL.Path == "/ok" {
+			state = "active"
+		}
+		fmt.Fprintf(w, `{"provision_state": %q, "target_provision_state": null}`, state)
+	}))
+	defer srv.Close()
+	r := NewRunner(srv.URL, 5*time.Second)
+	until := map[string]json.RawMessage{"provision_state": json.RawMessage(`"active"`), "target_provision_state": json.RawMessage(`null`)}
+	ex := r.Do(context.Background(), Entry{ID: "w", Path: "/ok", Wait: &Wait{Until: until, Timeout: 5}})
+	if ex.Err != nil || polls != 3 || !strings.Contains(string(ex.Body), `"active"`) {
+		t.Fatalf("wait: err=%v polls=%d body=%s", ex.Err, polls, ex.Body)
+	}
+	polls = 0
+	start := time.Now()
+	ex = r.Do(context.Background(), Entry{ID: "w2", Path: "/never", Wait: &Wait{Until: until, Timeout: 0.3}})
+	if ex.Err == nil || !strings.Contains(ex.Err.Error(), `provision_state is "deploying", waiting for "active"`) {
+		t.Fatalf("timeout: %v", ex.Err)
+	}
+	if time.Since(start) > 3*time.Second || polls < 2 {
+		t.Fatalf("timeout took %s over %d polls", time.Since(start), polls)
+	}
+	bad := Corpus{{ID: "p", Method: "POST", Path: "/x", Wait: &Wait{Until: until}}}
+	if err := bad.Validate(); err == nil {
+		t.Fatal("a polled POST validated")
+	}
+}
+
 // checkSuite is TestGoldensConsistent for any suite.
 func checkSuite(t *testing.T, s suite) {
 	t.Helper()

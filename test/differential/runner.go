@@ -39,7 +39,15 @@ type Runner struct {
 	Client *http.Client
 	// Vars holds captured values; nil is fine (it is created on first use).
 	Vars map[string]string
+
+	// waitTimedOut is set once a Wait gave up: the server is not moving
+	// nodes along, and later waits are cut short (afterTimeoutWait) so that
+	// one stuck action costs one timeout, not one per entry.
+	waitTimedOut bool
 }
+
+// afterTimeoutWait bounds every Wait after one has timed out.
+const afterTimeoutWait = 2 * time.Second
 
 // NewRunner returns a Runner for baseURL with a client whose per-request
 // timeout is timeout and which does not follow redirects.
@@ -57,8 +65,42 @@ func NewRunner(baseURL string, timeout time.Duration) *Runner {
 
 // Do sends one entry and applies its captures. Request-level failures are
 // reported in Exchange.Err, never as a panic; a capture that finds nothing
-// leaves the variable unset so that the entries using it fail visibly.
+// leaves the variable unset so that the entries using it fail visibly. An
+// entry with a Wait is sent again until its answer matches (the last
+// answer is returned, with Err set when the wait timed out).
 func (r *Runner) Do(ctx context.Context, e Entry) Exchange {
+	if e.Wait == nil {
+		return r.do(ctx, e)
+	}
+	timeout := e.Wait.timeout()
+	if r.waitTimedOut {
+		timeout = min(timeout, afterTimeoutWait)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		ex := r.do(ctx, e)
+		if ex.Err != nil {
+			return ex
+		}
+		ok, why := e.Wait.Matches(ex.Body)
+		if ok {
+			return ex
+		}
+		if !time.Now().Before(deadline) {
+			r.waitTimedOut = true
+			ex.Err = fmt.Errorf("wait: gave up after %s: %s", timeout, why)
+			return ex
+		}
+		select {
+		case <-ctx.Done():
+			ex.Err = fmt.Errorf("wait: %w (%s)", ctx.Err(), why)
+			return ex
+		case <-time.After(waitInterval):
+		}
+	}
+}
+
+func (r *Runner) do(ctx context.Context, e Entry) Exchange {
 	method := e.Method
 	if method == "" {
 		method = http.MethodGet
