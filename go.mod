@@ -7,6 +7,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/mux v1.8.1
+	github.com/rabbitmq/amqp091-go v1.16.0
 	golang.org/x/sync v0.25.0
 	gopkg.in/ini.v1 v1.68.0
 	gorm.io/driver/mysql v1.5.7

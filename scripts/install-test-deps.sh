@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, the real services the tests start
-# themselves: MariaDB (schema and API tests), the reference Python Ironic
+# themselves: MariaDB (schema and API tests), RabbitMQ (rpc/amqp), the reference Python Ironic
 # (cross-checks in both directions) and the openstack baremetal CLI.
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
@@ -10,6 +10,7 @@ PKGS=(
   mariadb-server mariadb-client
   python3-ironic python3-ironicclient python3-openstackclient
   sqlite3 curl procps iproute2
+  rabbitmq-server
 )
 
 missing=()

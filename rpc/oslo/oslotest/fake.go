@@ -25,11 +25,23 @@ type Fake struct {
 	calls   []Call
 	results map[string]any
 	errs    map[string]error
-	// Hook, if set, runs inside every call (after recording) and its
-	// error, if any, is returned; tests use it to block or observe.
-	Hook func(ctx context.Context, method string) error
-	// Notify, if set, receives every recorded call.
-	Notify chan<- Call
+	hook    func(ctx context.Context, method string) error
+	notify  chan<- Call
+}
+
+// SetHook makes every call run hook (after recording it); a non-nil error
+// from hook is returned. Tests use it to block or observe.
+func (f *Fake) SetHook(hook func(ctx context.Context, method string) error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hook = hook
+}
+
+// SetNotify makes every recorded call be sent on ch.
+func (f *Fake) SetNotify(ch chan<- Call) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.notify = ch
 }
 
 var _ rpc.ConductorAPI = (*Fake)(nil)
@@ -73,7 +85,7 @@ func (f *Fake) record(ctx context.Context, method, topic string, args ...any) er
 	f.mu.Lock()
 	f.calls = append(f.calls, c)
 	err := f.errs[method]
-	hook, notify := f.Hook, f.Notify
+	hook, notify := f.hook, f.notify
 	f.mu.Unlock()
 	if notify != nil {
 		select {

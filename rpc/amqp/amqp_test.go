@@ -1,0 +1,252 @@
+package amqp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	amqp091 "github.com/rabbitmq/amqp091-go"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/rpc/amqp"
+	"github.com/goironic/ironic/rpc/amqp/rabbittest"
+	"github.com/goironic/ironic/rpc/oslo"
+	"github.com/goironic/ironic/rpc/oslo/oslotest"
+)
+
+func TestMain(m *testing.M) { rabbittest.Main(m) }
+
+func testConfig(b *rabbittest.Broker) amqp.Config {
+	return amqp.Config{TransportURL: b.TransportURL(), ResponseTimeout: 20 * time.Second,
+		RetryInterval: 100 * time.Millisecond, RetryBackoff: 100 * time.Millisecond, IntervalMax: time.Second}
+}
+
+// setup starts a server for host with a fake conductor and a client.
+func setup(t *testing.T, b *rabbittest.Broker, host string, cfg amqp.Config) (*oslotest.Fake, rpc.ConductorAPI, *amqp.Client) {
+	t.Helper()
+	fake := oslotest.New()
+	srv, err := amqp.NewServer(cfg, host, fake, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	wctx := rabbittest.Context(t, 60*time.Second)
+	if err := srv.WaitReady(wctx); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := amqp.NewClient(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Close() })
+	return fake, amqp.NewConductorAPI(cl, nil), cl
+}
+
+func TestCallCastAndFaults(t *testing.T) {
+	b := rabbittest.Shared(t)
+	fake, api, _ := setup(t, b, "cond-a", testConfig(b))
+	topic := rpc.Topic + ".cond-a"
+	ctx := ironic.WithRequestContext(rabbittest.Context(t, 60*time.Second),
+		&ironic.RequestContext{UserID: "u1", ProjectID: "p1", Roles: []string{"admin"}, RequestID: "req-1"})
+
+	n := &models.Node{ID: 7, UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Driver: "ipmi", Maintenance: true,
+		Extra: models.JSONDict{"k": "v"}, UpdatedAt: models.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
+	fake.SetResult("UpdateNode", n)
+	got, err := api.UpdateNode(ctx, topic, rpc.NodeUpdate{Node: *n, Changes: []string{"maintenance"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.UUID != n.UUID || !got.Maintenance || got.Extra["k"] != "v" || !got.UpdatedAt.Equal(n.UpdatedAt.Time) {
+		t.Errorf("node back: %+v", got)
+	}
+	last := fake.Last()
+	if last.Method != "UpdateNode" || last.Topic != topic || last.Context.UserID != "u1" || last.Context.RequestID != "req-1" {
+		t.Errorf("server saw %+v (context %+v)", last, last.Context)
+	}
+	if upd := last.Args[0].(rpc.NodeUpdate); upd.Changes[0] != "maintenance" {
+		t.Errorf("changes %v", upd.Changes)
+	}
+
+	fake.SetError("DoProvisioningAction", ironic.Errorf(ironic.NodeLocked, "Node x is locked by host cond-a, please retry after the current operation is completed."))
+	err = api.DoProvisioningAction(ctx, topic, n.UUID, "provide")
+	if f := ironic.AsFault(err); f.Class != ironic.NodeLocked || f.HTTPStatus() != 409 || f.Message != "Node x is locked by host cond-a, please retry after the current operation is completed." {
+		t.Errorf("fault %+v", err)
+	}
+	fake.SetError("InjectNMI", errors.New("boom"))
+	if f := ironic.AsFault(api.InjectNMI(ctx, topic, n.UUID)); f.Class != ironic.IronicException || f.HTTPStatus() != 500 {
+		t.Errorf("plain error: %+v", f)
+	}
+
+	// The shared queue reaches the server too.
+	if err := api.DestroyNode(ctx, rpc.Topic, n.UUID); err != nil {
+		t.Errorf("shared topic: %v", err)
+	}
+
+	// A cast returns at once; the server gets it.
+	seen := make(chan oslotest.Call, 8)
+	fake.SetNotify(seen)
+	if err := api.ContinueNodeClean(ctx, topic, n.UUID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-seen:
+		if c.Method != "ContinueNodeClean" || c.Args[0] != n.UUID {
+			t.Errorf("cast arrived as %+v", c)
+		}
+	case <-ctx.Done():
+		t.Fatal("cast never arrived")
+	}
+}
+
+// TestMessageProperties: a call is published to the ironic exchange with
+// kombu's properties and the response timeout as expiration; a cast has
+// no expiration and no reply fields.
+func TestMessageProperties(t *testing.T) {
+	b := rabbittest.Shared(t)
+	cfg := testConfig(b)
+	cfg.ResponseTimeout = 2 * time.Second
+	cl, err := amqp.NewClient(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := rabbittest.Context(t, 60*time.Second)
+	if err := cl.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := amqp091.Dial(b.AMQPURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ch.QueueDeclare("", false, true, true, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.QueueBind(q.Name, "ironic.conductor_manager.probe", "ironic", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := ch.Consume(q.Name, "", true, true, false, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := amqp.NewConductorAPI(cl, nil)
+	go func() { _ = api.DestroyNode(ctx, "ironic.conductor_manager.probe", "n1") }()
+	m := <-msgs
+	if m.ContentType != "application/json" || m.ContentEncoding != "utf-8" || m.DeliveryMode != 2 || m.Expiration != "2000" || m.Exchange != "ironic" {
+		t.Errorf("call properties: %+v", m)
+	}
+	body, err := oslo.Unwrap(m.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(body, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg["method"] != "destroy_node" || msg["version"] != "1.9" || msg["_reply_q"] == nil || len(msg["_msg_id"].(string)) != 32 {
+		t.Errorf("call message: %s", body)
+	}
+	if err := api.ContinueNodeDeploy(ctx, "ironic.conductor_manager.probe", "n1"); err != nil {
+		t.Fatal(err)
+	}
+	m = <-msgs
+	body, _ = oslo.Unwrap(m.Body)
+	msg = nil
+	_ = json.Unmarshal(body, &msg)
+	if m.Expiration != "" || msg["_msg_id"] != nil || msg["_reply_q"] != nil || msg["method"] != "continue_node_deploy" {
+		t.Errorf("cast: expiration %q, %s", m.Expiration, body)
+	}
+}
+
+// TestCallTimesOut: nobody serves the topic; the call gives up after the
+// response timeout with oslo's MessagingTimeout text.
+func TestCallTimesOut(t *testing.T) {
+	b := rabbittest.Shared(t)
+	cfg := testConfig(b)
+	cfg.ResponseTimeout = 500 * time.Millisecond
+	cl, err := amqp.NewClient(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := rabbittest.Context(t, 60*time.Second)
+	err = amqp.NewConductorAPI(cl, nil).DestroyNode(ctx, rpc.Topic+".nobody", "n1")
+	f := ironic.AsFault(err)
+	if err == nil || f.Class != ironic.IronicException || len(f.Message) < 30 || f.Message[:30] != "Timed out waiting for a reply " {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestReconnectAndInFlight: a call in flight when the broker goes away
+// fails at once with TemporaryFailure (503); once the broker is back,
+// server and client reconnect by themselves and calls work again.
+func TestReconnectAndInFlight(t *testing.T) {
+	b := rabbittest.Shared(t)
+	cfg := testConfig(b)
+	cfg.ResponseTimeout = 3 * time.Second
+	fake, api, _ := setup(t, b, "cond-r", cfg)
+	topic := rpc.Topic + ".cond-r"
+	ctx := rabbittest.Context(t, 3*time.Minute)
+	if err := api.DestroyNode(ctx, topic, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	fake.SetHook(func(ctx context.Context, method string) error {
+		if method == "InjectNMI" {
+			entered <- struct{}{}
+			<-release
+		}
+		return nil
+	})
+	errc := make(chan error, 1)
+	go func() { errc <- api.InjectNMI(ctx, topic, "n1") }()
+	select {
+	case <-entered:
+	case <-ctx.Done():
+		t.Fatal("call never reached the server")
+	}
+	b.Stop()
+	select {
+	case err := <-errc:
+		if f := ironic.AsFault(err); f.Class != ironic.TemporaryFailure || f.HTTPStatus() != 503 {
+			t.Errorf("in-flight call: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("in-flight call hung")
+	}
+	close(release)
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fake.SetHook(nil)
+	// Both sides reconnect and redeclare; bounded by ctx.
+	for {
+		err := api.DestroyNode(ctx, topic, "n2")
+		if err == nil {
+			break
+		}
+		if !ironic.IsClass(err, ironic.TemporaryFailure) && !ironic.IsClass(err, ironic.IronicException) {
+			t.Fatalf("after restart: %v", err)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no recovery: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if last := fake.Last(); last.Method != "DestroyNode" || last.Args[0] != "n2" {
+		t.Errorf("after restart the server saw %+v", last)
+	}
+}

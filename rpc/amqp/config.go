@@ -1,0 +1,157 @@
+// Package amqp is the oslo.messaging RabbitMQ transport (rpc_transport =
+// oslo): a Client that implements rpc.ConductorAPI by publishing requests
+// to the "ironic" topic exchange and waiting on its reply queue, and a
+// Server that consumes a conductor's queues and answers through the oslo
+// codec. Both reconnect by themselves when the broker goes away, with
+// backoff, and declare their exchanges and queues again; calls in flight
+// when the connection drops fail at once with TemporaryFailure.
+//
+// The topology and message properties are oslo.messaging 14's rabbit
+// driver defaults (see /work/shared/reference/rpc.md §3).
+package amqp
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// Config holds the transport's options.
+type Config struct {
+	// TransportURL is [DEFAULT]transport_url, e.g.
+	// rabbit://user:pass@host:5672/vhost (several hosts separated by
+	// commas are tried in turn).
+	TransportURL string
+	// Exchange is [DEFAULT]control_exchange; Ironic forces "ironic".
+	Exchange string
+	// ResponseTimeout is [DEFAULT]rpc_response_timeout (60 s): how long a
+	// call waits for its reply, and the AMQP expiration of the request.
+	ResponseTimeout time.Duration
+	// RetryInterval, RetryBackoff and IntervalMax are
+	// [oslo_messaging_rabbit]rabbit_retry_interval (1 s),
+	// rabbit_retry_backoff (2 s) and rabbit_interval_max (30 s): the wait
+	// before reconnecting grows by RetryBackoff up to IntervalMax.
+	RetryInterval time.Duration
+	RetryBackoff  time.Duration
+	IntervalMax   time.Duration
+	// TransientQueuesTTL is rabbit_transient_queues_ttl (1800 s): the
+	// x-expires of reply and fanout queues.
+	TransientQueuesTTL time.Duration
+	// Heartbeat is the AMQP heartbeat interval (oslo's
+	// heartbeat_timeout_threshold 60 s / heartbeat_rate 2 → 30 s).
+	Heartbeat time.Duration
+	// Executors bounds how many requests a server runs at once (oslo's
+	// executor_thread_pool_size, 64).
+	Executors int
+}
+
+func (c Config) withDefaults() Config {
+	if c.TransportURL == "" {
+		c.TransportURL = "rabbit://"
+	}
+	if c.Exchange == "" {
+		c.Exchange = "ironic"
+	}
+	if c.ResponseTimeout <= 0 {
+		c.ResponseTimeout = 60 * time.Second
+	}
+	if c.RetryInterval <= 0 {
+		c.RetryInterval = time.Second
+	}
+	if c.RetryBackoff < 0 {
+		c.RetryBackoff = 0
+	} else if c.RetryBackoff == 0 {
+		c.RetryBackoff = 2 * time.Second
+	}
+	if c.IntervalMax <= 0 {
+		c.IntervalMax = 30 * time.Second
+	}
+	if c.TransientQueuesTTL <= 0 {
+		c.TransientQueuesTTL = 1800 * time.Second
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = 30 * time.Second
+	}
+	if c.Executors <= 0 {
+		c.Executors = 64
+	}
+	return c
+}
+
+// broker is one host of the transport URL.
+type broker struct {
+	uri   string
+	vhost string
+}
+
+// parseTransportURL reads oslo's transport_url into AMQP URIs. Kombu's
+// rules: no user means guest/guest, no port 5672, no path or "/" the
+// vhost "/".
+func parseTransportURL(s string) ([]broker, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("transport_url: %w", err)
+	}
+	scheme := u.Scheme
+	if i := strings.IndexByte(scheme, '+'); i >= 0 {
+		scheme = scheme[i+1:]
+	}
+	if scheme != "rabbit" && scheme != "amqp" && scheme != "kombu" {
+		return nil, fmt.Errorf("transport_url: unsupported transport %q", u.Scheme)
+	}
+	vhost := strings.TrimPrefix(u.Path, "/")
+	if vhost == "" {
+		vhost = "/"
+	}
+	// url.Parse keeps "u:p@h1:5672,u:p@h2:5672" as one host when the
+	// userinfo repeats; split the raw authority ourselves.
+	authority := strings.TrimPrefix(s, u.Scheme+"://")
+	if i := strings.IndexAny(authority, "/?"); i >= 0 {
+		authority = authority[:i]
+	}
+	var out []broker
+	for _, part := range strings.Split(authority, ",") {
+		user, pass, hostport := "guest", "guest", part
+		if at := strings.LastIndexByte(part, '@'); at >= 0 {
+			info := part[:at]
+			hostport = part[at+1:]
+			user, pass, _ = strings.Cut(info, ":")
+			if user, err = url.PathUnescape(user); err != nil {
+				return nil, err
+			}
+			if pass, err = url.PathUnescape(pass); err != nil {
+				return nil, err
+			}
+		}
+		host, port := hostport, 5672
+		if h, p, ok := strings.Cut(hostport, ":"); ok && !strings.Contains(p, ":") {
+			host = h
+			if port, err = strconv.Atoi(p); err != nil {
+				return nil, fmt.Errorf("transport_url: bad port %q", p)
+			}
+		}
+		if host == "" {
+			host = "localhost"
+		}
+		uri := amqp.URI{Scheme: "amqp", Host: host, Port: port, Username: user, Password: pass, Vhost: vhost}
+		out = append(out, broker{uri: uri.String(), vhost: vhost})
+	}
+	return out, nil
+}
+
+func (c Config) amqpConfig(b broker) amqp.Config {
+	return amqp.Config{
+		Vhost:     b.vhost,
+		Heartbeat: c.Heartbeat,
+		Locale:    "en_US",
+		Dial:      amqp.DefaultDial(10 * time.Second),
+		Properties: amqp.Table{
+			"product":  "goironic",
+			"platform": "Go",
+		},
+	}
+}
