@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func testConfig(b *rabbittest.Broker) amqp.Config {
 func setup(t *testing.T, b *rabbittest.Broker, host string, cfg amqp.Config) (*oslotest.Fake, rpc.ConductorAPI, *amqp.Client) {
 	t.Helper()
 	fake := oslotest.New()
-	srv, err := amqp.NewServer(cfg, host, fake, nil, nil, nil)
+	srv, err := amqp.NewServer(cfg, host, fake, nil, nil, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
