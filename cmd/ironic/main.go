@@ -6,17 +6,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
 	"syscall"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -64,12 +59,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	addr := net.JoinHostPort(cfg.API.HostIP, strconv.Itoa(cfg.API.Port))
-	ln, err := net.Listen("tcp", addr)
+	ln, err := wire.Listen(cfg)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 30 * time.Second}
 	log.InfoContext(ctx, "ironic all-in-one listening", "address", ln.Addr().String(), "host", cfg.Default.Host)
 	// Start-up garbage (schema compilation, config parsing) is returned to
 	// the system once serving has begun, rather than lingering under the
@@ -78,18 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return cond.Run(gctx) })
-	g.Go(func() error {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return nil
-	})
-	g.Go(func() error {
-		<-gctx.Done()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(gctx), 10*time.Second)
-		defer cancel()
-		return srv.Shutdown(sctx)
-	})
+	g.Go(func() error { return wire.Serve(gctx, ln, api, log) })
 	return g.Wait()
 }
 

@@ -40,6 +40,9 @@ type Server struct {
 	exited chan struct{}
 	seq    atomic.Int64
 	admin  *sql.DB
+	// bin and args start mariadbd again after Halt.
+	bin  string
+	args []string
 }
 
 // Binaries locates mariadbd and mariadb-install-db; ok is false when
@@ -69,7 +72,7 @@ func StartMariaDB(ctx context.Context, dir string) (*Server, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
 	defer cancel()
-	s := &Server{Dir: dir, Socket: filepath.Join(dir, "mysqld.sock"), exited: make(chan struct{})}
+	s := &Server{Dir: dir, Socket: filepath.Join(dir, "mysqld.sock")}
 	data := filepath.Join(dir, "data")
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return nil, err
@@ -104,16 +107,50 @@ func StartMariaDB(ctx context.Context, dir string) (*Server, error) {
 		"--character-set-server=utf8mb3", "--collation-server=utf8mb3_general_ci",
 	}, common...)
 	args = append(args, user...)
-	started := make(chan error, 1)
-	go s.run(serverBin, args, started)
-	if err := <-started; err != nil {
-		return nil, err
-	}
-	if err := s.waitReady(ctx); err != nil {
+	s.bin, s.args = serverBin, args
+	if err := s.launch(ctx); err != nil {
 		s.Stop()
 		return nil, err
 	}
 	return s, nil
+}
+
+// launch starts mariadbd and waits until it answers.
+func (s *Server) launch(ctx context.Context) error {
+	s.exited = make(chan struct{})
+	started := make(chan error, 1)
+	go s.run(s.bin, s.args, started)
+	if err := <-started; err != nil {
+		return err
+	}
+	return s.waitReady(ctx)
+}
+
+// Halt stops the server (SIGTERM, as an operator's restart does) but keeps
+// its data, so that Resume can start it again on the same port: for tests
+// of a database outage.
+func (s *Server) Halt() {
+	if s.admin != nil {
+		s.admin.Close()
+		s.admin = nil
+	}
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(30 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.exited
+		}
+	}
+	s.cmd = nil
+}
+
+// Resume starts a halted server again on its data, port and socket.
+func (s *Server) Resume(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	defer cancel()
+	return s.launch(ctx)
 }
 
 // run starts mariadbd on a locked OS thread that stays blocked in Wait, so
@@ -218,18 +255,7 @@ func (s *Server) DropDatabase(ctx context.Context, name string) error {
 // Stop terminates the server (SIGTERM, then SIGKILL after 30 s) and
 // removes its directory.
 func (s *Server) Stop() {
-	if s.admin != nil {
-		s.admin.Close()
-	}
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.exited:
-		case <-time.After(30 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.exited
-		}
-	}
+	s.Halt()
 	_ = os.RemoveAll(s.Dir)
 }
 
