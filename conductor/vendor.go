@@ -2,16 +2,17 @@ package conductor
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
+	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/rpc"
 )
 
 // vendorArgs is the passthru request body as the method's keyword
 // arguments. Ironic passes it as **info, so anything but a JSON object (or
-// nothing) fails as an unexpected error.
+// nothing) crashes there with a 500 TypeError; the body is the client's
+// mistake, so we refuse it as InvalidParameterValue (400).
 func vendorArgs(info any) (map[string]any, error) {
 	switch v := info.(type) {
 	case nil:
@@ -19,7 +20,20 @@ func vendorArgs(info any) (map[string]any, error) {
 	case map[string]any:
 		return v, nil
 	}
-	return nil, fmt.Errorf("vendor passthru arguments must be a mapping, not %T", info)
+	return nil, ironic.Errorf(ironic.InvalidParameterValue, "The vendor passthru data must be a JSON object, not %s.", jsonKind(info))
+}
+
+// jsonKind names the JSON type of a decoded value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
 }
 
 // VendorPassthru calls a node vendor method (vendor_passthru). The node is

@@ -83,9 +83,10 @@ func TestNodeVendorPassthru(t *testing.T) {
 		wantFault(t, "GET", err, ironic.InvalidParameterValue, "The method third_method_sync does not support HTTP GET")
 		_, err = h.m.VendorPassthru(ctx, "", n.UUID, "nope", "POST", nil)
 		wantFault(t, "unknown method", err, ironic.InvalidParameterValue, "No handler for method nope")
-		if _, err = h.m.VendorPassthru(ctx, "", n.UUID, "second_method", "POST", []any{"x"}); err == nil || ironic.AsFault(err).HTTPStatus() != 500 {
-			t.Errorf("a list as arguments: %v", err)
-		}
+		// Python crashes (500 TypeError on **info); the body is the
+		// client's mistake, so we answer 400.
+		_, err = h.m.VendorPassthru(ctx, "", n.UUID, "second_method", "POST", []any{"x"})
+		wantFault(t, "a list as arguments", err, ironic.InvalidParameterValue, "The vendor passthru data must be a JSON object, not an array.")
 
 		// Methods that need the exclusive lock fail under a foreign one;
 		// the shared-lock method runs.
