@@ -438,7 +438,7 @@ func (a *API) randomTopic(rq *Request) (string, error) {
 	if len(hosts) == 0 {
 		return "", ironic.Errorf(ironic.TemporaryFailure, "Resource temporarily unavailable, please retry.")
 	}
-	return rpc.Topic + "." + slices.Min(hosts), nil
+	return rpc.Topic + "." + a.d.Conductor.PickHost(hosts), nil
 }
 
 // allocationFor is check_allocation_policy_and_retrieve: the allocation by

@@ -30,6 +30,8 @@ type Conductor interface {
 	ConductorFor(ctx context.Context, n *models.Node) (string, error)
 	TopicFor(ctx context.Context, n *models.Node) (string, error)
 	TopicForDriver(ctx context.Context, driver string) (string, error)
+	// PickHost picks one of hosts at random (get_random_topic).
+	PickHost(hosts []string) string
 }
 
 // Policy authorizes requests (oslo.policy rules named as Ironic names

@@ -26,6 +26,9 @@ type RouterConfig struct {
 	ResetInterval time.Duration
 	// HeartbeatTimeout is [conductor]heartbeat_timeout (60 s).
 	HeartbeatTimeout time.Duration
+	// Pick chooses an index in [0, n) where Ironic picks a conductor at
+	// random; nil is math/rand's IntN. Tests make it deterministic.
+	Pick func(n int) int
 }
 
 // Router decides which conductor handles a node or a driver, as Ironic's
@@ -54,6 +57,9 @@ func NewRouter(cfg RouterConfig, src ConductorSource, clock ironic.Clock) *Route
 	}
 	if clock == nil {
 		clock = ironic.SystemClock{}
+	}
+	if cfg.Pick == nil {
+		cfg.Pick = rand.IntN
 	}
 	return &Router{cfg: cfg, src: src, clock: clock}
 }
@@ -139,5 +145,11 @@ func (r *Router) TopicForDriver(ctx context.Context, driver string) (string, err
 		return "", ironic.Errorf(ironic.DriverNotFound,
 			"Could not find the following driver(s) or hardware type(s): %s.", driver)
 	}
-	return Topic + "." + hosts[rand.IntN(len(hosts))], nil
+	return Topic + "." + r.PickHost(hosts), nil
+}
+
+// PickHost returns one of hosts at random (rpcapi get_random_topic picks
+// the conductor of a call that no node ties to one); hosts is not empty.
+func (r *Router) PickHost(hosts []string) string {
+	return hosts[r.cfg.Pick(len(hosts))]
 }
