@@ -421,7 +421,7 @@ func TestRamdiskAndAllocationCalls(t *testing.T) {
 	tok, st := "tok", "start"
 	want := []Call{
 		{"GetNodeWithToken", []any{uuid}},
-		{"Heartbeat", []any{uuid, rpc.Heartbeat{CallbackURL: "http://a:9999", AgentVersion: "9.0", AgentToken: &tok, AgentStatus: &st}}},
+		{"Heartbeat", []any{uuid, rpc.Heartbeat{CallbackURL: "http://a:9999", AgentVersion: ptr("9.0"), AgentToken: &tok, AgentStatus: &st}}},
 	}
 	if diff := cmp.Diff(want, f.Calls()); diff != "" {
 		t.Errorf("ramdisk calls (-want +got):\n%s", diff)

@@ -316,7 +316,7 @@ func (a *API) heartbeat(rq *Request) (*Response, error) {
 		AgentStatusMessage: vals["agent_status_message"],
 	}
 	if v := vals["agent_version"]; v != nil {
-		hb.AgentVersion = *v
+		hb.AgentVersion = v
 	}
 	if err := a.d.Conductor.Heartbeat(ctx, topic, n.UUID, hb); err != nil {
 		return nil, err

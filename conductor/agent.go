@@ -15,7 +15,7 @@ import (
 // node's agent token and handed to the deploy interface in a worker. The
 // fake deploy interface only logs that it doesn't support heartbeats.
 func (m *Manager) Heartbeat(ctx context.Context, _ string, uuid string, hb rpc.Heartbeat) error {
-	if hb.AgentVersion == "" && hb.AgentStatus == nil {
+	if hb.AgentVersion == nil && hb.AgentStatus == nil {
 		return ironic.Errorf(ironic.InvalidParameterValue,
 			"Agent did not transmit a version, and a version is required. Please update the agent being used.")
 	}
@@ -32,7 +32,7 @@ func (m *Manager) Heartbeat(ctx context.Context, _ string, uuid string, hb rpc.H
 	if err != nil {
 		return err
 	}
-	dhb := drivers.Heartbeat{CallbackURL: hb.CallbackURL, AgentVersion: hb.AgentVersion,
+	dhb := drivers.Heartbeat{CallbackURL: hb.CallbackURL, AgentVersion: models.Deref(hb.AgentVersion),
 		AgentVerifyCA: models.Deref(hb.AgentVerifyCA), AgentStatus: models.Deref(hb.AgentStatus),
 		AgentStatusMessage: models.Deref(hb.AgentStatusMessage)}
 	return m.spawnOrFail(ctx, t, func(ctx context.Context, t *task) {

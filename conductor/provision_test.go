@@ -342,6 +342,11 @@ func TestAgentTokenAndHeartbeat(t *testing.T) {
 	})
 }
 
+// rpcHeartbeat is a heartbeat with an agent version ("" = none sent).
 func rpcHeartbeat(version string, token *string) rpc.Heartbeat {
-	return rpc.Heartbeat{CallbackURL: "http://192.0.2.1:9999", AgentVersion: version, AgentToken: token}
+	hb := rpc.Heartbeat{CallbackURL: "http://192.0.2.1:9999", AgentToken: token}
+	if version != "" {
+		hb.AgentVersion = &version
+	}
+	return hb
 }

@@ -1,8 +1,11 @@
 // Package rpc is the contract between the API and the conductors: the
 // ConductorAPI (a mirror of ironic/conductor/rpcapi.py, RPC API 1.55), the
-// routing of a call to the conductor that owns a node (Ironic's hash ring),
-// and the transports. The in-process transport (Local) still encodes every
-// argument and result through the codec, so nothing can depend on sharing
+// routing of a call to the conductor that owns a node (Ironic's hash ring).
+// The transports live below it: rpc/oslo is oslo.messaging's wire format
+// (with oslo.versionedobjects encoding of Ironic's objects), rpc/amqp
+// carries it over RabbitMQ (rpc_transport = oslo), and rpc/none serves the
+// all-in-one in-process (rpc_transport = none), still writing and reading
+// every call through the oslo codec, so nothing can depend on sharing
 // memory with the conductor.
 package rpc
 
@@ -178,7 +181,7 @@ type BootDevice struct {
 // Heartbeat holds the arguments of an agent heartbeat after the node.
 type Heartbeat struct {
 	CallbackURL        string  `json:"callback_url"`
-	AgentVersion       string  `json:"agent_version"`
+	AgentVersion       *string `json:"agent_version"`
 	AgentToken         *string `json:"agent_token"`
 	AgentVerifyCA      *string `json:"agent_verify_ca"`
 	AgentStatus        *string `json:"agent_status"`

@@ -325,12 +325,8 @@ func optString(s *string) any {
 // Heartbeat sends every argument of RPC 1.54, as rpcapi.py does when the
 // version cap (1.55) allows it.
 func (c *Client) Heartbeat(ctx context.Context, topic, id string, hb rpc.Heartbeat) error {
-	var version any
-	if hb.AgentVersion != "" {
-		version = hb.AgentVersion
-	}
 	return c.call0(ctx, topic, "heartbeat", "1.54", nodeID(id), Arg{"callback_url", hb.CallbackURL},
-		Arg{"agent_version", version}, Arg{"agent_token", optString(hb.AgentToken)},
+		Arg{"agent_version", optString(hb.AgentVersion)}, Arg{"agent_token", optString(hb.AgentToken)},
 		Arg{"agent_verify_ca", optString(hb.AgentVerifyCA)}, Arg{"agent_status", optString(hb.AgentStatus)},
 		Arg{"agent_status_message", optString(hb.AgentStatusMessage)})
 }

@@ -147,7 +147,7 @@ func (d call) traitsNode(ctx context.Context, a *args) string {
 func heartbeatArgs(a *args) rpc.Heartbeat {
 	return rpc.Heartbeat{
 		CallbackURL:        a.str("callback_url"),
-		AgentVersion:       models.Deref(a.optStr("agent_version")),
+		AgentVersion:       a.optStr("agent_version"),
 		AgentToken:         a.optStr("agent_token"),
 		AgentVerifyCA:      a.optStr("agent_verify_ca"),
 		AgentStatus:        a.optStr("agent_status"),

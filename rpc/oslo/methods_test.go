@@ -62,7 +62,8 @@ func methodCases() []methodCase {
 	id := n.UUID
 	steps := []map[string]any{{"interface": "deploy", "step": "erase_devices", "args": map[string]any{}}}
 	tok, st := "tok", "start"
-	hb := rpc.Heartbeat{CallbackURL: "http://10.0.0.9:9999", AgentVersion: "9.4.0", AgentToken: &tok, AgentStatus: &st}
+	agentVersion := "9.4.0"
+	hb := rpc.Heartbeat{CallbackURL: "http://10.0.0.9:9999", AgentVersion: &agentVersion, AgentToken: &tok, AgentStatus: &st}
 	created := *n
 	created.ID, created.CreatedAt, created.UpdatedAt, created.Traits = 0, models.Time{}, models.Time{}, nil
 	t := "ironic.conductor_manager.cond-1"
