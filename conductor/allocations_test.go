@@ -3,7 +3,6 @@ package conductor_test
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,24 +13,6 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/states"
 )
-
-// stepClock is a clock tests move by hand.
-type stepClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *stepClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // noShuffle keeps the candidates in id order; reverse reverses them.
 func noShuffle(int, func(i, j int)) {}
@@ -258,15 +239,15 @@ func TestBackfillAllocation(t *testing.T) {
 }
 
 func TestOrphanAndResumedAllocations(t *testing.T) {
-	clock := &stepClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clk := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
 		dead, err := store.RegisterConductor(ctx, &models.Conductor{Hostname: "dead"}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		clock.advance(2 * time.Minute)
-		h := newHarness(t, store, withClock(clock))
+		clk.Advance(2 * time.Minute)
+		h := newHarness(t, store, withClock(clk))
 		conductor.SetShuffle(h.m, noShuffle)
 		n1 := h.availableNode(t, "n1", "gold")
 		n2 := h.availableNode(t, "n2", "gold")
@@ -316,5 +297,5 @@ func TestOrphanAndResumedAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantAllocated(t, h, resumed, n2)
-	}, db.WithClock(clock))
+	}, db.WithClock(clk))
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
-	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/states"
 )
 
@@ -19,7 +18,7 @@ import (
 func BenchmarkPowerSync10k(b *testing.B) {
 	ctx := context.Background()
 	store := dbtest.SQLite(b)
-	m := fakeConductor(b, store, "c1", nil, fake.Config{}, nil)
+	m := newHarness(b, store).m
 	const nodes = 10000
 	for i := range nodes {
 		ps := states.PowerOn

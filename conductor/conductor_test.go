@@ -3,47 +3,18 @@ package conductor_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/goironic/ironic"
-	"github.com/goironic/ironic/conductor"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
-	"github.com/goironic/ironic/drivers"
-	"github.com/goironic/ironic/drivers/fake"
-	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
 
-// newConductor is the conductor tree's harness: a registered conductor on
-// a real store (SQLite and MariaDB) with the fake drivers.
-func newConductor(t *testing.T, store *db.Store) *conductor.Manager {
-	t.Helper()
-	reg, err := drivers.NewRegistry(drivers.Config{
-		EnabledHardwareTypes: []string{"fake-hardware"},
-		Enabled: map[string][]string{
-			"bios": {"fake"}, "boot": {"fake"}, "console": {"fake"}, "deploy": {"fake"},
-			"inspect": {"fake"}, "management": {"fake"}, "network": {"noop"}, "power": {"fake"},
-			"raid": {"fake"}, "rescue": {"fake"}, "storage": {"noop"}, "vendor": {"fake"},
-		},
-	}, append(fake.Implementations(fake.Config{}), generic.Implementations()...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := conductor.DefaultConfig()
-	cfg.Host, cfg.NodeLockedRetryAttempts, cfg.NodeLockedRetryInterval = "c1", 2, 10*time.Millisecond
-	m := conductor.New(cfg, store, reg, nil, nil)
-	if err := m.Register(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 func TestCreateNodeFillsDefaultInterfaces(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
-		m := newConductor(t, store)
+		m := newHarness(t, store).m
 		n, err := m.CreateNode(context.Background(), "", &models.Node{Driver: "fake-hardware"})
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +33,7 @@ func TestCreateNodeFillsDefaultInterfaces(t *testing.T) {
 func TestBusyLockIsNodeLocked(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := newConductor(t, store)
+		m := newHarness(t, store).m
 		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
 		if err != nil {
 			t.Fatal(err)
@@ -87,7 +58,7 @@ func TestBusyLockIsNodeLocked(t *testing.T) {
 func TestUpdateNodeRules(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := newConductor(t, store)
+		m := newHarness(t, store).m
 		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +100,7 @@ func TestUpdateNodeRules(t *testing.T) {
 func TestPowerActionsAndVolumeRule(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := newConductor(t, store)
+		m := newHarness(t, store).m
 		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
 		if err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ func (brokenConsole) StartConsole(context.Context, drivers.Task) error {
 func TestConsoleMode(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		h := newHarness(t, store)
+		h := newHarness(t, store, withManualManagement())
 		n := h.node(t, "fake-hardware", db.Values{"last_error": "old"})
 
 		_, err := h.m.GetConsoleInformation(ctx, "", n.UUID)

@@ -5,144 +5,22 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/goironic/ironic"
-	"github.com/goironic/ironic/conductor"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
-	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/rpc"
 )
-
-// harness is a registered conductor on a real store with the fake-hardware
-// and manual-management hardware types; some fake implementations may be
-// replaced by test doubles.
-type harness struct {
-	m     *conductor.Manager
-	store *db.Store
-}
-
-type harnessOpt func(*harnessCfg)
-
-type harnessCfg struct {
-	impls   []drivers.Implementation
-	workers int
-	clock   ironic.Clock
-}
-
-// withImpl replaces the fake (or generic) implementation of the same kind
-// and name.
-func withImpl(k drivers.Kind, name string, impl any) harnessOpt {
-	return func(c *harnessCfg) {
-		c.impls = append(c.impls, drivers.Implementation{Kind: k, Name: name, Impl: impl})
-	}
-}
-
-func withWorkers(n int) harnessOpt { return func(c *harnessCfg) { c.workers = n } }
-
-func withClock(cl ironic.Clock) harnessOpt { return func(c *harnessCfg) { c.clock = cl } }
-
-func newHarness(t *testing.T, store *db.Store, opts ...harnessOpt) *harness {
-	t.Helper()
-	var hc harnessCfg
-	for _, o := range opts {
-		o(&hc)
-	}
-	impls := append(fake.Implementations(fake.Config{}), generic.Implementations()...)
-	for _, o := range hc.impls {
-		i := slices.IndexFunc(impls, func(im drivers.Implementation) bool { return im.Kind == o.Kind && im.Name == o.Name })
-		if i < 0 {
-			t.Fatalf("no %s implementation %q to replace", o.Kind, o.Name)
-		}
-		impls[i] = o
-	}
-	reg, err := drivers.NewRegistry(drivers.Config{
-		EnabledHardwareTypes: []string{"fake-hardware", "manual-management"},
-		Enabled: map[string][]string{
-			"bios": {"fake", "no-bios"}, "boot": {"fake", "pxe"}, "console": {"fake", "no-console"}, "deploy": {"fake", "direct"},
-			"inspect": {"fake", "no-inspect"}, "management": {"fake", "noop"}, "network": {"noop"}, "power": {"fake"},
-			"raid": {"fake", "no-raid"}, "rescue": {"fake", "no-rescue"}, "storage": {"noop"}, "vendor": {"fake", "no-vendor"},
-		},
-	}, impls...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := conductor.New(conductor.Config{
-		Host: "c1", NodeLockedRetryAttempts: 2, NodeLockedRetryInterval: 10 * time.Millisecond,
-		WorkersPoolSize: hc.workers, NodeHistory: true,
-	}, store, reg, hc.clock, nil)
-	if err := m.Register(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Wait)
-	return &harness{m: m, store: store}
-}
-
-// node creates a node of the hardware type with the given column values.
-func (h *harness) node(t *testing.T, driver string, vals db.Values) *models.Node {
-	t.Helper()
-	ctx := context.Background()
-	n, err := h.m.CreateNode(ctx, "", &models.Node{Driver: driver})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(vals) > 0 {
-		if n, err = h.store.UpdateNode(ctx, db.ByID(n.ID), vals); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return n
-}
-
-// reload reads the node back.
-func (h *harness) reload(t *testing.T, n *models.Node) *models.Node {
-	t.Helper()
-	got, err := h.store.GetNodeByID(context.Background(), n.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
-
-// lockElsewhere makes another conductor hold the node's lock until the
-// test ends (or release is called).
-func (h *harness) lockElsewhere(t *testing.T, n *models.Node) (release func()) {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := h.store.ReserveNode(ctx, "other-host", db.ByID(n.ID)); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			if err := h.store.ReleaseNode(ctx, "other-host", db.ByID(n.ID)); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	t.Cleanup(release)
-	return release
-}
-
-// wantFault checks err's class and message.
-func wantFault(t *testing.T, what string, err error, class ironic.Class, msg string) {
-	t.Helper()
-	f := ironic.AsFault(err)
-	if err == nil || f.Class != class || f.Message != msg {
-		t.Errorf("%s: got %v (%s), want %s %q", what, err, f.Class, class, msg)
-	}
-}
 
 func TestBootDevices(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		h := newHarness(t, store)
+		h := newHarness(t, store, withManualManagement())
 		n := h.node(t, "fake-hardware", nil)
 
 		devs, err := h.m.GetSupportedBootDevices(ctx, "", n.UUID)

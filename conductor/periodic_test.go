@@ -3,6 +3,7 @@ package conductor_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/states"
 )
@@ -17,7 +19,8 @@ import (
 func TestStuckNodesFailOnStart(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := newConductor(t, store)
+		h := newHarness(t, store)
+		m := h.m
 		want := map[string]string{states.Deploying: states.DeployFailed, states.Cleaning: states.CleanFailed,
 			states.Verifying: states.Enroll, states.Deleting: states.Error, states.DeployWait: states.DeployWait}
 		uuids := map[string]string{}
@@ -29,10 +32,9 @@ func TestStuckNodesFailOnStart(t *testing.T) {
 			uuids[from] = n.UUID
 		}
 		// The conductor restarts.
-		m2 := fakeConductor(t, store, "c1", nil, fake.Config{}, nil)
-		_ = m2
+		h = newHarness(t, store)
 		for from, to := range want {
-			got := mustNode(t, store, uuids[from])
+			got := h.byUUID(t, uuids[from])
 			if models.Deref(got.ProvisionState) != to {
 				t.Errorf("%s: now %q, want %q", from, models.Deref(got.ProvisionState), to)
 			}
@@ -51,7 +53,8 @@ func TestProvisionTimeouts(t *testing.T) {
 	clk := newClock()
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := fakeConductor(t, store, "c1", clk, fake.Config{}, nil)
+		h := newHarness(t, store, withClock(clk))
+		m := h.m
 		mk := func(state, target string, extra db.Values) string {
 			n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
 			if err != nil {
@@ -83,7 +86,7 @@ func TestProvisionTimeouts(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.Wait()
-		if got := mustNode(t, store, deploy); models.Deref(got.ProvisionState) != states.DeployWait {
+		if got := h.byUUID(t, deploy); models.Deref(got.ProvisionState) != states.DeployWait {
 			t.Fatalf("deploy wait failed before its timeout: %q", models.Deref(got.ProvisionState))
 		}
 		clk.Advance(2 * time.Minute)
@@ -103,14 +106,14 @@ func TestProvisionTimeouts(t *testing.T) {
 			{rescue, states.RescueFailed, states.Rescue, "Timeout reached while waiting for rescue ramdisk callback for node", false},
 			{inspect, states.InspectFailed, states.Manageable, "timeout reached while inspecting the node", false},
 		} {
-			got := mustNode(t, store, c.uuid)
+			got := h.byUUID(t, c.uuid)
 			if models.Deref(got.ProvisionState) != c.state || models.Deref(got.TargetProvisionState) != c.target ||
 				models.Deref(got.LastError) != c.lastError || got.Maintenance != c.maintenance || got.Reservation != nil {
 				t.Errorf("%s: state %q target %q last_error %q maintenance %v", c.state, models.Deref(got.ProvisionState),
 					models.Deref(got.TargetProvisionState), models.Deref(got.LastError), got.Maintenance)
 			}
 		}
-		if got := mustNode(t, store, clean); models.Deref(got.Fault) != "clean failure" {
+		if got := h.byUUID(t, clean); models.Deref(got.Fault) != "clean failure" {
 			t.Errorf("clean timeout fault: %q", models.Deref(got.Fault))
 		}
 	}, db.WithClock(clk))
@@ -120,7 +123,8 @@ func TestPowerSync(t *testing.T) {
 	clk := newClock()
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := fakeConductor(t, store, "c1", clk, fake.Config{}, func(c *conductor.Config) { c.ForcePowerStateDuringSync = false })
+		h := newHarness(t, store, withClock(clk), withConfig(func(c *conductor.Config) { c.ForcePowerStateDuringSync = false }))
+		m := h.m
 		unknown, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available)})
 		on, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available),
 			PowerState: models.Ptr(states.PowerOn)})
@@ -130,16 +134,16 @@ func TestPowerSync(t *testing.T) {
 		if err != nil || len(items) != 3 {
 			t.Fatalf("discovery: %v, %d items", err, len(items))
 		}
-		before := mustNode(t, store, on.UUID)
+		before := h.byUUID(t, on.UUID)
 		if err := m.SyncPowerStates(ctx); err != nil {
 			t.Fatal(err)
 		}
 		// The fake power reads the recorded state: nothing to correct, and
 		// nothing written.
-		if got := mustNode(t, store, on.UUID); got.UpdatedAt != before.UpdatedAt || models.Deref(got.PowerState) != states.PowerOn {
+		if got := h.byUUID(t, on.UUID); got.UpdatedAt != before.UpdatedAt || models.Deref(got.PowerState) != states.PowerOn {
 			t.Errorf("in-sync node written: %v → %v", before.UpdatedAt, got.UpdatedAt)
 		}
-		if got := mustNode(t, store, unknown.UUID); got.PowerState != nil {
+		if got := h.byUUID(t, unknown.UUID); got.PowerState != nil {
 			t.Errorf("unknown power state became %q", models.Deref(got.PowerState))
 		}
 		_ = enrolled
@@ -160,21 +164,22 @@ func TestPowerSyncMaxRetries(t *testing.T) {
 				}
 				return nil
 			}}
-		m := fakeConductor(t, store, "c1", clk, fc, nil)
+		h := newHarness(t, store, withClock(clk), withFake(fc))
+		m := h.m
 		n, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Active),
 			PowerState: models.Ptr(states.PowerOn)})
 		for i := 1; i <= 3; i++ {
 			if err := m.SyncPowerStates(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if got := mustNode(t, store, n.UUID); got.Maintenance {
+			if got := h.byUUID(t, n.UUID); got.Maintenance {
 				t.Fatalf("maintenance after %d failures", i)
 			}
 		}
 		if err := m.SyncPowerStates(ctx); err != nil {
 			t.Fatal(err)
 		}
-		got := mustNode(t, store, n.UUID)
+		got := h.byUUID(t, n.UUID)
 		want := "During sync_power_state, max retries exceeded for node " + n.UUID +
 			", node state None does not match expected state 'power on'. Updating DB state to 'None' Switching node to maintenance mode. Error: BMC unreachable"
 		if !got.Maintenance || models.Deref(got.Fault) != "power failure" || models.Deref(got.MaintenanceReason) != want ||
@@ -190,14 +195,14 @@ func TestPowerSyncMaxRetries(t *testing.T) {
 		if err := m.PowerFailureRecovery(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got := mustNode(t, store, n.UUID); !got.Maintenance {
+		if got := h.byUUID(t, n.UUID); !got.Maintenance {
 			t.Fatal("recovered while unreachable")
 		}
 		failing = false
 		if err := m.PowerFailureRecovery(ctx); err != nil {
 			t.Fatal(err)
 		}
-		got = mustNode(t, store, n.UUID)
+		got = h.byUUID(t, n.UUID)
 		if got.Maintenance || got.Fault != nil || got.MaintenanceReason != nil {
 			t.Errorf("after recovery: maintenance %v fault %v reason %v", got.Maintenance, got.Fault, got.MaintenanceReason)
 		}
@@ -211,7 +216,7 @@ func TestDeadConductorTakeover(t *testing.T) {
 	clk := newClock()
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		dead := fakeConductor(t, store, "dead", clk, fake.Config{}, nil)
+		dead := newHarness(t, store, withHost("dead"), withClock(clk)).m
 		deploying, _ := dead.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Deploying),
 			TargetProvisionState: models.Ptr(states.Active), TargetPowerState: models.Ptr(states.PowerOn)})
 		active, _ := dead.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Active)})
@@ -219,7 +224,8 @@ func TestDeadConductorTakeover(t *testing.T) {
 			t.Fatal(err)
 		}
 		clk.Advance(2 * time.Minute)
-		alive := fakeConductor(t, store, "alive", clk, fake.Config{}, nil)
+		h := newHarness(t, store, withHost("alive"), withClock(clk))
+		alive := h.m
 		orphans, err := alive.DiscoverOrphanNodes(ctx)
 		if err != nil || len(orphans) != 1 || orphans[0].UUID != deploying.UUID {
 			t.Fatalf("orphans: %v %+v", err, orphans)
@@ -228,7 +234,7 @@ func TestDeadConductorTakeover(t *testing.T) {
 			t.Fatal(err)
 		}
 		alive.Wait()
-		got := mustNode(t, store, deploying.UUID)
+		got := h.byUUID(t, deploying.UUID)
 		if got.Reservation != nil || models.Deref(got.ProvisionState) != states.DeployFailed || got.TargetPowerState != nil ||
 			models.Deref(got.LastError) != "Operation was aborted due to conductor take over" {
 			t.Fatalf("orphan after take over: reservation %v state %q target power %v last_error %q", got.Reservation,
@@ -243,11 +249,140 @@ func TestDeadConductorTakeover(t *testing.T) {
 		}
 		alive.Wait()
 		c, _ := store.GetConductor(ctx, "alive", false)
-		if got := mustNode(t, store, active.UUID); got.ConductorAffinity == nil || *got.ConductorAffinity != c.ID {
+		if got := h.byUUID(t, active.UUID); got.ConductorAffinity == nil || *got.ConductorAffinity != c.ID {
 			t.Errorf("affinity after take over: %v, want %d", got.ConductorAffinity, c.ID)
 		}
 		if take, _ := alive.DiscoverTakeovers(ctx); len(take) != 0 {
 			t.Errorf("still to take over: %d", len(take))
 		}
 	}, db.WithClock(clk))
+}
+
+// bmcPower is the fake power interface in front of a BMC that reports
+// its own power state, whatever the node records.
+type bmcPower struct {
+	fake.Power
+	mu    sync.Mutex
+	state string
+	reads int
+}
+
+func (p *bmcPower) GetPowerState(context.Context, drivers.Task) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reads++
+	return p.state, nil
+}
+
+func (p *bmcPower) readCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reads
+}
+
+// eventually polls cond until it holds, failing the test after 10 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10 s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRun drives the periodic jobs through Run on the real clock with
+// short intervals: the heartbeat moves the conductor's updated_at, the
+// power sync corrects a node's recorded power state from the BMC, and
+// cancelling Run's context stops it cleanly, the conductor offline and
+// its locks released.
+func TestRun(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		bmc := &bmcPower{state: states.PowerOff}
+		h := newHarness(t, store, withImpl(drivers.Power, "fake", bmc), withConfig(func(c *conductor.Config) {
+			c.HeartbeatInterval = 50 * time.Millisecond
+			c.SyncPowerStateInterval = 50 * time.Millisecond
+			c.CheckProvisionStateInterval = 50 * time.Millisecond
+			// Correct the record rather than drive the BMC back.
+			c.ForcePowerStateDuringSync = false
+		}))
+		drifted := h.node(t, "fake-hardware", db.Values{"provision_state": states.Available, "power_state": states.PowerOn})
+		locked := h.node(t, "fake-hardware", db.Values{"provision_state": states.Available, "power_state": states.PowerOff})
+		if _, err := store.ReserveNode(ctx, "c1", db.ByID(locked.ID)); err != nil {
+			t.Fatal(err)
+		}
+		registered, err := store.GetConductor(ctx, "c1", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !registered.Online || !registered.UpdatedAt.Valid() {
+			t.Fatalf("registered conductor: online %v updated_at %v", registered.Online, registered.UpdatedAt)
+		}
+
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- h.m.Run(runCtx) }()
+		stopped := false
+		t.Cleanup(func() {
+			// A failed check ends the test early: stop Run before the
+			// store closes.
+			if !stopped {
+				cancel()
+				<-done
+			}
+		})
+
+		// (a) The heartbeat advances updated_at.
+		eventually(t, "heartbeat", func() bool {
+			c, err := store.GetConductor(ctx, "c1", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.Online && c.UpdatedAt.After(registered.UpdatedAt.Time)
+		})
+		// (b) A power sync pass records the BMC's state.
+		eventually(t, "power sync", func() bool {
+			return models.Deref(h.reload(t, drifted).PowerState) == states.PowerOff
+		})
+		if got := h.reload(t, drifted); got.Maintenance || got.LastError != nil || got.TargetPowerState != nil || got.Reservation != nil {
+			t.Errorf("synced node: maintenance %v last_error %v target %v reservation %v", got.Maintenance,
+				models.Deref(got.LastError), got.TargetPowerState, got.Reservation)
+		}
+		if bmc.readCount() == 0 {
+			t.Error("the BMC was never read")
+		}
+		// The sync leaves a node locked here alone, and Run holds its lock
+		// while it runs.
+		if got := h.reload(t, locked); models.Deref(got.Reservation) != "c1" || models.Deref(got.PowerState) != states.PowerOff {
+			t.Fatalf("locked node while running: reservation %v power %v", models.Deref(got.Reservation), models.Deref(got.PowerState))
+		}
+
+		// (c) Cancelling stops Run, which marks the conductor offline and
+		// releases its locks.
+		cancel()
+		select {
+		case err := <-done:
+			stopped = true
+			if err != nil {
+				t.Fatalf("Run returned %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run did not return within 10 s of its context ending")
+		}
+		c, err := store.GetConductor(ctx, "c1", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Online {
+			t.Error("conductor still online after Run returned")
+		}
+		if got := h.reload(t, locked); got.Reservation != nil {
+			t.Errorf("reservation left after Run returned: %v", *got.Reservation)
+		}
+		if _, err := store.GetConductor(ctx, "c1", true); err == nil {
+			t.Error("the conductor is still listed among the online ones")
+		}
+	})
 }

@@ -3,7 +3,6 @@ package conductor_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,69 +11,10 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
-	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
-	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
-
-// clock is a settable clock shared by the store and the conductor.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-// fakeConductor is a registered conductor named host over store with the
-// fake drivers, on clk, with cfg adjusted by tune.
-func fakeConductor(t testing.TB, store *db.Store, host string, clk ironic.Clock, fc fake.Config, tune func(*conductor.Config)) *conductor.Manager {
-	t.Helper()
-	reg, err := drivers.NewRegistry(drivers.Config{
-		EnabledHardwareTypes: []string{"fake-hardware"},
-		Enabled: map[string][]string{
-			"bios": {"fake"}, "boot": {"fake"}, "console": {"fake"}, "deploy": {"fake"},
-			"inspect": {"fake"}, "management": {"fake"}, "network": {"noop"}, "power": {"fake"},
-			"raid": {"fake"}, "rescue": {"fake"}, "storage": {"noop"}, "vendor": {"fake"},
-		},
-	}, append(fake.Implementations(fc), generic.Implementations()...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := conductor.DefaultConfig()
-	cfg.Host, cfg.NodeLockedRetryAttempts, cfg.NodeLockedRetryInterval = host, 2, 10*time.Millisecond
-	if tune != nil {
-		tune(&cfg)
-	}
-	m := conductor.New(cfg, store, reg, clk, nil)
-	if err := m.Register(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Wait)
-	return m
-}
-
-func mustNode(t testing.TB, store *db.Store, uuid string) *models.Node {
-	t.Helper()
-	n, err := store.GetNodeByUUID(context.Background(), uuid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
 
 // TestLiveSequence replays states.md §4's live sequence on a fake node:
 // every transition runs on a worker to its stable end, with the target
@@ -82,7 +22,8 @@ func mustNode(t testing.TB, store *db.Store, uuid string) *models.Node {
 func TestLiveSequence(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := newConductor(t, store)
+		h := newHarness(t, store)
+		m := h.m
 		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Enroll)})
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +75,7 @@ func TestLiveSequence(t *testing.T) {
 				t.Fatalf("%s: %v", s.name, err)
 			}
 			m.Wait()
-			got := mustNode(t, store, u)
+			got := h.byUUID(t, u)
 			if models.Deref(got.ProvisionState) != s.want || got.TargetProvisionState != nil || got.LastError != nil || got.Reservation != nil {
 				t.Fatalf("after %s: state %q target %v last_error %v reservation %v", s.name, models.Deref(got.ProvisionState),
 					models.Deref(got.TargetProvisionState), models.Deref(got.LastError), got.Reservation)
@@ -156,7 +97,8 @@ func TestLiveSequence(t *testing.T) {
 func TestProvisioningRefusals(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := newConductor(t, store)
+		h := newHarness(t, store)
+		m := h.m
 		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Enroll)})
 		if err != nil {
 			t.Fatal(err)
@@ -209,7 +151,7 @@ func TestProvisioningRefusals(t *testing.T) {
 			if c.class == ironic.InstanceDeployFailure && f.HTTPStatus() != 400 {
 				t.Errorf("%s: status %d", c.name, f.HTTPStatus())
 			}
-			if got := mustNode(t, store, n.UUID); got.Reservation != nil {
+			if got := h.byUUID(t, n.UUID); got.Reservation != nil {
 				t.Errorf("%s: lock kept", c.name)
 			}
 		}
@@ -219,7 +161,8 @@ func TestProvisioningRefusals(t *testing.T) {
 func TestManualClean(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := newConductor(t, store)
+		h := newHarness(t, store)
+		m := h.m
 		n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Manageable)})
 		if err != nil {
 			t.Fatal(err)
@@ -230,7 +173,7 @@ func TestManualClean(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.Wait()
-		got := mustNode(t, store, n.UUID)
+		got := h.byUUID(t, n.UUID)
 		if models.Deref(got.ProvisionState) != states.Manageable || got.TargetProvisionState != nil || got.LastError != nil {
 			t.Fatalf("after manual clean: %q %v %v", models.Deref(got.ProvisionState), got.TargetProvisionState, models.Deref(got.LastError))
 		}
@@ -244,7 +187,7 @@ func TestManualClean(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.Wait()
-		got = mustNode(t, store, n.UUID)
+		got = h.byUUID(t, n.UUID)
 		wantErr := "Cannot clean node " + n.UUID + ": clean step {'interface': 'bios', 'step': 'apply_configuration'} is missing these required arguments: " +
 			"settings (List of BIOS settings, each item needs to contain a dictionary with name/value pairs)"
 		if models.Deref(got.ProvisionState) != states.CleanFailed || models.Deref(got.TargetProvisionState) != states.Manageable ||
@@ -256,15 +199,15 @@ func TestManualClean(t *testing.T) {
 		if err != nil || len(hist) != 1 {
 			t.Fatalf("history: %v %+v", err, hist)
 		}
-		h := hist[0]
-		if models.Deref(h.EventType) != "cleaning" || models.Deref(h.Severity) != "ERROR" || models.Deref(h.Conductor) != "c1" || models.Deref(h.Event) != wantErr {
-			t.Errorf("history row: %s %s %s %q", models.Deref(h.EventType), models.Deref(h.Severity), models.Deref(h.Conductor), models.Deref(h.Event))
+		row := hist[0]
+		if models.Deref(row.EventType) != "cleaning" || models.Deref(row.Severity) != "ERROR" || models.Deref(row.Conductor) != "c1" || models.Deref(row.Event) != wantErr {
+			t.Errorf("history row: %s %s %s %q", models.Deref(row.EventType), models.Deref(row.Severity), models.Deref(row.Conductor), models.Deref(row.Event))
 		}
 		// clean failed → manage → manageable.
 		if err := m.DoProvisioningAction(ctx, "", n.UUID, "manage"); err != nil {
 			t.Fatal(err)
 		}
-		if got := mustNode(t, store, n.UUID); models.Deref(got.ProvisionState) != states.Manageable || got.TargetProvisionState != nil {
+		if got := h.byUUID(t, n.UUID); models.Deref(got.ProvisionState) != states.Manageable || got.TargetProvisionState != nil {
 			t.Errorf("manage from clean failed: %q %v", models.Deref(got.ProvisionState), got.TargetProvisionState)
 		}
 	})
@@ -280,7 +223,8 @@ func TestAutomatedCleanOffAndNoWorker(t *testing.T) {
 				<-release
 				return nil
 			}}
-		m := fakeConductor(t, store, "c1", nil, fc, func(c *conductor.Config) { c.WorkersPoolSize = 1; c.AutomatedClean = false })
+		h := newHarness(t, store, withFake(fc), withWorkers(1), withConfig(func(c *conductor.Config) { c.AutomatedClean = false }))
+		m := h.m
 		busy, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
 		n, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Manageable)})
 		if err := m.ChangeNodePowerState(ctx, "", busy.UUID, states.PowerOn, 0); err != nil {
@@ -290,7 +234,7 @@ func TestAutomatedCleanOffAndNoWorker(t *testing.T) {
 		if !ironic.IsClass(err, ironic.NoFreeConductorWorker) || ironic.AsFault(err).HTTPStatus() != 503 {
 			t.Fatalf("provide with no free worker: %v", err)
 		}
-		got := mustNode(t, store, n.UUID)
+		got := h.byUUID(t, n.UUID)
 		if models.Deref(got.ProvisionState) != states.Manageable || models.Deref(got.LastError) != "No free conductor workers available" || got.Reservation != nil {
 			t.Fatalf("after no worker: %q %q %v", models.Deref(got.ProvisionState), models.Deref(got.LastError), got.Reservation)
 		}
@@ -300,7 +244,7 @@ func TestAutomatedCleanOffAndNoWorker(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.Wait()
-		got = mustNode(t, store, n.UUID)
+		got = h.byUUID(t, n.UUID)
 		if models.Deref(got.ProvisionState) != states.Available || got.LastError != nil {
 			t.Fatalf("provide without automated clean: %q %q", models.Deref(got.ProvisionState), models.Deref(got.LastError))
 		}
@@ -310,7 +254,8 @@ func TestAutomatedCleanOffAndNoWorker(t *testing.T) {
 func TestAgentTokenAndHeartbeat(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		m := newConductor(t, store)
+		h := newHarness(t, store)
+		m := h.m
 		n, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.DeployWait)})
 		first, err := m.GetNodeWithToken(ctx, "", n.UUID)
 		if err != nil {
@@ -320,7 +265,7 @@ func TestAgentTokenAndHeartbeat(t *testing.T) {
 		if len(tok) != 43 {
 			t.Fatalf("token %q", tok)
 		}
-		if got := mustNode(t, store, n.UUID); got.DriverInternalInfo["agent_secret_token"] != tok || got.Reservation != nil {
+		if got := h.byUUID(t, n.UUID); got.DriverInternalInfo["agent_secret_token"] != tok || got.Reservation != nil {
 			t.Fatalf("stored token %v, reservation %v", got.DriverInternalInfo["agent_secret_token"], got.Reservation)
 		}
 		again, err := m.GetNodeWithToken(ctx, "", n.UUID)

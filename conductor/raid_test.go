@@ -12,7 +12,7 @@ import (
 func TestSetTargetRAIDConfig(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		h := newHarness(t, store)
+		h := newHarness(t, store, withManualManagement())
 		n := h.node(t, "fake-hardware", nil)
 		valid := map[string]any{"logical_disks": []any{
 			map[string]any{"raid_level": "1", "size_gb": int64(100), "is_root_volume": true},

@@ -51,7 +51,7 @@ func (v *driverVendor) CallDriver(_ context.Context, method, httpMethod string, 
 func TestNodeVendorPassthru(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		h := newHarness(t, store)
+		h := newHarness(t, store, withManualManagement())
 		n := h.node(t, "fake-hardware", nil)
 
 		got, err := h.m.VendorPassthru(ctx, "", n.UUID, "third_method_sync", "post", map[string]any{"bar": "meow"})
@@ -113,7 +113,7 @@ func TestDriverVendorPassthru(t *testing.T) {
 		ctx := context.Background()
 
 		// Ironic's fake vendor interface has no driver methods.
-		h := newHarness(t, store)
+		h := newHarness(t, store, withManualManagement())
 		_, err := h.m.DriverVendorPassthru(ctx, "", "fake-hardware", "echo", "GET", nil)
 		wantFault(t, "fake driver method", err, ironic.InvalidParameterValue, "No handler for method echo")
 		if _, err := h.m.DriverVendorPassthru(ctx, "", "bogus", "echo", "GET", nil); !ironic.IsClass(err, ironic.DriverNotFound) {
@@ -124,7 +124,7 @@ func TestDriverVendorPassthru(t *testing.T) {
 		wantFault(t, "no-vendor driver method", err, ironic.InvalidParameterValue, "No handler for method echo")
 
 		v := &driverVendor{}
-		h = newHarness(t, store, withImpl(drivers.Vendor, "fake", v))
+		h = newHarness(t, store, withManualManagement(), withImpl(drivers.Vendor, "fake", v))
 		got, err := h.m.DriverVendorPassthru(ctx, "", "fake-hardware", "echo", "get", map[string]any{"say": "hi"})
 		if err != nil {
 			t.Fatal(err)
