@@ -161,7 +161,7 @@ func (s *Store) CreateSchema(ctx context.Context) error {
 		return err
 	}
 	return s.write(ctx, func(tx *txn) error {
-		for _, st := range stmts {
+		for _, st := range append(stmts, sqliteForeignKeyIndexes()...) {
 			if _, err := tx.ExecContext(ctx, st); err != nil {
 				return fmt.Errorf("db: create schema: %w", err)
 			}
@@ -169,6 +169,29 @@ func (s *Store) CreateSchema(ctx context.Context) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO `alembic_version` (`version_num`) VALUES (?)", models.AlembicHead)
 		return err
 	})
+}
+
+// SQLiteIndexPrefix names the indexes this package adds to SQLite
+// databases beyond Ironic's schema (see sqliteForeignKeyIndexes).
+const SQLiteIndexPrefix = "goironic_"
+
+// sqliteForeignKeyIndexes index the foreign-key columns of SQLite
+// databases. MySQL indexes every foreign key implicitly (the KEY `node_id`
+// lines of Ironic's MySQL schema), SQLite does not, so on SQLite each port
+// or volume lookup by node would scan its table. The indexes carry our
+// prefix and change nothing Ironic reads: Python serves such a database
+// as it is.
+func sqliteForeignKeyIndexes() []string {
+	var out []string
+	for _, c := range [][2]string{
+		{"ports", "node_id"}, {"ports", "portgroup_id"}, {"portgroups", "node_id"},
+		{"volume_connectors", "node_id"}, {"volume_targets", "node_id"},
+		{"nodes", "chassis_id"}, {"nodes", "allocation_id"}, {"nodes", "conductor_affinity"},
+		{"allocations", "node_id"}, {"allocations", "conductor_affinity"},
+	} {
+		out = append(out, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s%s_%s ON %s (%s)", SQLiteIndexPrefix, c[0], c[1], c[0], c[1]))
+	}
+	return out
 }
 
 // Upgrade brings the database to the head revision, as `ironic-dbsync
@@ -183,7 +206,18 @@ func (s *Store) Upgrade(ctx context.Context) error {
 	switch {
 	case v == models.AlembicHead:
 		s.log.InfoContext(ctx, "database schema is at the head revision", "revision", v)
-		return nil
+		if s.dialect == MySQL {
+			return nil
+		}
+		// A SQLite database Python created lacks our foreign-key indexes.
+		return s.write(ctx, func(tx *txn) error {
+			for _, st := range sqliteForeignKeyIndexes() {
+				if _, err := tx.ExecContext(ctx, st); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	case v == "":
 		existing, err := s.existingTables(ctx)
 		if err != nil {
