@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"text/template"
 	"time"
 )
@@ -130,11 +131,14 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Process is a server started by Start.
+// Process is a server started by Start or StartGroup.
 type Process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
+	// group is set by StartGroup: the process leads its own process
+	// group, which Stop signals as a whole.
+	group bool
 }
 
 // Start runs bin with args, its output appended to logPath.
@@ -159,6 +163,41 @@ func Start(bin string, args []string, logPath string) (*Process, error) {
 	return p, nil
 }
 
+// StartGroup is Start for a server that forks workers, such as Python's
+// oslo.service launchers: the process leads a new process group, Stop
+// signals the whole group (and kills what is left of it once the leader
+// has exited), and the process gets SIGKILL if the test binary dies.
+func StartGroup(bin string, args []string, logPath string) (*Process, error) {
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{done: make(chan struct{}), group: true}
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the thread that started the child ends:
+		// keep this goroutine on its thread, blocked in Wait, for the
+		// child's whole life.
+		runtime.LockOSThread()
+		defer logFile.Close()
+		cmd := exec.Command(bin, args...)
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		p.cmd = cmd
+		started <- nil
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // Exited reports whether the process has ended, and how.
 func (p *Process) Exited() (bool, error) {
 	select {
@@ -171,6 +210,9 @@ func (p *Process) Exited() (bool, error) {
 
 // Stop interrupts the process and kills it if it has not ended after grace.
 func (p *Process) Stop(grace time.Duration) error {
+	if p.group {
+		return p.stopGroup(grace)
+	}
 	if done, err := p.Exited(); done {
 		return err
 	}
@@ -181,6 +223,41 @@ func (p *Process) Stop(grace time.Duration) error {
 		_ = p.cmd.Process.Kill()
 		<-p.done
 	}
+	return nil
+}
+
+// stopGroup sends SIGTERM to the process group, SIGKILL after grace, and
+// kills whatever is left of the group once the leader has exited. Like
+// Stop, it returns the exit error of a process that had already ended.
+func (p *Process) stopGroup(grace time.Duration) error {
+	pgid := -p.cmd.Process.Pid
+	done, err := p.Exited()
+	if !done {
+		_ = syscall.Kill(pgid, syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+			_ = syscall.Kill(pgid, syscall.SIGKILL)
+			<-p.done
+		}
+	}
+	_ = syscall.Kill(pgid, syscall.SIGKILL)
+	return err
+}
+
+// Kill ends the process with SIGKILL, as a crash or `kill -9` would, and
+// waits until it has gone. A process that has already ended is left alone.
+func (p *Process) Kill() error {
+	if done, _ := p.Exited(); done {
+		return nil
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		if done, _ := p.Exited(); done {
+			return nil
+		}
+		return err
+	}
+	<-p.done
 	return nil
 }
 
