@@ -195,7 +195,9 @@ func (m *Manager) doNodeRescueAbort(ctx context.Context, t *task) {
 		return
 	}
 	t.delInternal("agent_url")
-	t.record(ctx, "Rescue operation aborted for node "+n.UUID+".", historyRescue, true)
+	m.log.InfoContext(ctx, "Rescue operation aborted for node "+n.UUID+".")
+	// Not an error: the node is back in normal operation.
+	t.record(ctx, "By request, the rescue operation was aborted.", historyRescue, false)
 	if err := t.Save(ctx); err != nil {
 		m.log.ErrorContext(ctx, "saving node after rescue abort", "node", n.UUID, "error", err)
 	}
