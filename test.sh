@@ -8,9 +8,10 @@ cd "$(dirname "$0")"
 
 ./scripts/install-test-deps.sh
 
-# The tests that need a real MariaDB, Python Ironic or the CLI fail
-# instead of skipping here.
-export IRONIC_TEST_REQUIRE_MARIADB=1 IRONIC_TEST_REQUIRE_PYTHON=1
+# The tests that need a real MariaDB, RabbitMQ, Python Ironic or the CLI
+# fail instead of skipping here (test/split runs the split deployment on
+# MariaDB and RabbitMQ within the go test timeout below).
+export IRONIC_TEST_REQUIRE_MARIADB=1 IRONIC_TEST_REQUIRE_PYTHON=1 IRONIC_TEST_REQUIRE_RABBITMQ=1
 
 go vet ./...
 go test -count=1 -timeout 30m ./...
