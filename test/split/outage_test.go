@@ -70,3 +70,91 @@ func TestDatabaseRestart(t *testing.T) {
 	c.provision(u, "provide", "available", recoverTimeout)
 	c.requireRunning()
 }
+
+// TestRabbitRestart restarts RabbitMQ under a running ironic-api and
+// conductor: afterwards calls that need the conductor succeed again
+// without restarting either process. A call in flight when the broker
+// stops answers 503 at once rather than waiting for rpc_response_timeout.
+//
+// The in-flight call is a power change on a node whose lock another
+// (unregistered) conductor holds: the conductor retries the lock for
+// node_locked_retry_attempts seconds inside the call.
+func TestRabbitRestart(t *testing.T) {
+	broker := rabbittest.Shared(t)
+	ctx := testContext(t, outageBudget)
+	db := sharedDatabase(ctx, t)
+	c := startCluster(ctx, t, db, broker, ini{
+		"DEFAULT":   {"rpc_response_timeout": "30"},
+		"conductor": {"node_locked_retry_attempts": "40", "node_locked_retry_interval": "1"},
+	}, "cond-a")
+	free, locked := nodeUUID(3, 0), nodeUUID(3, 1)
+	c.createNodes(free, locked)
+	c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+free+"/states/power", map[string]any{"target": "power off"}, nil)
+
+	served := logCount(c.conductors["cond-a"], "serving RPC")
+	broker.Restart(t)
+	c.eventually(recoverTimeout, "conductor calls work again after the broker restart", func() (bool, string) {
+		r, err := c.do(http.MethodPut, "/v1/nodes/"+free+"/states/power", map[string]any{"target": "power on"})
+		if err != nil {
+			return false, err.Error()
+		}
+		return r.status == http.StatusAccepted, r.String()
+	})
+	c.must(http.StatusOK, http.MethodGet, "/v1/nodes/"+free+"/validate", nil, nil)
+	c.provision(free, "manage", "manageable", recoverTimeout)
+	if got := logCount(c.conductors["cond-a"], "serving RPC"); got <= served {
+		t.Errorf("the conductor logged %q %d times after the restart, want more than %d", "serving RPC", got, served)
+	}
+
+	// The in-flight call.
+	db.exec(ctx, t, "UPDATE nodes SET reservation = 'ghost-conductor' WHERE uuid = ?", locked)
+	type result struct {
+		r   response
+		err error
+		at  time.Duration
+	}
+	done := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		r, err := c.do(http.MethodPut, "/v1/nodes/"+locked+"/states/power", map[string]any{"target": "power off"})
+		done <- result{r, err, time.Since(start)}
+	}()
+	select {
+	case res := <-done:
+		t.Fatalf("the power call on a locked node answered before the broker stopped, after %s: %v %v", res.at, res.r, res.err)
+	case <-time.After(3 * time.Second):
+	}
+	broker.Stop()
+	defer func() {
+		if err := broker.Start(); err != nil {
+			t.Errorf("restarting the broker: %v", err)
+		}
+	}()
+	const inFlightBound = 20 * time.Second // rpc_response_timeout is 30 s
+	select {
+	case res := <-done:
+		if res.err != nil {
+			t.Fatalf("in-flight call: %v", res.err)
+		}
+		if res.r.status != http.StatusServiceUnavailable {
+			t.Errorf("in-flight call when the broker stopped: got %s after %s, want 503", res.r, res.at)
+		}
+		if res.at > inFlightBound {
+			t.Errorf("in-flight call answered after %s, want within %s", res.at, inFlightBound)
+		}
+	case <-time.After(inFlightBound):
+		t.Fatalf("in-flight call: no answer within %s of the request (rpc_response_timeout is 30 s)", inFlightBound)
+	}
+	if err := broker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	db.exec(ctx, t, "UPDATE nodes SET reservation = NULL WHERE uuid = ?", locked)
+	c.eventually(recoverTimeout, "the power call works again after the broker is back", func() (bool, string) {
+		r, err := c.do(http.MethodPut, "/v1/nodes/"+locked+"/states/power", map[string]any{"target": "power off"})
+		if err != nil {
+			return false, err.Error()
+		}
+		return r.status == http.StatusAccepted, r.String()
+	})
+	c.requireRunning()
+}
