@@ -195,6 +195,18 @@ func bindings() map[string]binder {
 		// [dhcp]
 		"dhcp.dhcp_provider": func(c *Config) any { return &c.DHCP.DHCPProvider },
 
+		// [fake]
+		"fake.power_delay":      func(c *Config) any { return &c.Fake.PowerDelay },
+		"fake.boot_delay":       func(c *Config) any { return &c.Fake.BootDelay },
+		"fake.deploy_delay":     func(c *Config) any { return &c.Fake.DeployDelay },
+		"fake.vendor_delay":     func(c *Config) any { return &c.Fake.VendorDelay },
+		"fake.management_delay": func(c *Config) any { return &c.Fake.ManagementDelay },
+		"fake.inspect_delay":    func(c *Config) any { return &c.Fake.InspectDelay },
+		"fake.raid_delay":       func(c *Config) any { return &c.Fake.RAIDDelay },
+		"fake.bios_delay":       func(c *Config) any { return &c.Fake.BIOSDelay },
+		"fake.storage_delay":    func(c *Config) any { return &c.Fake.StorageDelay },
+		"fake.rescue_delay":     func(c *Config) any { return &c.Fake.RescueDelay },
+
 		// [glance]
 		"glance.num_retries":                func(c *Config) any { return &c.Glance.NumRetries },
 		"glance.allowed_direct_url_schemes": func(c *Config) any { return &c.Glance.AllowedDirectURLSchemes },

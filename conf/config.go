@@ -28,6 +28,7 @@ type Config struct {
 	Database                   DatabaseSection
 	Deploy                     DeploySection
 	DHCP                       DHCPSection
+	Fake                       FakeSection
 	Glance                     GlanceSection
 	Healthcheck                HealthcheckSection
 	Inspector                  InspectorSection
@@ -340,6 +341,22 @@ type DeploySection struct {
 type DHCPSection struct {
 	// DHCPProvider is "neutron" (default), "dnsmasq" or "none".
 	DHCPProvider string
+}
+
+// FakeSection holds the [fake] options: how long the fake interfaces
+// sleep in each operation, "<seconds>" or "<min>,<max>" (random in
+// between); "0" (the default) is no delay.
+type FakeSection struct {
+	PowerDelay      string
+	BootDelay       string
+	DeployDelay     string
+	VendorDelay     string
+	ManagementDelay string
+	InspectDelay    string
+	RAIDDelay       string
+	BIOSDelay       string
+	StorageDelay    string
+	RescueDelay     string
 }
 
 // GlanceSection holds the [glance] options.

@@ -127,6 +127,12 @@ def collect():
         groups = list(loader())
         if ns == 'keystonemiddleware.auth_token':
             groups += list(extra.items())
+        if ns == 'ironic':
+            # [fake] is registered by ironic.conf but missing from the
+            # list_opts the sample generator reads; the fake interfaces
+            # read it.
+            from ironic.conf import fake as fake_opts
+            groups.append(('fake', fake_opts.opts))
         for grp, opts in groups:
             gname = getattr(grp, 'name', grp) or 'DEFAULT'
             for opt in opts:

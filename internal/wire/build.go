@@ -27,14 +27,41 @@ import (
 func Registry(cfg *conf.Config) (*drivers.Registry, error) {
 	ic := cfg.Interfaces()
 	dc := drivers.Config{EnabledHardwareTypes: ic.EnabledHardwareTypes, Enabled: ic.Enabled, Default: ic.Default}
+	fc, err := fakeConfig(cfg.Fake)
+	if err != nil {
+		return nil, err
+	}
 	var impls []drivers.Implementation
-	impls = append(impls, fake.Implementations(fake.Config{})...)
+	impls = append(impls, fake.Implementations(fc)...)
 	impls = append(impls, generic.Implementations()...)
 	impls = append(impls, ipmi.Implementations(ipmi.Config{})...)
 	impls = append(impls, redfish.Implementations(redfish.DefaultConfig())...)
 	impls = append(impls, pxe.Implementations(pxe.DefaultConfig())...)
 	impls = append(impls, agent.Implementations(agent.DefaultConfig())...)
 	return drivers.NewRegistry(dc, impls...)
+}
+
+// fakeConfig is the fake interfaces' [fake] *_delay options.
+func fakeConfig(s conf.FakeSection) (fake.Config, error) {
+	var fc fake.Config
+	for _, d := range []struct {
+		name string
+		val  string
+		dst  *fake.Delay
+	}{
+		{"power_delay", s.PowerDelay, &fc.PowerDelay}, {"boot_delay", s.BootDelay, &fc.BootDelay},
+		{"deploy_delay", s.DeployDelay, &fc.DeployDelay}, {"vendor_delay", s.VendorDelay, &fc.VendorDelay},
+		{"management_delay", s.ManagementDelay, &fc.ManagementDelay}, {"inspect_delay", s.InspectDelay, &fc.InspectDelay},
+		{"raid_delay", s.RAIDDelay, &fc.RAIDDelay}, {"bios_delay", s.BIOSDelay, &fc.BIOSDelay},
+		{"storage_delay", s.StorageDelay, &fc.StorageDelay}, {"rescue_delay", s.RescueDelay, &fc.RescueDelay},
+	} {
+		v, err := fake.ParseDelay(d.val)
+		if err != nil {
+			return fc, fmt.Errorf("[fake]%s: %w", d.name, err)
+		}
+		*d.dst = v
+	}
+	return fc, nil
 }
 
 // Conductor builds the conductor of this host.
