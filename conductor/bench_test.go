@@ -3,8 +3,10 @@ package conductor_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/goironic/ironic/conductor"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
@@ -44,5 +46,30 @@ func BenchmarkPowerSync10k(b *testing.B) {
 	b.StopTimer()
 	if n, _ := store.ListNodes(ctx, db.NodeFilter{Maintenance: models.Ptr(true)}, db.ListOpts{}); len(n) != 0 {
 		b.Fatalf("%d nodes went to maintenance", len(n))
+	}
+}
+
+// BenchmarkDeployUndeploy is one fake-hardware deploy (with a 4 KiB config
+// drive) and undeploy of a node, each run to its end on a worker, on a
+// SQLite file: the conductor's share of the lifecycle benchmark.
+func BenchmarkDeployUndeploy(b *testing.B) {
+	ctx := context.Background()
+	h := newHarness(b, dbtest.SQLite(b), withConfig(func(c *conductor.Config) { c.AutomatedClean = false }))
+	n := h.node(b, "fake-hardware", db.Values{"provision_state": states.Available})
+	cd := strings.Repeat("A", 4096)
+	b.ResetTimer()
+	for range b.N {
+		if err := h.m.DoNodeDeploy(ctx, "", n.UUID, false, cd, nil); err != nil {
+			b.Fatal(err)
+		}
+		h.m.Wait()
+		if err := h.m.DoNodeTearDown(ctx, "", n.UUID); err != nil {
+			b.Fatal(err)
+		}
+		h.m.Wait()
+	}
+	b.StopTimer()
+	if got := h.reload(b, n); models.Deref(got.ProvisionState) != states.Available || got.LastError != nil {
+		b.Fatalf("ended in %q: %v", models.Deref(got.ProvisionState), got.LastError)
 	}
 }

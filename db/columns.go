@@ -531,6 +531,28 @@ func updateChanged[T any](ctx context.Context, q querier, t *table[T], cur *T, v
 	return err == nil, err
 }
 
+// applyValues sets the values just written by updateChanged (and
+// updated_at = now unless given) on cur, as a read-back of the row would
+// find them: each value goes through the same conversion as the UPDATE
+// and the same scanner as a SELECT.
+func applyValues[T any](t *table[T], cur *T, values Values, now time.Time) error {
+	for name, v := range values {
+		c := t.cols[t.index[name]]
+		nv, err := convert(c.kind, v)
+		if err != nil {
+			return err
+		}
+		if err := (&fieldScanner{kind: c.kind, dst: c.ptr(cur)}).Scan(nv); err != nil {
+			return fmt.Errorf("db: %s.%s: %w", t.name, name, err)
+		}
+	}
+	if _, given := values["updated_at"]; !given && t.has("updated_at") {
+		c := t.cols[t.index["updated_at"]]
+		return (&fieldScanner{kind: c.kind, dst: c.ptr(cur)}).Scan(now.Format(models.TimeLayout))
+	}
+	return nil
+}
+
 // placeholders returns "?, ?, ..." for n values.
 func placeholders(n int) string {
 	if n <= 0 {

@@ -490,12 +490,23 @@ func (s *Store) UpdateNode(ctx context.Context, ref Ref, values Values) (*models
 				vals["inspection_started_at"] = nil
 			}
 		}
-		if _, err := updateChanged(ctx, tx, s.t.nodes, cur, vals, now, "`id` = ?", cur.ID); err != nil {
+		written, err := updateChanged(ctx, tx, s.t.nodes, cur, vals, now, "`id` = ?", cur.ID)
+		if err != nil {
 			return err
 		}
-		n, _, err := s.getNode(ctx, tx, "`nodes`.`id` = ?", cur.ID)
-		out = n
-		return err
+		// The row as written, without reading it back: cur plus the new
+		// values, then its traits.
+		if written {
+			if err := applyValues(s.t.nodes, cur, vals, now); err != nil {
+				return err
+			}
+		}
+		one := []models.Node{*cur}
+		if err := s.loadTraits(ctx, tx, one); err != nil {
+			return err
+		}
+		out = &one[0]
+		return nil
 	})
 	if cols, dup := uniqueViolation(err); dup {
 		switch {

@@ -97,11 +97,21 @@ func TestUpdateNode(t *testing.T) {
 	both(t, func(t *testing.T, e *env) {
 		n := must[*models.Node](t)(e.CreateNode(ctx, &models.Node{Driver: "fake-hardware", Name: models.Ptr("a")}))
 		must[*models.Node](t)(e.CreateNode(ctx, &models.Node{Driver: "fake-hardware", Name: models.Ptr("b"), InstanceUUID: models.Ptr("44444444-4444-4444-4444-444444444444")}))
+		must[[]models.NodeTrait](t)(e.SetNodeTraits(ctx, n.ID, []string{"CUSTOM_A"}))
+		// What UpdateNode returns is the row as a read finds it.
+		asRead := func(u *models.Node) {
+			t.Helper()
+			if d := cmp.Diff(must[*models.Node](t)(e.GetNodeByID(ctx, n.ID)), u); d != "" {
+				t.Errorf("UpdateNode's node differs from a read (-read +returned):\n%s", d)
+			}
+		}
 		e.clock.Advance(2 * time.Second)
 		u := must[*models.Node](t)(e.UpdateNode(ctx, db.ByUUID(n.UUID), db.Values{
-			"extra": map[string]any{"k": "v"}, "maintenance": true, "maintenance_reason": "because",
+			"extra": map[string]any{"k": "v", "n": json.Number("1.50")}, "maintenance": true, "maintenance_reason": "because",
 			"power_state": "power off", "resource_class": models.Ptr("gold"), "chassis_id": nil,
+			"properties": models.JSONDict{"cpus": 4},
 		}))
+		asRead(u)
 		if !u.Maintenance || models.Deref(u.MaintenanceReason) != "because" || u.Extra["k"] != "v" ||
 			models.Deref(u.PowerState) != "power off" || models.Deref(u.ResourceClass) != "gold" {
 			t.Errorf("update not applied: %+v", u)
@@ -121,16 +131,20 @@ func TestUpdateNode(t *testing.T) {
 		// provision_state changes stamp provision_updated_at and the
 		// inspection timestamps.
 		u3 := must[*models.Node](t)(e.UpdateNode(ctx, db.ByID(n.ID), db.Values{"provision_state": "inspecting"}))
+		asRead(u3)
 		if !u3.ProvisionUpdatedAt.Valid() || !u3.InspectionStartedAt.Valid() || u3.InspectionFinishedAt.Valid() {
 			t.Errorf("inspecting: pua=%v started=%v finished=%v", u3.ProvisionUpdatedAt, u3.InspectionStartedAt, u3.InspectionFinishedAt)
 		}
 		e.clock.Advance(time.Minute)
-		u4 := must[*models.Node](t)(e.UpdateNode(ctx, db.ByID(n.ID), db.Values{"provision_state": "manageable"}))
+		u4 := must[*models.Node](t)(e.UpdateNode(ctx, db.ByID(n.ID), db.Values{"provision_state": "manageable", "reservation": nil,
+			"secure_boot": true, "automated_clean": nil, "inspection_started_at": nil}))
+		asRead(u4)
 		if u4.InspectionStartedAt.Valid() || !u4.InspectionFinishedAt.Valid() || !u4.ProvisionUpdatedAt.After(u3.ProvisionUpdatedAt.Time) {
 			t.Errorf("manageable: pua=%v started=%v finished=%v", u4.ProvisionUpdatedAt, u4.InspectionStartedAt, u4.InspectionFinishedAt)
 		}
 		must[*models.Node](t)(e.UpdateNode(ctx, db.ByID(n.ID), db.Values{"provision_state": "inspect wait"}))
 		u5 := must[*models.Node](t)(e.UpdateNode(ctx, db.ByID(n.ID), db.Values{"provision_state": "inspect failed"}))
+		asRead(u5)
 		if u5.InspectionStartedAt.Valid() || !u5.InspectionFinishedAt.Valid() {
 			t.Errorf("inspect failed: started=%v finished=%v", u5.InspectionStartedAt, u5.InspectionFinishedAt)
 		}
