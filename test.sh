@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: unit and API tests, the MariaDB and Python Ironic
-# cross-checks, the differential test against the recorded reference
-# answers, the openstack CLI test, and bounded fuzzing. It installs what
+# cross-checks, the differential tests against the recorded reference
+# answers, the openstack CLI test, the split deployment on MariaDB and
+# RabbitMQ with its failure tests, the interop tests with Python's
+# ironic-api and ironic-conductor, and bounded fuzzing. It installs what
 # it needs from Debian's packages first.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -22,4 +24,5 @@ fuzz() { go test -run '^$' -fuzz "^$2\$" -fuzztime "$3" "$1"; }
 fuzz ./apiv1 FuzzAPI "${FUZZ_API:-60000x}"
 fuzz ./microversions FuzzNegotiate "${FUZZ_NEGOTIATE:-500000x}"
 fuzz ./apiv1 FuzzPatch "${FUZZ_PATCH:-60000x}"
+fuzz ./rpc/oslo FuzzDispatch "${FUZZ_DISPATCH:-30000x}"
 echo "test.sh: all tests passed"
