@@ -111,6 +111,25 @@ func objOut[T any](def *objDef[T], v *T, err error) (any, error) {
 	return objValue[T]{def, v, encodeOpts{}}, nil
 }
 
+// objOutWithNode is objOut for a Port or Portgroup, whose node_uuid
+// Ironic's API reads from the object that create_port, update_port and
+// update_portgroup return: Python's conductor fills it from the database,
+// and so does this, from the node id that nodeOf reads.
+func objOutWithNode[T any](ctx context.Context, d call, def *objDef[T], v *T, err error, nodeOf func(*T) *int64) (any, error) {
+	if err != nil || v == nil {
+		return nil, err
+	}
+	o := objValue[T]{def, v, encodeOpts{}}
+	if nodeID := nodeOf(v); nodeID != nil && d.nodes != nil {
+		m, err := d.nodes.NodeUUIDsByID(ctx, []int64{*nodeID})
+		if err != nil {
+			return nil, err
+		}
+		o.opts.nodeUUID = m[*nodeID]
+	}
+	return o, nil
+}
+
 // traitsNode reads the node of add/remove_node_traits: an integer id (as
 // Ironic's API sends) or a UUID.
 func (d call) traitsNode(ctx context.Context, a *args) string {
@@ -220,14 +239,14 @@ var handlers = map[string]handler{
 		o := objectArg(a, portDef, "port_obj")
 		return guard(a, func() (any, error) {
 			p, err := d.api.CreatePort(ctx, d.topic, o.Value)
-			return objOut(portDef, p, err)
+			return objOutWithNode(ctx, d, portDef, p, err, func(p *port) *int64 { return p.NodeID })
 		})
 	},
 	"update_port": func(ctx context.Context, d call, a *args) (any, error) {
 		o := objectArg(a, portDef, "port_obj")
 		return guard(a, func() (any, error) {
 			p, err := d.api.UpdatePort(ctx, d.topic, o.Value, o.Changes)
-			return objOut(portDef, p, err)
+			return objOutWithNode(ctx, d, portDef, p, err, func(p *port) *int64 { return p.NodeID })
 		})
 	},
 	"destroy_port": func(ctx context.Context, d call, a *args) (any, error) {
@@ -238,7 +257,7 @@ var handlers = map[string]handler{
 		o := objectArg(a, portgroupDef, "portgroup_obj")
 		return guard(a, func() (any, error) {
 			p, err := d.api.UpdatePortgroup(ctx, d.topic, o.Value, o.Changes)
-			return objOut(portgroupDef, p, err)
+			return objOutWithNode(ctx, d, portgroupDef, p, err, func(p *portgroup) *int64 { return p.NodeID })
 		})
 	},
 	"destroy_portgroup": func(ctx context.Context, d call, a *args) (any, error) {

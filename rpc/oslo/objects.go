@@ -255,7 +255,8 @@ func ParseTime(s string) (models.Time, error) {
 }
 
 // ignoredField is a field of the Python object that the models struct
-// does not hold (Port.node_uuid): never sent, ignored when received.
+// does not hold (Port.node_uuid): ignored when received, sent only when
+// the encoder is given its value (encodeOpts.nodeUUID).
 func ignoredField[T any](name string) field[T] {
 	return field[T]{
 		name:   name,
@@ -274,6 +275,9 @@ type encodeOpts struct {
 	// create leaves out fields that are None and lists every written
 	// field as changed, as objects.Node(**values) does in the API.
 	create bool
+	// nodeUUID, when set, is written as the node_uuid field, which Port
+	// 1.11 and Portgroup 1.5 have but their models structs do not.
+	nodeUUID string
 }
 
 func appendObj[T any](dst []byte, d *objDef[T], v *T, o encodeOpts) ([]byte, error) {
@@ -285,19 +289,27 @@ func appendObj[T any](dst []byte, d *objDef[T], v *T, o encodeOpts) ([]byte, err
 	var err error
 	n := 0
 	var created []string
-	write := func(f *field[T]) error {
+	key := func(name string) {
 		if n > 0 {
 			dst = append(dst, ", "...)
 		}
 		n++
-		dst = pyjson.AppendString(dst, f.name)
+		dst = pyjson.AppendString(dst, name)
 		dst = append(dst, ": "...)
+	}
+	write := func(f *field[T]) error {
+		key(f.name)
 		dst, err = f.append(dst, v)
 		return err
 	}
 	if o.fields == nil {
 		for i := range d.fields {
 			f := &d.fields[i]
+			if f.name == "node_uuid" && o.nodeUUID != "" {
+				key(f.name)
+				dst = pyjson.AppendString(dst, o.nodeUUID)
+				continue
+			}
 			if f.skip != nil && f.skip(v) {
 				continue
 			}

@@ -1,0 +1,98 @@
+package interop
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/goironic/ironic/rpc"
+)
+
+const (
+	// ringGo and ringPy are the hosts of our and Python's conductor in
+	// TestMixedRing.
+	ringGo = "go-cond-ring"
+	ringPy = "py-cond-ring"
+	// ringNodesPerHost is how many nodes of TestMixedRing each conductor
+	// owns: one driven through each API.
+	ringNodesPerHost = 2
+	// hashPartitionExponent is [DEFAULT]hash_partition_exponent, left at
+	// its default by every service of the test.
+	hashPartitionExponent = 5
+)
+
+// TestMixedRing runs our conductor and Python's at once, behind our API
+// and Python's, on a schema created by our ironic-dbsync. The nodes are
+// chosen so that the tooz hash ring (rpc.HashRing) gives each conductor
+// ringNodesPerHost of them; both APIs must name that conductor for every
+// node, route every call of manage/provide/deploy/undeploy to it (the
+// deploying conductor records itself as the node's conductor_affinity),
+// and every node must end available with no error and no lock.
+func TestMixedRing(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t)
+	d.createSchema(false)
+	// Both conductors register before either API builds its ring.
+	conds := []*service{d.start(false, false, ringGo), d.start(true, false, ringPy)}
+	for _, c := range conds {
+		d.waitConductor(c)
+	}
+	apis := []*service{d.start(false, true, "go-api-ring"), d.start(true, true, "py-api-ring")}
+	for _, a := range apis {
+		d.waitAPI(a)
+		if got := d.conductors(t, a); !slices.Equal(got, []string{ringGo, ringPy}) {
+			t.Fatalf("%s: alive conductors = %v, want %s and %s", a.name, got, ringGo, ringPy)
+		}
+	}
+
+	type placed struct{ uuid, host string }
+	var nodes []placed
+	ring := rpc.NewHashRing([]string{ringGo, ringPy}, hashPartitionExponent)
+	count := map[string]int{}
+	for i := 1; len(nodes) < 2*ringNodesPerHost; i++ {
+		if i > 1000 {
+			t.Fatalf("no %d nodes per host among 1000 UUIDs: the ring is lopsided (%v)", ringNodesPerHost, count)
+		}
+		uuid := fmt.Sprintf("5e1f0000-0000-4000-8000-%012x", i)
+		host := ring.Get(uuid)
+		if count[host] < ringNodesPerHost {
+			count[host]++
+			nodes = append(nodes, placed{uuid, host})
+		}
+	}
+
+	for i, n := range nodes {
+		// The k-th node of a host goes through the k-th API.
+		k := 0
+		for _, p := range nodes[:i] {
+			if p.host == n.host {
+				k++
+			}
+		}
+		api := apis[k%len(apis)]
+		t.Run(n.uuid, func(t *testing.T) {
+			t.Parallel()
+			cli := d.cli(api)
+			cli.OK(t, "node", "create", "--driver", "fake-hardware", "--uuid", n.uuid)
+			for _, a := range apis {
+				if got := d.getNode(t, a, n.uuid)["conductor"]; got != n.host {
+					t.Errorf("%s places node %s on %v; the tooz ring on %s", a.name, n.uuid, got, n.host)
+				}
+			}
+			for _, p := range []struct{ action, want string }{
+				{"manage", "manageable"}, {"provide", "available"}, {"deploy", "active"}, {"undeploy", "available"},
+			} {
+				cli.OK(t, "node", p.action, n.uuid, "--wait", waitSeconds)
+				r := d.waitReleased(t, n.uuid)
+				if r.provisionState != p.want || r.targetState.Valid || r.lastError.Valid {
+					t.Fatalf("after %s through %s: provision_state %q, target %v, last_error %v",
+						p.action, api.name, r.provisionState, r.targetState, r.lastError)
+				}
+				if p.action == "deploy" && r.affinityHost.String != n.host {
+					t.Errorf("node %s deployed by conductor %v, want %s", n.uuid, r.affinityHost, n.host)
+				}
+			}
+			t.Logf("node %s on %s through %s: manage, provide, deploy, undeploy done", n.uuid, n.host, api.name)
+		})
+	}
+}
