@@ -1,0 +1,216 @@
+package split
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goironic/ironic/rpc/amqp/rabbittest"
+)
+
+const (
+	// takeoverNodes is how many nodes TestConductorKilledMidDeploy deploys.
+	takeoverNodes = 8
+	// takeoverBudget bounds TestConductorKilledMidDeploy, build included.
+	takeoverBudget = 4 * time.Minute
+	// takeoverTimeout bounds each wait of the test after the kill.
+	takeoverTimeout = 90 * time.Second
+	// takeoverAbort is the last_error (and history event) Ironic's
+	// abort_on_conductor_take_over records on a deployment it fails.
+	takeoverAbort = "Operation was aborted due to conductor take over"
+)
+
+// TestConductorKilledMidDeploy runs ironic-api and two conductors, starts
+// deploying nodes mapped to both (the fake deploy interface sleeping in
+// each step) and kills one conductor with SIGKILL while its nodes are
+// deploying and locked by it. The survivor finishes its own deployments;
+// once the dead conductor's heartbeat is older than heartbeat_timeout, the
+// hash rings give its nodes to the survivor, whose orphan check releases
+// their locks and fails their deployments as Ironic does (deploy failed,
+// "Operation was aborted due to conductor take over"). The survivor then
+// serves them: an undeploy reaches available and a new deploy active.
+func TestConductorKilledMidDeploy(t *testing.T) {
+	broker := rabbittest.Shared(t)
+	ctx := testContext(t, takeoverBudget)
+	db := sharedDatabase(ctx, t)
+	c := startCluster(ctx, t, db, broker, ini{
+		"DEFAULT": {"hash_ring_reset_interval": "2"},
+		"conductor": {
+			"heartbeat_interval":             "1",
+			"heartbeat_timeout":              "6",
+			"check_provision_state_interval": "1",
+			"sync_local_state_interval":      "2",
+			"automated_clean":                "false",
+		},
+		// Each of the fake deploy interface's steps (prepare, deploy,
+		// tear down, clean up) sleeps this long.
+		"fake": {"deploy_delay": "4"},
+	}, "cond-a", "cond-b")
+
+	var uuids []string
+	for i := range takeoverNodes {
+		uuids = append(uuids, nodeUUID(5, i))
+	}
+	c.createNodes(uuids...)
+	for _, u := range uuids {
+		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "manage"}, nil)
+	}
+	for _, u := range uuids {
+		c.waitNode(u, takeoverTimeout, func(n node) bool { return n.ProvisionState == "manageable" && n.Reservation == nil })
+		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "provide"}, nil)
+	}
+	c.eventually(takeoverTimeout, "every node available and unreserved", func() (bool, string) {
+		return allNodes(c.nodes(), func(n node) bool { return n.ProvisionState == "available" && n.Reservation == nil })
+	})
+
+	// Which conductor the API's ring gives each node.
+	byHost := map[string][]string{}
+	for _, n := range c.nodes() {
+		byHost[deref(n.Conductor)] = append(byHost[deref(n.Conductor)], n.UUID)
+	}
+	mine, theirs := byHost["cond-a"], byHost["cond-b"]
+	slices.Sort(mine)
+	slices.Sort(theirs)
+	t.Logf("cond-a: %v; cond-b: %v", mine, theirs)
+	if len(mine) == 0 || len(theirs) == 0 || len(mine)+len(theirs) != takeoverNodes {
+		t.Fatalf("the nodes are not spread over both conductors: %v", byHost)
+	}
+
+	// Deploy every node, without waiting; kill cond-b once its nodes are
+	// deploying (each deployment then sleeps at least twice deploy_delay).
+	for _, u := range uuids {
+		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "active"}, nil)
+	}
+	c.eventually(takeoverTimeout, "cond-b's nodes deploying", func() (bool, string) {
+		nodes := c.nodes()
+		return allNodes(pick(nodes, theirs), func(n node) bool { return n.ProvisionState == "deploying" })
+	})
+	killed := time.Now()
+	if err := c.conductors["cond-b"].Kill(); err != nil {
+		t.Fatalf("killing cond-b: %v", err)
+	}
+	// The database now holds what cond-b left behind.
+	var orphans []string
+	for _, n := range pick(c.nodes(), theirs) {
+		switch {
+		case n.ProvisionState == "deploying" && deref(n.Reservation) == "cond-b":
+			orphans = append(orphans, n.UUID)
+		case n.ProvisionState == "active" && n.Reservation == nil:
+			// Finished between the poll and the kill (a loaded machine).
+			t.Logf("cond-b finished deploying %s before it was killed", n.UUID)
+		default:
+			t.Errorf("cond-b's node right after the kill: %s", n)
+		}
+	}
+	slices.Sort(orphans)
+	if len(orphans) == 0 {
+		t.Fatalf("no node of cond-b was left deploying by the kill")
+	}
+	t.Logf("cond-b killed with %d nodes deploying: %v", len(orphans), orphans)
+
+	// The survivor finishes its own deployments.
+	c.eventually(takeoverTimeout, "cond-a's nodes active", func() (bool, string) {
+		return allNodes(pick(c.nodes(), mine), func(n node) bool {
+			return n.ProvisionState == "active" && n.TargetProvisionState == nil && n.Reservation == nil && n.LastError == nil
+		})
+	})
+
+	// cond-b is no longer alive, and the API maps every node to cond-a.
+	c.eventually(takeoverTimeout, "cond-b listed as not alive", func() (bool, string) {
+		var doc struct {
+			Conductors []conductor `json:"conductors"`
+		}
+		c.must(http.StatusOK, http.MethodGet, "/v1/conductors", nil, &doc)
+		alive := map[string]bool{}
+		for _, cd := range doc.Conductors {
+			alive[cd.Hostname] = cd.Alive
+		}
+		return !alive["cond-b"] && alive["cond-a"], fmt.Sprint(doc.Conductors)
+	})
+	t.Logf("cond-b listed as not alive %s after the kill", time.Since(killed).Round(time.Second))
+	c.eventually(takeoverTimeout, "every node mapped to cond-a", func() (bool, string) {
+		return allNodes(c.nodes(), func(n node) bool { return deref(n.Conductor) == "cond-a" })
+	})
+
+	// cond-a's orphan check released cond-b's locks and failed the
+	// deployments it left.
+	c.eventually(takeoverTimeout, "cond-b's orphaned nodes in deploy failed, unreserved", func() (bool, string) {
+		return allNodes(pick(c.nodes(), orphans), func(n node) bool {
+			return n.ProvisionState == "deploy failed" && n.Reservation == nil
+		})
+	})
+	t.Logf("cond-b's nodes failed %s after the kill", time.Since(killed).Round(time.Second))
+	for _, n := range pick(c.nodes(), orphans) {
+		if deref(n.LastError) != takeoverAbort || deref(n.TargetProvisionState) != "active" || n.Maintenance {
+			t.Errorf("orphaned node %s: want last_error %q, target active, not in maintenance", n, takeoverAbort)
+		}
+		var hist struct {
+			History []struct {
+				Event    string `json:"event"`
+				Severity string `json:"severity"`
+			} `json:"history"`
+		}
+		c.must(http.StatusOK, http.MethodGet, "/v1/nodes/"+n.UUID+"/history", nil, &hist)
+		found := false
+		for _, h := range hist.History {
+			found = found || (h.Event == takeoverAbort && h.Severity == "ERROR")
+		}
+		if !found {
+			t.Errorf("node %s: no ERROR history entry %q in %+v", n.UUID, takeoverAbort, hist.History)
+		}
+	}
+	if got := logCount(c.conductors["cond-a"], "Forcibly removed reservation of conductor cond-b"); got < len(orphans) {
+		t.Errorf("cond-a logged %d forcible releases of cond-b's reservations, want at least %d", got, len(orphans))
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// The survivor serves cond-b's former nodes: undeploy every orphan,
+	// then deploy one of them again.
+	for _, u := range orphans {
+		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "deleted"}, nil)
+	}
+	c.eventually(takeoverTimeout, "cond-b's former nodes undeployed", func() (bool, string) {
+		return allNodes(pick(c.nodes(), orphans), func(n node) bool {
+			return n.ProvisionState == "available" && n.TargetProvisionState == nil && n.Reservation == nil && n.LastError == nil
+		})
+	})
+	c.provision(orphans[0], "active", "active", takeoverTimeout)
+
+	// cond-b's former nodes that are active now (the one redeployed, and
+	// any it finished before the kill) end with cond-a's affinity: it
+	// deployed or took them over.
+	const affinityQuery = "SELECT n.uuid, c.hostname FROM nodes n JOIN conductors c ON n.conductor_affinity = c.id"
+	for _, u := range theirs {
+		if slices.Contains(orphans, u) && u != orphans[0] {
+			continue
+		}
+		c.eventually(takeoverTimeout, "node "+u+" deployed or taken over by cond-a", func() (bool, string) {
+			h := db.query(ctx, t, affinityQuery)[u]
+			return h == "cond-a", "conductor_affinity " + h
+		})
+	}
+
+	c.eventually(takeoverTimeout, "no node reserved, none stuck", func() (bool, string) {
+		return allNodes(c.nodes(), func(n node) bool {
+			return n.Reservation == nil && n.TargetProvisionState == nil && !strings.Contains(n.ProvisionState, "ing") &&
+				n.ProvisionState != "wait call-back"
+		})
+	})
+	c.requireRunning("cond-b")
+}
+
+// pick returns the nodes with the given UUIDs (only those listed).
+func pick(nodes map[string]node, uuids []string) map[string]node {
+	out := map[string]node{}
+	for _, u := range uuids {
+		if n, ok := nodes[u]; ok {
+			out[u] = n
+		}
+	}
+	return out
+}
