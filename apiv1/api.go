@@ -9,6 +9,7 @@ package apiv1
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -68,6 +69,23 @@ type API struct {
 	bufs    sync.Pool
 	schemas *schemas
 	masker  *strutils.Masker
+	// patches serializes the read-modify-write of PATCHes to one node in
+	// this process (see lockNode).
+	patches [64]sync.Mutex
+}
+
+// lockNode serializes PATCHes of the node with this UUID: a PATCH reads
+// the node, applies the patch and sends the whole changed fields to the
+// conductor, so two concurrent PATCHes of one dict field (extra, say)
+// would otherwise both start from the same value and the later one
+// would drop the earlier one's change. The caller re-reads the node
+// after locking.
+func (a *API) lockNode(uuid string) (unlock func()) {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(uuid))
+	mu := &a.patches[h.Sum32()%uint32(len(a.patches))]
+	mu.Lock()
+	return mu.Unlock
 }
 
 // New builds the API handler.

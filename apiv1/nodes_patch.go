@@ -103,6 +103,11 @@ func (a *API) patchNode(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer a.lockNode(n.UUID)()
+	// Read again under the lock: another PATCH may have just changed it.
+	if n, err = a.nodeFor(rq, "baremetal:node:update"); err != nil {
+		return nil, err
+	}
 	removeInstanceOnly := len(ops) == 1 && ops[0].Op == "remove" && ops[0].Path == "/instance_uuid"
 	switch {
 	case n.Maintenance && removeInstanceOnly:

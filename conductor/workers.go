@@ -13,14 +13,45 @@ import (
 // NoFreeConductorWorker (503) instead of queueing.
 type workers struct {
 	slots chan struct{}
-	wg    sync.WaitGroup
+	wg    runGroup
+}
+
+// runGroup counts running workers. Unlike sync.WaitGroup it may gain
+// workers while someone waits for it to drain (a worker spawned during a
+// test's or shutdown's Wait is simply waited for too).
+type runGroup struct {
+	mu   sync.Mutex
+	n    int
+	idle sync.Cond
+}
+
+func (g *runGroup) Add(d int) {
+	g.mu.Lock()
+	g.n += d
+	if g.n == 0 {
+		g.idle.Broadcast()
+	}
+	g.mu.Unlock()
+}
+
+func (g *runGroup) Done() { g.Add(-1) }
+
+// Wait blocks until no worker runs.
+func (g *runGroup) Wait() {
+	g.mu.Lock()
+	for g.n > 0 {
+		g.idle.Wait()
+	}
+	g.mu.Unlock()
 }
 
 func newWorkers(size int) *workers {
 	if size <= 0 {
 		size = 100
 	}
-	return &workers{slots: make(chan struct{}, size)}
+	w := &workers{slots: make(chan struct{}, size)}
+	w.wg.idle.L = &w.wg.mu
+	return w
 }
 
 // spawn runs fn on a worker with the task, whose lock it now owns: the
