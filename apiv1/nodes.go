@@ -580,16 +580,26 @@ func badSortKey(err error, key string) error {
 	return err
 }
 
-// getNode is get_one.
-func (a *API) getNode(rq *Request) (*Response, error) {
+// nodeWithFields reads get_one's only argument, ?fields=, then the node
+// under baremetal:node:get.
+func (a *API) nodeWithFields(rq *Request) (*models.Node, []string, error) {
 	if err := rq.CheckArgs("fields"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fields, err := stringList(rq, "fields")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	n, err := a.nodeFor(rq, "baremetal:node:get")
+	if err != nil {
+		return nil, nil, err
+	}
+	return n, fields, nil
+}
+
+// getNode is get_one.
+func (a *API) getNode(rq *Request) (*Response, error) {
+	n, fields, err := a.nodeWithFields(rq)
 	if err != nil {
 		return nil, err
 	}
@@ -1001,31 +1011,9 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 		}
 		timeout = &ti
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:set_power_state")
-	if err != nil {
-		return nil, err
-	}
-	soft := target == states.SoftRebooting || target == states.SoftPowerOff
-	if (soft || (timeout != nil && *timeout != 0)) && !rq.Ver.AtLeast(mv.SoftPowerOff) {
-		return nil, notAcceptable()
-	}
-	if timeout != nil && *timeout < 1 {
-		return nil, ironic.Errorf(ironic.ClientSideError, "timeout has to be positive integer")
-	}
-	switch target {
-	case states.PowerOn, states.PowerOff, states.Rebooting, states.SoftRebooting, states.SoftPowerOff:
-	default:
-		return nil, ironic.Errorf(ironic.InvalidStateRequested,
-			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
-			target, rq.Var("node"), pyStr(n.PowerState))
-	}
-	if ps := pyStr(n.ProvisionState); ps == states.Cleaning || ps == states.CleanWait {
-		return nil, ironic.Errorf(ironic.InvalidStateRequested,
-			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
-			target, rq.Var("node"), ps)
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_power_state", func(n *models.Node) error {
+		return checkPowerRequest(rq, n, target, timeout)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1033,10 +1021,35 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 	if timeout != nil {
 		to = *timeout
 	}
-	if err := a.d.Conductor.ChangeNodePowerState(ctx, topic, n.UUID, target, to); err != nil {
+	if err := a.d.Conductor.ChangeNodePowerState(rq.Ctx(), topic, n.UUID, target, to); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusAccepted, Location: rq.BaseURL() + "/v1/nodes/" + rq.Var("node") + "/states"}, nil
+}
+
+// checkPowerRequest is PUT /states/power's checks of the target and
+// timeout against the request's version and the node.
+func checkPowerRequest(rq *Request, n *models.Node, target string, timeout *int) error {
+	soft := target == states.SoftRebooting || target == states.SoftPowerOff
+	if (soft || (timeout != nil && *timeout != 0)) && !rq.Ver.AtLeast(mv.SoftPowerOff) {
+		return notAcceptable()
+	}
+	if timeout != nil && *timeout < 1 {
+		return ironic.Errorf(ironic.ClientSideError, "timeout has to be positive integer")
+	}
+	switch target {
+	case states.PowerOn, states.PowerOff, states.Rebooting, states.SoftRebooting, states.SoftPowerOff:
+	default:
+		return ironic.Errorf(ironic.InvalidStateRequested,
+			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
+			target, rq.Var("node"), pyStr(n.PowerState))
+	}
+	if ps := pyStr(n.ProvisionState); ps == states.Cleaning || ps == states.CleanWait {
+		return ironic.Errorf(ironic.InvalidStateRequested,
+			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
+			target, rq.Var("node"), ps)
+	}
+	return nil
 }
 
 // validate handlers.
@@ -1110,19 +1123,7 @@ func (a *API) validateIdent(rq *Request, ident string) (*Response, error) {
 
 // nodeVendorMethods is GET /nodes/{n}/vendor_passthru/methods.
 func (a *API) nodeVendorMethods(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	n, err := a.nodeFor(rq, "baremetal:node:vendor_passthru")
-	if err != nil {
-		return nil, err
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := a.d.Conductor.GetNodeVendorPassthruMethods(ctx, topic, n.UUID)
+	ms, err := nodeRead(a, rq, "baremetal:node:vendor_passthru", a.d.Conductor.GetNodeVendorPassthruMethods)
 	if err != nil {
 		return nil, err
 	}

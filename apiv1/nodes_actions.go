@@ -1,6 +1,7 @@
 package apiv1
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"sort"
@@ -80,11 +81,11 @@ var deployStepsSchema = pyschema.MustCompile(`{
 // in base64 values.
 const b64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\n\r\t "
 
-// actionArgs binds a handler's arguments as pecan does (query parameters,
-// then the keys of a JSON object body), keeping JSON objects in their key
-// order, and refuses arguments the handler doesn't take.
-func actionArgs(rq *Request, allowed ...string) (map[string]any, error) {
-	args := map[string]any{}
+// bindArgs binds a handler's arguments as pecan does: query parameters,
+// then the keys of a JSON object body (its values as decoded, JSON objects
+// in their key order). unexpected lists, sorted, the names not in allowed.
+func bindArgs(rq *Request, allowed []string) (args map[string]any, unexpected []string, err error) {
+	args = map[string]any{}
 	for k, v := range rq.Query() {
 		if len(v) == 1 {
 			args[k] = v[0]
@@ -96,7 +97,7 @@ func actionArgs(rq *Request, allowed ...string) (map[string]any, error) {
 	if ct == "application/json" || strings.HasPrefix(ct, "application/json;") {
 		raw, err := rq.ReadBody()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(raw) > 0 {
 			// pecan binds nothing from a body it can't decode.
@@ -108,14 +109,24 @@ func actionArgs(rq *Request, allowed ...string) (map[string]any, error) {
 			}
 		}
 	}
-	var bad []string
 	for k := range args {
 		if !slices.Contains(allowed, k) {
-			bad = append(bad, k)
+			unexpected = append(unexpected, k)
 		}
 	}
+	sort.Strings(unexpected)
+	return args, unexpected, nil
+}
+
+// actionArgs binds the arguments of a node action (bindArgs), keeping
+// JSON objects in their key order, and refuses arguments the handler
+// doesn't take.
+func actionArgs(rq *Request, allowed ...string) (map[string]any, error) {
+	args, bad, err := bindArgs(rq, allowed)
+	if err != nil {
+		return nil, err
+	}
 	if len(bad) > 0 {
-		sort.Strings(bad)
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Unexpected arguments: %s", strings.Join(bad, ", "))
 	}
 	return args, nil
@@ -292,22 +303,78 @@ func verbEvent(target string) string {
 	return target
 }
 
+// nodeAction is how a node action starts once its arguments are read:
+// the node under policy (check_node_policy_and_retrieve), then each of
+// checks in turn (the version gates and argument checks Ironic makes
+// before it routes the call), then the topic of the node's conductor.
+func (a *API) nodeAction(rq *Request, policy string, checks ...func(*models.Node) error) (*models.Node, string, error) {
+	n, err := a.nodeFor(rq, policy)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, check := range checks {
+		if err := check(n); err != nil {
+			return nil, "", err
+		}
+	}
+	topic, err := a.d.Conductor.TopicFor(rq.Ctx(), n)
+	if err != nil {
+		return nil, "", err
+	}
+	return n, topic, nil
+}
+
+// minVersion is a nodeAction check: requests older than min are 406.
+func minVersion(rq *Request, min mv.Version) func(*models.Node) error {
+	return func(*models.Node) error {
+		if !rq.Ver.AtLeast(min) {
+			return notAcceptable()
+		}
+		return nil
+	}
+}
+
+// nodeRead is a GET of what a node's conductor holds: no arguments, the
+// node under policy, then get on its conductor.
+func nodeRead[T any](a *API, rq *Request, policy string, get func(ctx context.Context, topic, uuid string) (T, error)) (T, error) {
+	var zero T
+	if err := rq.CheckArgs(); err != nil {
+		return zero, err
+	}
+	n, topic, err := a.nodeAction(rq, policy)
+	if err != nil {
+		return zero, err
+	}
+	return get(rq.Ctx(), topic, n.UUID)
+}
+
 // setProvisionState is NodeStatesController.provision.
 func (a *API) setProvisionState(rq *Request) (*Response, error) {
 	p, err := parseProvisionArgs(rq)
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:set_provision_state")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_provision_state", func(n *models.Node) error {
+		return checkProvisionRequest(rq, n, p)
+	})
 	if err != nil {
 		return nil, err
 	}
+	if err := a.doProvisionAction(rq, n, topic, p); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "")}, nil
+}
+
+// checkProvisionRequest is provision's checks of the verb and its
+// arguments against the node and the request's version.
+func checkProvisionRequest(rq *Request, n *models.Node, p *provisionArgs) error {
 	target := p.target
 	if !rq.Ver.AtLeast(verbMinVersion(target)) {
-		return nil, notAcceptable()
+		return notAcceptable()
 	}
 	if (target == states.Active || target == "rebuild") && n.Maintenance {
-		return nil, ironic.Errorf(ironic.NodeInMaintenance,
+		return ironic.Errorf(ironic.NodeInMaintenance,
 			"The provisioning operation can't be performed on node %s because it's in maintenance mode.", n.UUID)
 	}
 	state := pyStr(n.ProvisionState)
@@ -315,60 +382,53 @@ func (a *API) setProvisionState(rq *Request) (*Response, error) {
 		// A node being worked on is locked: 409 as Ironic has always
 		// answered, rather than 400.
 		if n.Reservation != nil {
-			return nil, ironic.Errorf(ironic.NodeLocked,
+			return ironic.Errorf(ironic.NodeLocked,
 				"Node %s is locked by host %s, please retry after the current operation is completed.", n.UUID, *n.Reservation)
 		}
-		return nil, ironic.Errorf(ironic.InvalidStateRequested,
+		return ironic.Errorf(ironic.InvalidStateRequested,
 			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".", target, n.UUID, state)
 	}
 	if err := checkConfigDrive(rq.Ver, target, p.configdrive); err != nil {
-		return nil, err
+		return err
 	}
 	if p.disableRamdisk != nil {
 		if !rq.Ver.AtLeast(mv.CleanDisableRamdisk) {
-			return nil, ironic.Errorf(ironic.NotAcceptable, "disable_ramdisk is not acceptable in this API version")
+			return ironic.Errorf(ironic.NotAcceptable, "disable_ramdisk is not acceptable in this API version")
 		}
 		if target != "clean" {
 			// exception.BadRequest has no code: a 500 in Ironic.
-			return nil, ironic.Errorf(ironic.BadRequest, "disable_ramdisk is supported only with manual cleaning").
+			return ironic.Errorf(ironic.BadRequest, "disable_ramdisk is supported only with manual cleaning").
 				WithStatus(http.StatusBadRequest)
 		}
 	}
 	if len(p.cleanSteps) > 0 && target != "clean" {
-		return nil, ironic.Errorf(ironic.ClientSideError,
+		return ironic.Errorf(ironic.ClientSideError,
 			"\"clean_steps\" is only valid when setting target provision state to clean")
 	}
 	if len(p.deploySteps) > 0 {
 		if !rq.Ver.AtLeast(mv.DeploySteps) {
-			return nil, ironic.Errorf(ironic.NotAcceptable,
+			return ironic.Errorf(ironic.NotAcceptable,
 				"Request not acceptable. The minimal required API version should be %s", mv.DeploySteps)
 		}
 		if target != states.Active && target != "rebuild" {
-			return nil, ironic.Errorf(ironic.ClientSideError,
+			return ironic.Errorf(ironic.ClientSideError,
 				"\"deploy_steps\" is only valid when setting target provision state to active or rebuild")
 		}
 	}
 	if p.rescuePassword != nil && target != "rescue" {
-		return nil, ironic.Errorf(ironic.ClientSideError,
+		return ironic.Errorf(ironic.ClientSideError,
 			"\"rescue_password\" is only valid when setting target provision state to rescue")
 	}
 	if state == states.InspectWait && target == "abort" && !rq.Ver.AtLeast(mv.InspectionAbort) {
-		return nil, notAcceptable()
+		return notAcceptable()
 	}
-	if err := a.doProvisionAction(rq, n, p); err != nil {
-		return nil, err
-	}
-	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "")}, nil
+	return nil
 }
 
 // doProvisionAction is _do_provision_action: the conductor call for the
 // verb.
-func (a *API) doProvisionAction(rq *Request, n *models.Node, p *provisionArgs) error {
+func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *provisionArgs) error {
 	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return err
-	}
 	c := a.d.Conductor
 	switch target := p.target; target {
 	case states.Active, "rebuild", "deploy":
@@ -461,44 +521,32 @@ func checkConfigDrive(v mv.Version, target string, cd any) error {
 
 // setBootMode is NodeStatesController.boot_mode (1.76).
 func (a *API) setBootMode(rq *Request) (*Response, error) {
-	args, err := actionArgs(rq, "target")
-	if err != nil {
-		return nil, err
-	}
-	if err := missingArg(args, "target"); err != nil {
-		return nil, err
-	}
-	target, err := stringArg(args, "target")
-	if err != nil {
-		return nil, err
-	}
-	n, err := a.nodeFor(rq, "baremetal:node:set_boot_mode")
-	if err != nil {
-		return nil, err
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	if !rq.Ver.AtLeast(mv.NodeChangeBootMode) {
-		return nil, changeBootModeNotFound()
-	}
-	if target == nil || (*target != "bios" && *target != "uefi") {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue,
-			"Invalid boot mode %s requested for node. Allowed boot modes are: bios, uefi", pyStr(target))
-	}
-	if err := checkStableForBootMode(pyStr(n.ProvisionState)); err != nil {
-		return nil, err
-	}
-	if err := a.d.Conductor.ChangeNodeBootMode(ctx, topic, n.UUID, *target); err != nil {
-		return nil, err
-	}
-	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "")}, nil
+	return changeBootState(a, rq, "baremetal:node:set_boot_mode", stringArg, func(target *string) error {
+		if target == nil || (*target != "bios" && *target != "uefi") {
+			return ironic.Errorf(ironic.InvalidParameterValue,
+				"Invalid boot mode %s requested for node. Allowed boot modes are: bios, uefi", pyStr(target))
+		}
+		return nil
+	}, a.d.Conductor.ChangeNodeBootMode)
 }
 
 // setSecureBoot is NodeStatesController.secure_boot (1.76).
 func (a *API) setSecureBoot(rq *Request) (*Response, error) {
+	return changeBootState(a, rq, "baremetal:node:set_secure_boot", boolArg, func(target *bool) error {
+		if target == nil {
+			return ironic.Errorf(ironic.InvalidParameterValue,
+				"Invalid secure_boot None requested for node. Allowed secure_boot states are: True, False) ")
+		}
+		return nil
+	}, a.d.Conductor.ChangeNodeSecureBoot)
+}
+
+// changeBootState is what boot_mode and secure_boot share: the mandatory
+// target read by arg, the node routed to its conductor, the 1.76 gate,
+// the target's validity, the node's stability, then change.
+func changeBootState[T any](a *API, rq *Request, policy string,
+	arg func(map[string]any, string) (*T, error), valid func(*T) error,
+	change func(ctx context.Context, topic, uuid string, target T) error) (*Response, error) {
 	args, err := actionArgs(rq, "target")
 	if err != nil {
 		return nil, err
@@ -506,30 +554,24 @@ func (a *API) setSecureBoot(rq *Request) (*Response, error) {
 	if err := missingArg(args, "target"); err != nil {
 		return nil, err
 	}
-	target, err := boolArg(args, "target")
+	target, err := arg(args, "target")
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:set_secure_boot")
-	if err != nil {
-		return nil, err
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	n, topic, err := a.nodeAction(rq, policy)
 	if err != nil {
 		return nil, err
 	}
 	if !rq.Ver.AtLeast(mv.NodeChangeBootMode) {
 		return nil, changeBootModeNotFound()
 	}
-	if target == nil {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue,
-			"Invalid secure_boot None requested for node. Allowed secure_boot states are: True, False) ")
+	if err := valid(target); err != nil {
+		return nil, err
 	}
 	if err := checkStableForBootMode(pyStr(n.ProvisionState)); err != nil {
 		return nil, err
 	}
-	if err := a.d.Conductor.ChangeNodeSecureBoot(ctx, topic, n.UUID, *target); err != nil {
+	if err := change(rq.Ctx(), topic, n.UUID, *target); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "")}, nil
@@ -568,20 +610,12 @@ func (a *API) setRAIDConfig(rq *Request) (*Response, error) {
 	if err := typesArg(map[string]any{"target_raid_config": doc}, "target_raid_config", false, "dict"); err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:set_raid_state")
-	if err != nil {
-		return nil, err
-	}
-	if !rq.Ver.AtLeast(mv.RAIDConfig) {
-		return nil, notAcceptable()
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_raid_state", minVersion(rq, mv.RAIDConfig))
 	if err != nil {
 		return nil, err
 	}
 	cfg, _ := plain(doc).(map[string]any)
-	if err := a.d.Conductor.SetTargetRAIDConfig(ctx, topic, n.UUID, cfg); err != nil {
+	if err := a.d.Conductor.SetTargetRAIDConfig(rq.Ctx(), topic, n.UUID, cfg); err != nil {
 		// RAID is a standard interface a driver may lack: 404.
 		return nil, miscAsStatus(err, ironic.UnsupportedDriverExtension, http.StatusNotFound)
 	}
@@ -590,19 +624,7 @@ func (a *API) setRAIDConfig(rq *Request) (*Response, error) {
 
 // getConsole is NodeConsoleController.get.
 func (a *API) getConsole(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	n, err := a.nodeFor(rq, "baremetal:node:get_console")
-	if err != nil {
-		return nil, err
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	info, err := a.d.Conductor.GetConsoleInformation(ctx, topic, n.UUID)
+	info, err := nodeRead(a, rq, "baremetal:node:get_console", a.d.Conductor.GetConsoleInformation)
 	switch {
 	case ironic.IsClass(err, ironic.NodeConsoleNotEnabled):
 		return OK(pyjson.Object{{Key: "console_enabled", Value: false}, {Key: "console_info", Value: nil}}), nil
@@ -629,16 +651,11 @@ func (a *API) setConsole(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:set_console_state")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_console_state")
 	if err != nil {
 		return nil, err
 	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.d.Conductor.SetConsoleMode(ctx, topic, n.UUID, enabled != nil && *enabled); err != nil {
+	if err := a.d.Conductor.SetConsoleMode(rq.Ctx(), topic, n.UUID, enabled != nil && *enabled); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "console")}, nil
@@ -646,19 +663,7 @@ func (a *API) setConsole(rq *Request) (*Response, error) {
 
 // getBootDevice is BootDeviceController.get.
 func (a *API) getBootDevice(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	n, err := a.nodeFor(rq, "baremetal:node:get_boot_device")
-	if err != nil {
-		return nil, err
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	bd, err := a.d.Conductor.GetBootDevice(ctx, topic, n.UUID)
+	bd, err := nodeRead(a, rq, "baremetal:node:get_boot_device", a.d.Conductor.GetBootDevice)
 	if err != nil {
 		return nil, err
 	}
@@ -671,19 +676,7 @@ func (a *API) getBootDevice(rq *Request) (*Response, error) {
 
 // supportedBootDevices is BootDeviceController.supported.
 func (a *API) supportedBootDevices(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	n, err := a.nodeFor(rq, "baremetal:node:get_boot_device")
-	if err != nil {
-		return nil, err
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	devs, err := a.d.Conductor.GetSupportedBootDevices(ctx, topic, n.UUID)
+	devs, err := nodeRead(a, rq, "baremetal:node:get_boot_device", a.d.Conductor.GetSupportedBootDevices)
 	if err != nil {
 		return nil, err
 	}
@@ -710,16 +703,11 @@ func (a *API) setBootDevice(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:set_boot_device")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_boot_device")
 	if err != nil {
 		return nil, err
 	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.d.Conductor.SetBootDevice(ctx, topic, n.UUID, pyStr(dev), persistent != nil && *persistent); err != nil {
+	if err := a.d.Conductor.SetBootDevice(rq.Ctx(), topic, n.UUID, pyStr(dev), persistent != nil && *persistent); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusNoContent}, nil
@@ -734,16 +722,11 @@ func (a *API) injectNMI(rq *Request) (*Response, error) {
 	if !rq.Ver.AtLeast(mv.InjectNMI) {
 		return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:inject_nmi")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:inject_nmi")
 	if err != nil {
 		return nil, err
 	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.d.Conductor.InjectNMI(ctx, topic, n.UUID); err != nil {
+	if err := a.d.Conductor.InjectNMI(rq.Ctx(), topic, n.UUID); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusNoContent}, nil
@@ -783,19 +766,14 @@ func (a *API) nodeVendorPassthru(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:vendor_passthru")
-	if err != nil {
-		return nil, err
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
+	n, topic, err := a.nodeAction(rq, "baremetal:node:vendor_passthru")
 	if err != nil {
 		return nil, err
 	}
 	if method == "" {
 		return nil, ironic.Errorf(ironic.ClientSideError, "Method not specified")
 	}
-	res, err := a.d.Conductor.VendorPassthru(ctx, topic, n.UUID, method, rq.HTTP.Method, plain(data))
+	res, err := a.d.Conductor.VendorPassthru(rq.Ctx(), topic, n.UUID, method, rq.HTTP.Method, plain(data))
 	if err != nil {
 		return nil, err
 	}

@@ -5,37 +5,27 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
+	"github.com/goironic/ironic/db/models"
 )
 
 // nodeAllocation is NodeAllocationController: the node's allocation, or
 // "Allocation for node <ident> was not found".
 func (a *API) nodeAllocation(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("fields"); err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
-	if err != nil {
-		return nil, err
-	}
-	n, err := a.nodeFor(rq, "baremetal:node:get")
+	n, fields, err := a.nodeWithFields(rq)
 	if err != nil {
 		return nil, err
 	}
 	if err := a.d.Policy.Authorize(rq.Ctx(), "baremetal:allocation:get", nil); err != nil {
 		return nil, err
 	}
-	uuid := n.UUID
-	als, err := a.d.Store.ListAllocations(rq.Ctx(), db.AllocationFilter{NodeUUID: &uuid}, db.ListOpts{Limit: 1})
+	al, err := a.allocationOfNode(rq, n)
 	if err != nil {
 		return nil, err
-	}
-	if len(als) == 0 {
-		return nil, ironic.Errorf(ironic.AllocationNotFound, "Allocation for node %s was not found", rq.Var("node"))
 	}
 	if err := checkAllocationFieldsAllowed(rq.Ver, fields); err != nil {
 		return nil, err
 	}
-	out, err := a.renderAllocation(rq, &als[0])
+	out, err := a.renderAllocation(rq, al)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +39,23 @@ func (a *API) deleteNodeAllocation(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	al, err := a.allocationOfNode(rq, n)
+	if err != nil {
+		return nil, err
+	}
+	topic, err := a.randomTopic(rq)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.d.Conductor.DestroyAllocation(rq.Ctx(), topic, al); err != nil {
+		return nil, err
+	}
+	return &Response{Status: http.StatusNoContent}, nil
+}
+
+// allocationOfNode is the allocation of n, or "Allocation for node
+// <ident as given> was not found".
+func (a *API) allocationOfNode(rq *Request, n *models.Node) (*models.Allocation, error) {
 	uuid := n.UUID
 	als, err := a.d.Store.ListAllocations(rq.Ctx(), db.AllocationFilter{NodeUUID: &uuid}, db.ListOpts{Limit: 1})
 	if err != nil {
@@ -57,12 +64,5 @@ func (a *API) deleteNodeAllocation(rq *Request) (*Response, error) {
 	if len(als) == 0 {
 		return nil, ironic.Errorf(ironic.AllocationNotFound, "Allocation for node %s was not found", rq.Var("node"))
 	}
-	topic, err := a.randomTopic(rq)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.d.Conductor.DestroyAllocation(rq.Ctx(), topic, &als[0]); err != nil {
-		return nil, err
-	}
-	return &Response{Status: http.StatusNoContent}, nil
+	return &als[0], nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
 )
 
@@ -18,18 +19,24 @@ func splitIndicator(unique string) (name, component string, err error) {
 	return unique[:i], unique[i+1:], nil
 }
 
+// indicatorAction is the node action on the {indicator} of the path: the
+// node under policy, the indicator's name and component, then the node's
+// conductor topic.
+func (a *API) indicatorAction(rq *Request, policy string) (n *models.Node, topic, name, comp string, err error) {
+	n, topic, err = a.nodeAction(rq, policy, func(*models.Node) (err error) {
+		name, comp, err = splitIndicator(rq.Var("indicator"))
+		return err
+	})
+	return n, topic, name, comp, err
+}
+
 // listIndicators is IndicatorController.get_all.
 func (a *API) listIndicators(rq *Request) (*Response, error) {
-	n, err := a.nodeFor(rq, "baremetal:node:get_indicator_state")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:get_indicator_state")
 	if err != nil {
 		return nil, err
 	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	inds, err := a.d.Conductor.GetSupportedIndicators(ctx, topic, n.UUID, "")
+	inds, err := a.d.Conductor.GetSupportedIndicators(rq.Ctx(), topic, n.UUID, "")
 	if err != nil {
 		return nil, err
 	}
@@ -70,20 +77,11 @@ func (a *API) listIndicators(rq *Request) (*Response, error) {
 
 // getIndicator is IndicatorController.get_one.
 func (a *API) getIndicator(rq *Request) (*Response, error) {
-	n, err := a.nodeFor(rq, "baremetal:node:get_indicator_state")
+	n, topic, name, comp, err := a.indicatorAction(rq, "baremetal:node:get_indicator_state")
 	if err != nil {
 		return nil, err
 	}
-	name, comp, err := splitIndicator(rq.Var("indicator"))
-	if err != nil {
-		return nil, err
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	state, err := a.d.Conductor.GetIndicatorState(ctx, topic, n.UUID, comp, name)
+	state, err := a.d.Conductor.GetIndicatorState(rq.Ctx(), topic, n.UUID, comp, name)
 	if err != nil {
 		return nil, err
 	}
@@ -100,20 +98,11 @@ func (a *API) setIndicator(rq *Request) (*Response, error) {
 	if !ok {
 		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: state")
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:set_indicator_state")
+	n, topic, name, comp, err := a.indicatorAction(rq, "baremetal:node:set_indicator_state")
 	if err != nil {
 		return nil, err
 	}
-	name, comp, err := splitIndicator(rq.Var("indicator"))
-	if err != nil {
-		return nil, err
-	}
-	ctx := rq.Ctx()
-	topic, err := a.d.Conductor.TopicFor(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.d.Conductor.SetIndicatorState(ctx, topic, n.UUID, comp, name, state); err != nil {
+	if err := a.d.Conductor.SetIndicatorState(rq.Ctx(), topic, n.UUID, comp, name, state); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusNoContent}, nil

@@ -2,9 +2,8 @@ package apiv1
 
 import (
 	"net/http"
-	"slices"
-	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -39,55 +38,21 @@ func (a *API) subNode(rq *Request, policy string, min mv.Version) (*models.Node,
 	return n, nil
 }
 
-// bodyArgs merges query parameters and the keys of a JSON object body, as
-// pecan binds handler arguments; anything else is "Unexpected arguments".
+// bodyArgs binds handler arguments as bindArgs does, with the body's
+// values as plain Go values; anything not allowed is "Unexpected
+// arguments".
 func bodyArgs(rq *Request, allowed ...string) (map[string]any, error) {
-	args := map[string]any{}
-	for k, v := range rq.Query() {
-		if len(v) == 1 {
-			args[k] = v[0]
-		} else {
-			args[k] = pyListRepr(v)
-		}
-	}
-	ct := rq.HTTP.Header.Get("Content-Type")
-	if ct == "application/json" || len(ct) > 16 && ct[:17] == "application/json;" {
-		raw, err := rq.ReadBody()
-		if err != nil {
-			return nil, err
-		}
-		if len(raw) > 0 {
-			// pecan binds nothing from a body it can't decode.
-			doc, _ := pyschemaDecode(raw)
-			if o, ok := doc.(pyjson.Object); ok {
-				for _, m := range o {
-					args[m.Key] = plain(m.Value)
-				}
-			}
-		}
-	}
-	var bad []string
-	for k := range args {
-		if !slices.Contains(allowed, k) {
-			bad = append(bad, k)
-		}
+	args, bad, err := bindArgs(rq, allowed)
+	if err != nil {
+		return nil, err
 	}
 	if len(bad) > 0 {
-		sort.Strings(bad)
-		return nil, ironic.Errorf(ironic.ClientSideError, "Unexpected arguments: %s", joinComma(bad))
+		return nil, ironic.Errorf(ironic.ClientSideError, "Unexpected arguments: %s", strings.Join(bad, ", "))
+	}
+	for k, v := range args {
+		args[k] = plain(v)
 	}
 	return args, nil
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
 }
 
 // argOrBody reads an optional string argument (args.string).
@@ -99,15 +64,7 @@ func argOrBody(rq *Request, names ...string) (*string, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
-	v, ok := args[names[0]]
-	if !ok || v == nil {
-		return nil, nil
-	}
-	s, ok := v.(string)
-	if !ok {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Expected string for %s: %s", names[0], pyStrValue(v))
-	}
-	return &s, nil
+	return stringArg(args, names[0])
 }
 
 // pyStrValue is Python's str() of a decoded JSON value.

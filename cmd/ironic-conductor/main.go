@@ -6,11 +6,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"golang.org/x/sync/errgroup"
 
@@ -18,26 +14,16 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "ironic-conductor:", err)
-		os.Exit(1)
-	}
+	wire.Main("ironic-conductor", run)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, _, ok, err := wire.Config("ironic-conductor", args, stdout, false)
+	s, ok, err := wire.StartServer(ctx, "ironic-conductor", args, stdout, stderr, false)
 	if err != nil || !ok {
 		return err
 	}
-	log := wire.Logger(cfg, stderr)
-	cfg.Report(ctx, log)
-	store, err := wire.OpenDB(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
+	defer s.Store.Close()
+	cfg, log, store := s.Cfg, s.Log, s.Store
 	reg, err := wire.Registry(cfg)
 	if err != nil {
 		return err

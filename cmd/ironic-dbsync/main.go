@@ -7,20 +7,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/goironic/ironic/internal/wire"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "ironic-dbsync:", err)
-		os.Exit(1)
-	}
+	wire.Main("ironic-dbsync", run)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 
 	"golang.org/x/sync/errgroup"
 
@@ -20,30 +18,16 @@ import (
 
 func main() {
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "ironic:", err)
-		os.Exit(1)
-	}
+	wire.Main("ironic", run)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, _, ok, err := wire.Config("ironic", args, stdout, true)
+	s, ok, err := wire.StartServer(ctx, "ironic", args, stdout, stderr, true)
 	if err != nil || !ok {
 		return err
 	}
-	log := wire.Logger(cfg, stderr)
-	cfg.Report(ctx, log)
-	if cfg.Default.RPCTransport != "none" {
-		log.WarnContext(ctx, "the all-in-one runs its conductor in-process; [DEFAULT]rpc_transport is treated as none",
-			"rpc_transport", cfg.Default.RPCTransport)
-	}
-	store, err := wire.OpenDB(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
+	defer s.Store.Close()
+	cfg, log, store := s.Cfg, s.Log, s.Store
 	if err := store.Upgrade(ctx); err != nil {
 		return fmt.Errorf("preparing the database: %w", err)
 	}

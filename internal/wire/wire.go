@@ -64,3 +64,33 @@ func OpenDB(ctx context.Context, cfg *conf.Config, log *slog.Logger, opts ...db.
 	opts = append([]db.Option{db.WithNodeCache(20000)}, opts...)
 	return db.Open(ctx, u.Driver, u.DSN, log, opts...)
 }
+
+// Server is what a server binary starts from: its configuration, its
+// logger and its database.
+type Server struct {
+	Cfg   *conf.Config
+	Log   *slog.Logger
+	Store *db.Store
+}
+
+// StartServer reads the command line (see Config), sets up logging,
+// reports the configuration and opens the database. The all-in-one
+// (allInOne) warns that it ignores [DEFAULT]rpc_transport. ok is false
+// when the binary should exit 0; otherwise the caller closes s.Store.
+func StartServer(ctx context.Context, prog string, args []string, stdout, stderr io.Writer, allInOne bool) (s Server, ok bool, err error) {
+	cfg, _, ok, err := Config(prog, args, stdout, allInOne)
+	if err != nil || !ok {
+		return Server{}, false, err
+	}
+	log := Logger(cfg, stderr)
+	cfg.Report(ctx, log)
+	if allInOne && cfg.Default.RPCTransport != "none" {
+		log.WarnContext(ctx, "the all-in-one runs its conductor in-process; [DEFAULT]rpc_transport is treated as none",
+			"rpc_transport", cfg.Default.RPCTransport)
+	}
+	store, err := OpenDB(ctx, cfg, log)
+	if err != nil {
+		return Server{}, false, err
+	}
+	return Server{Cfg: cfg, Log: log, Store: store}, true, nil
+}
