@@ -36,7 +36,7 @@ const (
 	apiVersion = "1.78"
 
 	// testBudget bounds the whole test, build included.
-	testBudget = 9 * time.Minute
+	testBudget = 15 * time.Minute
 	// startTimeout bounds the wait for the server's first answer.
 	startTimeout = 30 * time.Second
 	// stopGrace is how long the server gets to exit after SIGINT.

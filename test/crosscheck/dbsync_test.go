@@ -12,7 +12,7 @@ import (
 const headRevision = "4dbec778866e"
 
 // dbsyncBudget bounds TestDBSyncInterop as a whole, builds included.
-const dbsyncBudget = 4 * time.Minute
+const dbsyncBudget = 8 * time.Minute
 
 // TestDBSyncInterop runs our ironic-dbsync and Python's against each
 // other's schemas, on SQLite and MariaDB: `version` prints the same
