@@ -306,11 +306,11 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := a.renderAllocation(rq, created)
+	out, err := a.allocationView(rq, created, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Status: http.StatusCreated, Body: sanitizeAllocation(rq.Ver, out, nil),
+	return &Response{Status: http.StatusCreated, Body: out,
 		Location: rq.BaseURL() + "/v1/allocations/" + created.UUID}, nil
 }
 
@@ -390,11 +390,11 @@ func (a *API) patchAllocation(rq *Request) (*Response, error) {
 			return nil, err
 		}
 	}
-	out, err := a.renderAllocation(rq, al)
+	out, err := a.allocationView(rq, al, nil)
 	if err != nil {
 		return nil, err
 	}
-	return OK(sanitizeAllocation(rq.Ver, out, nil)), nil
+	return OK(out), nil
 }
 
 // deleteAllocation is AllocationsController.delete: the conductor
@@ -524,6 +524,16 @@ func (a *API) renderAllocation(rq *Request, al *models.Allocation) (pyjson.Objec
 		{Key: "links", Value: selfLinks(rq.BaseURL(), "allocations", al.UUID)},
 		{Key: "node_uuid", Value: nodeUUID},
 	}, nil
+}
+
+// allocationView is al as the API shows it at the request's version,
+// reduced to fields (all when nil).
+func (a *API) allocationView(rq *Request, al *models.Allocation, fields []string) (pyjson.Object, error) {
+	out, err := a.renderAllocation(rq, al)
+	if err != nil {
+		return nil, err
+	}
+	return sanitizeAllocation(rq.Ver, out, fields), nil
 }
 
 // sanitizeAllocation is allocation_sanitize: owner is hidden before 1.60,

@@ -25,11 +25,11 @@ func (a *API) nodeAllocation(rq *Request) (*Response, error) {
 	if err := checkAllocationFieldsAllowed(rq.Ver, fields); err != nil {
 		return nil, err
 	}
-	out, err := a.renderAllocation(rq, al)
+	out, err := a.allocationView(rq, al, fields)
 	if err != nil {
 		return nil, err
 	}
-	return OK(sanitizeAllocation(rq.Ver, out, fields)), nil
+	return OK(out), nil
 }
 
 // deleteNodeAllocation is NodeAllocationController.delete: the node's
