@@ -53,7 +53,10 @@ func lifecycle(t *testing.T, d *deployment, api, cond *service, uuid string) {
 	}
 	// provision runs a provisioning action with --wait and checks the
 	// state reached through the API, and that the lock is released with
-	// no error recorded.
+	// no error recorded. Python's conductor finishes an action in a
+	// worker after it answered the call, so the CLI's first poll still
+	// sees the transient state and the next comes 10 s later: each such
+	// step takes about 12 s against Python's conductor, 3 s against ours.
 	provision := func(want string, args ...string) {
 		t.Helper()
 		cli.OK(t, append(append([]string{"node"}, args...), "--wait", waitSeconds)...)
