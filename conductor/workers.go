@@ -60,20 +60,11 @@ func newWorkers(size int) *workers {
 // no worker is free, the task is released and NoFreeConductorWorker
 // returned.
 func (m *Manager) spawn(ctx context.Context, t *task, fn func(ctx context.Context, t *task)) error {
-	select {
-	case m.workers.slots <- struct{}{}:
-	default:
+	if !m.tryWorker() {
 		t.release(ctx)
 		return ironic.Errorf(ironic.NoFreeConductorWorker, "Requested action cannot be performed due to lack of free conductor workers.")
 	}
-	m.workers.wg.Add(1)
-	wctx := context.WithoutCancel(ctx)
-	go func() {
-		defer m.workers.wg.Done()
-		defer func() { <-m.workers.slots }()
-		defer t.release(wctx)
-		fn(wctx, t)
-	}()
+	m.runReserved(ctx, t, fn)
 	return nil
 }
 
