@@ -38,19 +38,12 @@ type Client struct {
 // NewClient starts a client: it connects in the background (and again
 // whenever the connection drops) until Close. ids may be nil.
 func NewClient(cfg Config, ids ironic.UUIDSource, log *slog.Logger) (*Client, error) {
-	cfg = cfg.withDefaults()
-	brokers, err := parseTransportURL(cfg.TransportURL)
+	d, ids, log, err := newDialer(cfg, ids, log)
 	if err != nil {
 		return nil, err
 	}
-	if ids == nil {
-		ids = ironic.RandomUUIDs{}
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	c := &Client{
-		cfg: cfg, dialer: dialer{cfg: cfg, brokers: brokers, log: log}, ids: ids, log: log,
+		cfg: d.cfg, dialer: d, ids: ids, log: log,
 		up: make(chan struct{}), down: make(chan struct{}), pending: map[string]chan *oslo.Reply{},
 		done: make(chan struct{}),
 	}

@@ -19,6 +19,23 @@ type dialer struct {
 	log     *slog.Logger
 }
 
+// newDialer fills in cfg's defaults and parses its transport URL; nil ids
+// and log get their defaults too. Client and Server start from it.
+func newDialer(cfg Config, ids ironic.UUIDSource, log *slog.Logger) (dialer, ironic.UUIDSource, *slog.Logger, error) {
+	cfg = cfg.withDefaults()
+	brokers, err := parseTransportURL(cfg.TransportURL)
+	if err != nil {
+		return dialer{}, nil, nil, err
+	}
+	if ids == nil {
+		ids = ironic.RandomUUIDs{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return dialer{cfg: cfg, brokers: brokers, log: log}, ids, log, nil
+}
+
 // dial returns a connection, or ctx's error once ctx is done.
 func (d *dialer) dial(ctx context.Context) (*amqp.Connection, error) {
 	wait := d.cfg.RetryInterval

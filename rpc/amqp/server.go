@@ -32,18 +32,11 @@ type Server struct {
 // NewServer serves api on the queues of host. nodes resolves integer node
 // ids (db.Store); may be nil. ids may be nil.
 func NewServer(cfg Config, host string, api rpc.ConductorAPI, nodes oslo.NodeUUIDLookup, ids ironic.UUIDSource, log *slog.Logger) (*Server, error) {
-	cfg = cfg.withDefaults()
-	brokers, err := parseTransportURL(cfg.TransportURL)
+	d, ids, log, err := newDialer(cfg, ids, log)
 	if err != nil {
 		return nil, err
 	}
-	if ids == nil {
-		ids = ironic.RandomUUIDs{}
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Server{cfg: cfg, dialer: dialer{cfg: cfg, brokers: brokers, log: log}, host: host,
+	return &Server{cfg: d.cfg, dialer: d, host: host,
 		d: oslo.NewDispatcher(api, nodes), ids: ids, log: log, up: make(chan struct{})}, nil
 }
 
