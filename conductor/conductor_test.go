@@ -3,6 +3,10 @@ package conductor_test
 import (
 	"context"
 	"testing"
+	"time"
+
+	"github.com/goironic/ironic/conductor"
+	"github.com/goironic/ironic/drivers/fake"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -125,4 +129,32 @@ func TestPowerActionsAndVolumeRule(t *testing.T) {
 			t.Fatalf("destroy when off: %v", err)
 		}
 	})
+}
+
+// A call waiting for a lock this conductor holds retries as soon as the
+// lock is released, not at the next retry interval (an hour here).
+func TestLockWaitEndsAtRelease(t *testing.T) {
+	ctx := context.Background()
+	gate := make(chan struct{})
+	fc := fake.Config{DeployDelay: fake.Delay{Min: time.Second, Max: time.Second},
+		Sleep: func(context.Context, time.Duration) error { <-gate; return nil }}
+	h := newHarness(t, dbtest.SQLite(t), withFake(fc), withConfig(func(c *conductor.Config) {
+		c.AutomatedClean, c.NodeLockedRetryInterval, c.ReplyLinger = false, time.Hour, -1
+	}))
+	n := h.node(t, "fake-hardware", db.Values{"provision_state": states.Available})
+	if err := h.m.DoNodeDeploy(ctx, "", n.UUID, false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- h.m.DoNodeTearDown(ctx, "", n.UUID) }()
+	time.Sleep(50 * time.Millisecond) // let the tear down find the node locked
+	close(gate)
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("tear down after the deployment released the node: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tear down still waits for its lock retry interval")
+	}
 }

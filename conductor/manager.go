@@ -35,6 +35,14 @@ type Config struct {
 	SoftPowerOffTimeout time.Duration
 	// WorkersPoolSize is [conductor]workers_pool_size (100).
 	WorkersPoolSize int
+	// ReplyLinger is how long a call that handed work to a worker waits
+	// for that work to finish before it replies (5 ms; negative replies
+	// at once). Work that finishes within it, as fake hardware's does, is
+	// already in its end state when the client first looks, so a client
+	// polling for that state (the CLI's --wait) is answered at once
+	// instead of one poll interval later; longer work costs the call at
+	// most this much. Ours, not an Ironic option.
+	ReplyLinger time.Duration
 
 	// HeartbeatTimeout is [conductor]heartbeat_timeout (60 s): a conductor
 	// whose last heartbeat is older is dead, its nodes are taken over.
@@ -101,7 +109,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		HeartbeatInterval: 10 * time.Second, NodeLockedRetryAttempts: 3, NodeLockedRetryInterval: time.Second,
-		SoftPowerOffTimeout: 600 * time.Second, WorkersPoolSize: 100, HeartbeatTimeout: 60 * time.Second,
+		SoftPowerOffTimeout: 600 * time.Second, WorkersPoolSize: 100, ReplyLinger: 5 * time.Millisecond,
+		HeartbeatTimeout:      60 * time.Second,
 		HashPartitionExponent: 5, HashRingResetInterval: 15 * time.Second,
 		AutomatedClean: true, AllowProvisioningInMaintenance: true, NodeHistory: true,
 		SyncPowerStateInterval: 60 * time.Second, ForcePowerStateDuringSync: true, PowerStateSyncMaxRetries: 3,
@@ -129,6 +138,7 @@ func (c *Config) fillDefaults() {
 	dur(&c.HeartbeatInterval, d.HeartbeatInterval)
 	dur(&c.NodeLockedRetryInterval, d.NodeLockedRetryInterval)
 	dur(&c.SoftPowerOffTimeout, d.SoftPowerOffTimeout)
+	dur(&c.ReplyLinger, d.ReplyLinger)
 	dur(&c.HeartbeatTimeout, d.HeartbeatTimeout)
 	dur(&c.HashRingResetInterval, d.HashRingResetInterval)
 	dur(&c.SyncPowerStateInterval, d.SyncPowerStateInterval)
@@ -224,6 +234,8 @@ type Manager struct {
 	id    int64
 
 	workers *workers
+	// lockWaits wakes callers waiting for a node lock held here.
+	lockWaits lockWaits
 
 	fsm    *states.Machine
 	router *rpc.Router

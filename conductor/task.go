@@ -65,6 +65,7 @@ func (t *task) release(ctx context.Context) {
 	if err := t.m.store.ReleaseNode(rctx, t.m.cfg.Host, db.ByID(t.node.ID)); err != nil {
 		t.m.log.WarnContext(ctx, "releasing node lock", "node", t.node.UUID, "error", err)
 	}
+	t.m.lockWaits.released(t.node.UUID)
 }
 
 // nodeInterfaces is the driver view of a node's interface fields.

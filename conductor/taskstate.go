@@ -104,6 +104,10 @@ func (t *task) upgradeLock(ctx context.Context) error {
 // node_locked_retry_* options say.
 func (m *Manager) reserve(ctx context.Context, ref db.Ref) (*models.Node, error) {
 	for attempt := 1; ; attempt++ {
+		var freed <-chan struct{}
+		if ref.UUID != "" {
+			freed = m.lockWaits.watch(ref.UUID)
+		}
 		n, err := m.store.ReserveNode(ctx, m.cfg.Host, ref)
 		if err == nil || !ironic.IsClass(err, ironic.NodeLocked) || attempt >= m.cfg.NodeLockedRetryAttempts {
 			return n, err
@@ -113,6 +117,8 @@ func (m *Manager) reserve(ctx context.Context, ref db.Ref) (*models.Node, error)
 		case <-ctx.Done():
 			tm.Stop()
 			return nil, ctx.Err()
+		case <-freed:
+			tm.Stop()
 		case <-tm.C:
 		}
 	}

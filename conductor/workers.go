@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/goironic/ironic"
 )
@@ -83,16 +84,29 @@ func (m *Manager) tryWorker() bool {
 }
 
 // runReserved runs fn on the worker slot tryWorker took, with the task,
-// whose lock it releases when fn returns.
+// whose lock it releases when fn returns. It returns when fn has
+// finished or after [Config.ReplyLinger], whichever comes first.
 func (m *Manager) runReserved(ctx context.Context, t *task, fn func(ctx context.Context, t *task)) {
 	m.workers.wg.Add(1)
 	wctx := context.WithoutCancel(ctx)
+	done := make(chan struct{})
 	go func() {
 		defer m.workers.wg.Done()
 		defer func() { <-m.workers.slots }()
+		defer close(done)
 		defer t.release(wctx)
 		fn(wctx, t)
 	}()
+	if m.cfg.ReplyLinger <= 0 {
+		return
+	}
+	linger := time.NewTimer(m.cfg.ReplyLinger)
+	defer linger.Stop()
+	select {
+	case <-done:
+	case <-linger.C:
+	case <-ctx.Done():
+	}
 }
 
 // startTransition is process_event with a callback: the event is applied
