@@ -10,10 +10,11 @@ cd "$(dirname "$0")"
 
 ./scripts/install-test-deps.sh
 
-# The tests that need a real MariaDB, RabbitMQ, Python Ironic or the CLI
-# fail instead of skipping here (test/split runs the split deployment on
+# The tests that need a real MariaDB, RabbitMQ, Keystone, Python Ironic or
+# the CLI fail instead of skipping here (test/split runs the split deployment on
 # MariaDB and RabbitMQ within the go test timeout below).
-export IRONIC_TEST_REQUIRE_MARIADB=1 IRONIC_TEST_REQUIRE_PYTHON=1 IRONIC_TEST_REQUIRE_RABBITMQ=1
+export IRONIC_TEST_REQUIRE_MARIADB=1 IRONIC_TEST_REQUIRE_PYTHON=1 IRONIC_TEST_REQUIRE_RABBITMQ=1 \
+  IRONIC_TEST_REQUIRE_KEYSTONE=1
 
 go vet ./...
 # Unit and in-process tests in parallel; then the black-box packages one

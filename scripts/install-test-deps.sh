@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, the real services the tests start
 # themselves: MariaDB (schema and API tests), RabbitMQ (rpc/amqp), the reference Python Ironic
-# (cross-checks in both directions) and the openstack baremetal CLI.
+# (cross-checks in both directions), the openstack baremetal CLI and
+# Keystone (test/internal/keystone: python3-keystone served by uwsgi-core
+# as a plain process; not the "keystone" package, whose service would
+# take port 5000).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -11,6 +14,7 @@ PKGS=(
   python3-ironic python3-ironicclient python3-openstackclient
   sqlite3 curl procps iproute2
   rabbitmq-server
+  python3-keystone uwsgi-core uwsgi-plugin-python3
 )
 
 missing=()
