@@ -110,7 +110,8 @@ type Keystone struct {
 // Start creates (or reuses) the state in o.Dir, starts Keystone on
 // 127.0.0.1:o.Port, waits until /v3 answers and provisions the users,
 // projects, roles, domains and catalog entries. ctx bounds the start only;
-// the process runs until Stop. On error nothing is left running.
+// the process runs until Stop. On error nothing is left running, and a
+// temporary Dir is removed (the error carries the end of keystone.log).
 func Start(ctx context.Context, o Options) (_ *Keystone, err error) {
 	defer wrap(&err, "keystone: start")
 	if err := Installed(); err != nil {
@@ -120,6 +121,11 @@ func Start(ctx context.Context, o Options) (_ *Keystone, err error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			_ = k.Close()
+		}
+	}()
 	if err := k.writeState(); err != nil {
 		return nil, err
 	}
@@ -129,11 +135,6 @@ func Start(ctx context.Context, o Options) (_ *Keystone, err error) {
 	if err := k.startServer(); err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			_ = k.Stop()
-		}
-	}()
 	began := time.Now()
 	if err := k.manage(ctx); err != nil {
 		return nil, err

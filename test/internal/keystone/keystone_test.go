@@ -3,6 +3,7 @@ package keystone
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -475,4 +476,30 @@ func testContext(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// TestPortInUse checks that Start refuses a busy port and leaves nothing
+// behind.
+func TestPortInUse(t *testing.T) {
+	if err := Installed(); err != nil {
+		t.Skip(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:5203")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	k, err := Start(testContext(t, time.Minute), Options{Port: 5203})
+	if err == nil {
+		k.Close()
+		t.Fatal("Start on a busy port succeeded")
+	}
+	if !strings.Contains(err.Error(), "in use") {
+		t.Errorf("error %v does not say the port is in use", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("Start left %v in TMPDIR", left)
+	}
 }

@@ -45,7 +45,10 @@ func (k *Keystone) spawn(bin string, args []string, env ...string) (*process, er
 	}, env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	// Own session and process group. Pdeathsig kills the child if the test
-	// binary dies without stopping it.
+	// binary dies without stopping it (uwsgi's --no-orphans takes the worker
+	// along). Strictly it fires when the forking OS thread exits, which Go
+	// only does when a goroutine locked to its thread exits: do not Start
+	// from such a goroutine.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	// Bounds Wait's copying to k.log should a stray descendant keep the pipe.
 	cmd.WaitDelay = 5 * time.Second
