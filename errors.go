@@ -206,6 +206,9 @@ const (
 	RequestEntityTooLarge                        Class = "HTTPRequestEntityTooLarge"
 	HTTPServiceUnavailable                       Class = "HTTPServiceUnavailable"
 	ClientSideError                              Class = "ClientSideError"
+	// InvalidScope is oslo.policy's: a token of the wrong scope under
+	// [oslo_policy] enforce_scope. Ironic lets it through unhandled: 500.
+	InvalidScope Class = "InvalidScope"
 )
 
 // Code is the HTTP status of a class: the one table that maps faults to HTTP.

@@ -11,6 +11,7 @@ require (
 	github.com/rabbitmq/amqp091-go v1.16.0
 	golang.org/x/sync v0.25.0
 	gopkg.in/ini.v1 v1.68.0
+	gopkg.in/yaml.v3 v3.0.1
 	gorm.io/driver/mysql v1.5.7
 	gorm.io/gorm v1.31.2
 	modernc.org/sqlite v1.62.0
