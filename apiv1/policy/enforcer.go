@@ -481,8 +481,10 @@ func (e *Enforcer) Authorize(ctx context.Context, rule string, target map[string
 	if en.check.eval(&c) {
 		return nil
 	}
-	e.log.InfoContext(ctx, "Rejecting authorization: "+rule+" is disallowed by policy",
-		"rule", rule, "request_id", rc.RequestID)
+	if e.log.Enabled(ctx, slog.LevelInfo) {
+		e.log.InfoContext(ctx, "Rejecting authorization: "+rule+" is disallowed by policy",
+			"rule", rule, "request_id", rc.RequestID)
+	}
 	return &ironic.Fault{Class: ironic.HTTPForbidden, Message: "Access was denied to the following resource: " + rule}
 }
 
