@@ -473,9 +473,11 @@ func (a *API) findAllocation(rq *Request, ident string) (*models.Allocation, err
 	return nil, ironic.Errorf(ironic.InvalidUuidOrName, "Expected a logical name or UUID but received %s.", ident)
 }
 
-// allocationTarget is the policy target of an allocation.
+// allocationTarget is the policy target of an allocation
+// (check_owner_policy('allocation', ...)): allocation.owner, "None" when
+// unset.
 func allocationTarget(al *models.Allocation) map[string]string {
-	t := map[string]string{"allocation.uuid": al.UUID}
+	t := map[string]string{"allocation.owner": "None"}
 	if al.Owner != nil {
 		t["allocation.owner"] = *al.Owner
 	}

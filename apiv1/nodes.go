@@ -219,16 +219,38 @@ func (a *API) findNodeOnce(rq *Request, ident string) (*models.Node, error) {
 	return nil, ironic.Errorf(ironic.NodeNotFound, "Node %s could not be found.", ident)
 }
 
-// nodeTarget is the policy target of a node.
+// nodeTarget is the policy target of check_owner_policy('node', ...):
+// node.owner as Python's str() shows it ("None" when unset, also for no
+// node at all), node.lessee only when set and not empty.
 func nodeTarget(n *models.Node) map[string]string {
-	t := map[string]string{"node.uuid": n.UUID}
+	t := map[string]string{"node.owner": "None"}
+	if n == nil {
+		return t
+	}
 	if n.Owner != nil {
 		t["node.owner"] = *n.Owner
 	}
-	if n.Lessee != nil {
+	if n.Lessee != nil && *n.Lessee != "" {
 		t["node.lessee"] = *n.Lessee
 	}
 	return t
+}
+
+// authorizeNode is the policy part of check_node_policy_and_retrieve: a
+// caller who may not see the node (baremetal:node:get) learns nothing
+// of it (NodeNotFound for ident), then policy decides.
+func (a *API) authorizeNode(ctx context.Context, policy, ident string, n *models.Node) error {
+	target := nodeTarget(n)
+	if err := a.d.Policy.Authorize(ctx, "baremetal:node:get", target); err != nil {
+		if ironic.IsClass(err, ironic.HTTPForbidden) {
+			return ironic.Errorf(ironic.NodeNotFound, "Node %s could not be found.", ident)
+		}
+		return err
+	}
+	if policy == "baremetal:node:get" {
+		return nil
+	}
+	return a.d.Policy.Authorize(ctx, policy, target)
 }
 
 // nodeFor validates the {node} path variable, authorizes policy and
@@ -242,10 +264,32 @@ func (a *API) nodeFor(rq *Request, policy string) (*models.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := a.d.Policy.Authorize(rq.Ctx(), policy, nodeTarget(n)); err != nil {
+	if err := a.authorizeNode(rq.Ctx(), policy, ident, n); err != nil {
 		return nil, err
 	}
 	return n, nil
+}
+
+// checkListPolicy is check_list_policy: KIND:list_all, or else KIND:list
+// for a project-scoped caller, whose project becomes the filter (an
+// owner filter naming another project keeps list_all's refusal). It
+// returns the project (or owner) to filter by.
+func (a *API) checkListPolicy(ctx context.Context, kind string, owner *string) (*string, error) {
+	err := a.d.Policy.Authorize(ctx, "baremetal:"+kind+":list_all", nil)
+	if err == nil {
+		return owner, nil
+	}
+	if !ironic.IsClass(err, ironic.HTTPForbidden) && !ironic.IsClass(err, ironic.InvalidScope) {
+		return nil, err
+	}
+	project := ironic.FromContext(ctx).ProjectID
+	if project == "" || owner != nil && *owner != "" && *owner != project {
+		return nil, err
+	}
+	if err := a.d.Policy.Authorize(ctx, "baremetal:"+kind+":list", nil); err != nil {
+		return nil, err
+	}
+	return &project, nil
 }
 
 // nodeListParams are the parsed filters of a node list.
@@ -457,13 +501,19 @@ func (a *API) listNodesDetail(rq *Request) (*Response, error) { return a.nodeCol
 
 // nodeCollection is get_all/detail and _get_nodes_collection.
 func (a *API) nodeCollection(rq *Request, detailPath bool) (*Response, error) {
-	if err := a.d.Policy.Authorize(rq.Ctx(), "baremetal:node:list", nil); err != nil {
+	requested, err := strArg(rq, "project")
+	if err != nil {
+		return nil, err
+	}
+	project, err := a.checkListPolicy(rq.Ctx(), "node", requested)
+	if err != nil {
 		return nil, err
 	}
 	p, err := a.parseNodeListParams(rq, detailPath)
 	if err != nil {
 		return nil, err
 	}
+	p.filter.Project = project
 	limit, err := a.validateLimit(p.limit)
 	if err != nil {
 		return nil, err
@@ -1099,7 +1149,7 @@ func (a *API) validateIdent(rq *Request, ident string) (*Response, error) {
 		return nil, err
 	}
 	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:node:validate", nodeTarget(n)); err != nil {
+	if err := a.authorizeNode(ctx, "baremetal:node:validate", ident, n); err != nil {
 		return nil, err
 	}
 	topic, err := a.d.Conductor.TopicFor(ctx, n)

@@ -32,7 +32,7 @@ func (a *API) subNode(rq *Request, policy string, min mv.Version) (*models.Node,
 	if err != nil {
 		return nil, err
 	}
-	if err := a.d.Policy.Authorize(rq.Ctx(), policy, nodeTarget(n)); err != nil {
+	if err := a.authorizeNode(rq.Ctx(), policy, ident, n); err != nil {
 		return nil, err
 	}
 	return n, nil

@@ -103,13 +103,19 @@ func operationNotPermitted() error {
 	return ironic.Errorf(ironic.OperationNotPermitted, "Operation not permitted.")
 }
 
-// ownerTarget is the policy target of an object whose access follows its
-// node (check_owner_policy('node', ...)).
+// ownerTarget is the policy target of a port, port group or volume
+// object, whose access follows its node (check_port_policy_and_retrieve,
+// check_volume_policy_and_retrieve): node.owner and node.lessee, "None"
+// (Python's str(None)) when unset or when there is no node.
 func ownerTarget(n *models.Node) map[string]string {
-	t := map[string]string{"node.owner": "", "node.lessee": ""}
+	t := map[string]string{"node.owner": "None", "node.lessee": "None"}
 	if n != nil {
-		t["node.owner"] = models.Deref(n.Owner)
-		t["node.lessee"] = models.Deref(n.Lessee)
+		if n.Owner != nil {
+			t["node.owner"] = *n.Owner
+		}
+		if n.Lessee != nil {
+			t["node.lessee"] = *n.Lessee
+		}
 	}
 	return t
 }
@@ -158,7 +164,7 @@ func (a *API) checkPortListPolicy(rq *Request, kind string, par portParent) (str
 		node, concealed = n, true
 	}
 	if par.set() && node != nil {
-		if err := a.d.Policy.Authorize(ctx, "baremetal:node:get", ownerTarget(node)); err != nil {
+		if err := a.d.Policy.Authorize(ctx, "baremetal:node:get", nodeTarget(node)); err != nil {
 			switch {
 			case concealed:
 				return "", ironic.Errorf(ironic.NodeNotFound, "Node %s could not be found.", node.UUID)
@@ -655,13 +661,13 @@ func (a *API) bodyNode(ctx context.Context, policy, nodeUUID string) (*models.No
 	node, err := a.d.Store.GetNodeByUUID(ctx, nodeUUID)
 	switch {
 	case err == nil:
-		if a.d.Policy.Authorize(ctx, "baremetal:node:get", ownerTarget(node)) != nil {
+		if a.d.Policy.Authorize(ctx, "baremetal:node:get", nodeTarget(node)) != nil {
 			node = nil
 		}
 	case !ironic.IsClass(err, ironic.NodeNotFound):
 		return nil, err
 	}
-	if err := a.d.Policy.Authorize(ctx, policy, ownerTarget(node)); err != nil {
+	if err := a.d.Policy.Authorize(ctx, policy, nodeTarget(node)); err != nil {
 		return nil, err
 	}
 	if node == nil {

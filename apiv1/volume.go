@@ -244,14 +244,14 @@ func (r *volumeResource[T, K]) retrieve(rq *Request, policy, ident string) (*T, 
 		return nil, nil, err
 	}
 	var node *models.Node
-	target := map[string]string{}
+	target := ownerTarget(nil)
 	if _, _, nodeID := r.k.ids(v); nodeID != nil {
 		n, err := r.a.d.Store.GetNodeByID(ctx, *nodeID)
 		if err != nil && !ironic.IsClass(err, ironic.NodeNotFound) {
 			return nil, nil, err
 		}
 		if n != nil {
-			node, target = n, nodeTarget(n)
+			node, target = n, ownerTarget(n)
 		}
 	}
 	if err := r.a.d.Policy.Authorize(ctx, "baremetal:node:get", target); err != nil {
@@ -406,7 +406,7 @@ func (r *volumeResource[T, K]) create(rq *Request) (*Response, error) {
 	ctx := rq.Ctx()
 	nodeUUID, _ := body["node_uuid"].(string)
 	node, err := r.a.d.Store.GetNodeByUUID(ctx, nodeUUID)
-	target := map[string]string{}
+	target := nodeTarget(nil)
 	missing := false
 	switch {
 	case err == nil:
