@@ -97,7 +97,8 @@ func (a *API) listAllocations(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:list_all", nil); err != nil {
+	requestor, err := a.checkListPolicy(ctx, "allocation", owner)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkAllocationFieldsAllowed(rq.Ver, fields); err != nil {
@@ -105,6 +106,12 @@ func (a *API) listAllocations(rq *Request) (*Response, error) {
 	}
 	if owner != nil && !rq.Ver.AtLeast(mv.AllocationOwner) {
 		return nil, notAcceptable()
+	}
+	if owner != nil && requestor != nil && *owner != *requestor {
+		return nil, ironic.Errorf(ironic.NotAuthorized, "Not authorized.")
+	}
+	if requestor != nil {
+		owner = requestor
 	}
 	limit, err := a.validateLimit(p.limit)
 	if err != nil {
@@ -132,6 +139,9 @@ func (a *API) listAllocations(rq *Request) (*Response, error) {
 			return nil, as400(err, ironic.NodeNotFound)
 		}
 		if err := a.d.Policy.Authorize(ctx, "baremetal:node:get", nodeTarget(n)); err != nil {
+			if ironic.IsClass(err, ironic.HTTPForbidden) {
+				return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
+			}
 			return nil, err
 		}
 		f.NodeUUID = &n.UUID

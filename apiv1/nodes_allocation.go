@@ -15,11 +15,20 @@ func (a *API) nodeAllocation(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := a.d.Policy.Authorize(rq.Ctx(), "baremetal:allocation:get", nil); err != nil {
+	// _get_allocations_collection(parent_node): the node must be visible
+	// (else a plain 404), then the allocation under allocation:get.
+	ctx := rq.Ctx()
+	if err := a.d.Policy.Authorize(ctx, "baremetal:node:get", nodeTarget(n)); err != nil {
+		if ironic.IsClass(err, ironic.HTTPForbidden) {
+			return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
+		}
 		return nil, err
 	}
 	al, err := a.allocationOfNode(rq, n)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:get", allocationTarget(al)); err != nil {
 		return nil, err
 	}
 	if err := checkAllocationFieldsAllowed(rq.Ver, fields); err != nil {
@@ -41,6 +50,9 @@ func (a *API) deleteNodeAllocation(rq *Request) (*Response, error) {
 	}
 	al, err := a.allocationOfNode(rq, n)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.d.Policy.Authorize(rq.Ctx(), "baremetal:allocation:delete", allocationTarget(al)); err != nil {
 		return nil, err
 	}
 	topic, err := a.randomTopic(rq)
