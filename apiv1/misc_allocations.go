@@ -258,6 +258,9 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 			return nil, as400(err, ironic.NodeNotFound)
 		}
 		if err := a.d.Policy.Authorize(ctx, "baremetal:node:get", nodeTarget(n)); err != nil {
+			if ironic.IsClass(err, ironic.HTTPForbidden) {
+				return nil, ironic.Errorf(ironic.NodeNotFound, "Node %s could not be found.", ident).WithStatus(http.StatusBadRequest)
+			}
 			return nil, err
 		}
 		node = n
@@ -460,14 +463,20 @@ func (a *API) allocationFor(rq *Request, ident, policy string) (*models.Allocati
 		al, err = a.findAllocation(rq, ident+".json")
 	}
 	if err != nil {
-		if ironic.IsClass(err, ironic.AllocationNotFound) {
-			if perr := a.d.Policy.Authorize(rq.Ctx(), policy, nil); perr != nil {
-				return nil, perr
-			}
+		return nil, err
+	}
+	// A caller who may not see the allocation learns nothing of it.
+	target := allocationTarget(al)
+	if err := a.d.Policy.Authorize(rq.Ctx(), "baremetal:allocation:get", target); err != nil {
+		if ironic.IsClass(err, ironic.HTTPForbidden) {
+			return nil, ironic.Errorf(ironic.AllocationNotFound, "Allocation %s could not be found.", ident)
 		}
 		return nil, err
 	}
-	if err := a.d.Policy.Authorize(rq.Ctx(), policy, allocationTarget(al)); err != nil {
+	if policy == "baremetal:allocation:get" {
+		return al, nil
+	}
+	if err := a.d.Policy.Authorize(rq.Ctx(), policy, target); err != nil {
 		return nil, err
 	}
 	return al, nil
