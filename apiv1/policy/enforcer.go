@@ -29,6 +29,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -78,13 +80,20 @@ type Config struct {
 // Enforcer evaluates Ironic's policy rules. It is safe for concurrent
 // use; its rules do not change after New.
 type Enforcer struct {
-	rules        map[string]*entry
-	defaultRule  *entry // nil: no default rule
+	cfg          Config
+	rs           atomic.Pointer[ruleSet]
 	enforceScope bool
 	keystone     bool
 	svcProject   string
 	hasSvc       bool
 	log          *slog.Logger
+}
+
+// ruleSet is the rules in force, replaced whole by Reload.
+type ruleSet struct {
+	rules       map[string]*entry
+	defaultRule *entry // nil: no default rule
+	files       []fileStamp
 }
 
 // entry is one rule as enforced: its check (the file's override, or the
@@ -140,28 +149,40 @@ func New(cfg Config, log *slog.Logger) (*Enforcer, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Enforcer{
-		rules:        map[string]*entry{},
+		cfg:          cfg,
 		enforceScope: cfg.EnforceScope,
 		keystone:     cfg.AuthStrategy == "" || cfg.AuthStrategy == "keystone",
 		svcProject:   cfg.ServiceProjectName,
 		hasSvc:       cfg.ServiceRoleElevatedAccess,
 		log:          log,
 	}
-	fileRules := map[string]*node{}
-	var fileOrder []string
-	addFile := func(path string) error {
-		rules, order, err := loadPolicyFile(path, log)
+	rs, err := e.load(policyFiles(cfg))
+	if err != nil {
+		return nil, err
+	}
+	e.rs.Store(rs)
+	return e, nil
+}
+
+// fileStamp identifies the content of one policy file as loaded.
+type fileStamp struct {
+	path    string
+	size    int64
+	modTime time.Time
+}
+
+// policyFiles finds the policy file and the files of the policy
+// directories, in the order they apply, with their stamps. A directory
+// entry that is not a directory is reported as an error stamp (size -1).
+func policyFiles(cfg Config) []fileStamp {
+	var files []fileStamp
+	add := func(path string) {
+		st, err := os.Stat(path)
 		if err != nil {
-			return err
+			files = append(files, fileStamp{path: path, size: -1})
+			return
 		}
-		for _, name := range order {
-			if _, ok := fileRules[name]; !ok {
-				fileOrder = append(fileOrder, name)
-			}
-			fileRules[name] = rules[name]
-		}
-		log.Debug("loaded policy file", "path", path, "rules", len(order))
-		return nil
+		files = append(files, fileStamp{path: path, size: st.Size(), modTime: st.ModTime()})
 	}
 	if cfg.PolicyFile != "" {
 		path, ok := findFile(cfg.ConfigDirs, cfg.PolicyFile)
@@ -169,11 +190,7 @@ func New(cfg Config, log *slog.Logger) (*Enforcer, error) {
 			path, ok = findFile(cfg.ConfigDirs, "policy.json")
 		}
 		if ok {
-			if err := addFile(path); err != nil {
-				return nil, err
-			}
-		} else {
-			log.Debug("The policy file could not be found", "policy_file", cfg.PolicyFile)
+			add(path)
 		}
 	}
 	for _, d := range cfg.PolicyDirs {
@@ -181,19 +198,49 @@ func New(cfg Config, log *slog.Logger) (*Enforcer, error) {
 		if !ok {
 			continue
 		}
-		files, err := policyDirFiles(dir)
+		names, err := policyDirFiles(dir)
+		if err != nil {
+			files = append(files, fileStamp{path: dir, size: -1})
+			continue
+		}
+		for _, f := range names {
+			add(f)
+		}
+	}
+	return files
+}
+
+// load parses the policy files over Ironic's defaults into a rule set.
+func (e *Enforcer) load(files []fileStamp) (*ruleSet, error) {
+	cfg, log := e.cfg, e.log
+	rs := &ruleSet{rules: map[string]*entry{}, files: files}
+	fileRules := map[string]*node{}
+	var fileOrder []string
+	for _, f := range files {
+		if f.size < 0 {
+			if st, err := os.Stat(f.path); err == nil && st.IsDir() {
+				return nil, fmt.Errorf("policy directory %s cannot be read", f.path)
+			}
+			return nil, fmt.Errorf("policy path %s is not a readable file or directory", f.path)
+		}
+		rules, order, err := loadPolicyFile(f.path, log)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
-			if err := addFile(f); err != nil {
-				return nil, err
+		for _, name := range order {
+			if _, ok := fileRules[name]; !ok {
+				fileOrder = append(fileOrder, name)
 			}
+			fileRules[name] = rules[name]
 		}
+		log.Debug("loaded policy file", "path", f.path, "rules", len(order))
+	}
+	if len(files) == 0 && cfg.PolicyFile != "" {
+		log.Debug("The policy file could not be found", "policy_file", cfg.PolicyFile)
 	}
 
 	for _, name := range fileOrder {
-		e.rules[name] = &entry{name: name, check: fileRules[name]}
+		rs.rules[name] = &entry{name: name, check: fileRules[name]}
 	}
 	for _, def := range Defaults() {
 		check, problem := parseRule(def.CheckStr)
@@ -203,10 +250,10 @@ func New(cfg Config, log *slog.Logger) (*Enforcer, error) {
 		if def.Deprecated != nil {
 			check = deprecatedCheck(&def, check, fileRules, cfg.EnforceNewDefaults, log)
 		}
-		en := e.rules[def.Name]
+		en := rs.rules[def.Name]
 		if en == nil {
 			en = &entry{name: def.Name, check: check}
-			e.rules[def.Name] = en
+			rs.rules[def.Name] = en
 		}
 		en.registered = true
 		if len(def.ScopeTypes) > 0 {
@@ -216,10 +263,47 @@ func New(cfg Config, log *slog.Logger) (*Enforcer, error) {
 		}
 	}
 	if cfg.DefaultRule != "" {
-		e.defaultRule = e.rules[cfg.DefaultRule]
+		rs.defaultRule = rs.rules[cfg.DefaultRule]
 	}
-	e.link()
-	return e, nil
+	rs.link(log)
+	return rs, nil
+}
+
+// Reload re-reads the policy files when they changed (a file added,
+// removed, resized or touched), as oslo.policy does on every check, and
+// reports whether it did. On an error the rules in force stay.
+func (e *Enforcer) Reload() (bool, error) {
+	files := policyFiles(e.cfg)
+	if slices.Equal(files, e.rs.Load().files) {
+		return false, nil
+	}
+	rs, err := e.load(files)
+	if err != nil {
+		return false, err
+	}
+	e.rs.Store(rs)
+	return true, nil
+}
+
+// Watch calls Reload every interval until ctx ends, logging what it
+// does: oslo.policy notices an edited policy file at the next check;
+// here within interval. It returns nil when ctx ends.
+func (e *Enforcer) Watch(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			switch changed, err := e.Reload(); {
+			case err != nil:
+				e.log.ErrorContext(ctx, "policy files not reloaded; the previous rules stay in force", "error", err)
+			case changed:
+				e.log.InfoContext(ctx, "policy files reloaded")
+			}
+		}
+	}
 }
 
 // deprecatedCheck is oslo.policy's _handle_deprecated_rule for a rule
@@ -251,7 +335,7 @@ func deprecatedCheck(def *Rule, check *node, fileRules map[string]*node, enforce
 // link binds every rule:NAME to its rule (or to the default rule when
 // NAME is undefined), and logs, like oslo.policy's check_rules, rules
 // that reference undefined rules or take part in a cycle.
-func (e *Enforcer) link() {
+func (e *ruleSet) link(log *slog.Logger) {
 	var undefined []string
 	names := make([]string, 0, len(e.rules))
 	for name := range e.rules {
@@ -278,7 +362,7 @@ func (e *Enforcer) link() {
 		}
 	}
 	if len(undefined) > 0 {
-		e.log.Warn("Policies reference a rule that is not defined", "policies", undefined)
+		log.Warn("Policies reference a rule that is not defined", "policies", undefined)
 	}
 	var cyclic []string
 	for _, name := range names {
@@ -287,15 +371,15 @@ func (e *Enforcer) link() {
 		}
 	}
 	if len(cyclic) > 0 {
-		e.log.Warn("Policies are part of a cyclical reference", "policies", cyclic)
+		log.Warn("Policies are part of a cyclical reference", "policies", cyclic)
 	}
 	for _, name := range names {
 		walk(e.rules[name].check, func(n *node) {
 			switch {
 			case n.op == opHTTP:
-				e.log.Warn("Remote (http/https) policy checks are not supported: the check denies", "rule", name, "check", n.String())
+				log.Warn("Remote (http/https) policy checks are not supported: the check denies", "rule", name, "check", n.String())
 			case (n.op == opRole || n.op == opGeneric) && n.match.bad:
-				e.log.Warn("Unsupported format in policy check: the check denies", "rule", name, "check", n.String())
+				log.Warn("Unsupported format in policy check: the check denies", "rule", name, "check", n.String())
 			}
 		})
 	}
@@ -408,6 +492,10 @@ func parsePolicyData(data []byte, log *slog.Logger) (map[string]*node, []string,
 		switch {
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
 			check = trueNode
+		case v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Style == 0 && isYAML11Bool(v.Value):
+			// PyYAML reads yes/no/on/off as booleans, which oslo.policy
+			// cannot use: Ironic fails every check then.
+			return nil, nil, fmt.Errorf("line %d: rule %q is a YAML 1.1 boolean, neither a string nor a list", v.Line, name)
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!str":
 			var problem string
 			check, problem = parseRule(v.Value)
@@ -429,6 +517,15 @@ func parsePolicyData(data []byte, log *slog.Logger) (map[string]*node, []string,
 		rules[name] = check
 	}
 	return rules, order, nil
+}
+
+// isYAML11Bool reports whether a plain scalar is a boolean to PyYAML.
+func isYAML11Bool(s string) bool {
+	switch s {
+	case "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF":
+		return true
+	}
+	return false
 }
 
 // listRule reads the old list-of-lists syntax: a list whose elements are
@@ -467,7 +564,7 @@ func (e *Enforcer) Authorize(ctx context.Context, rule string, target map[string
 	if !e.keystone {
 		return nil
 	}
-	en := e.rules[rule]
+	en := e.rs.Load().rules[rule]
 	if en == nil || !en.registered {
 		return &ironic.Fault{Class: ironic.IronicException, Message: "Policy " + rule + " has not been registered"}
 	}
@@ -494,14 +591,15 @@ func (e *Enforcer) Authorize(ctx context.Context, rule string, target map[string
 // denied when scope is enforced. It evaluates whatever the auth
 // strategy.
 func (e *Enforcer) Enforce(ctx context.Context, rule string, target map[string]string) bool {
-	en := e.rules[rule]
-	if en == nil {
-		if en = e.defaultRule; en == nil {
+	rs := e.rs.Load()
+	en, named := rs.rules[rule]
+	if !named {
+		if en = rs.defaultRule; en == nil {
 			return false
 		}
 	}
 	rc := ironic.FromContext(ctx)
-	if e.enforceScope && en.scopeTypes != nil && e.rules[rule] == en {
+	if e.enforceScope && named && en.scopeTypes != nil {
 		if !slices.Contains(en.scopeTypes, tokenScope(rc)) {
 			return false
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goironic/ironic"
 )
@@ -118,6 +119,8 @@ func TestPolicyFileErrors(t *testing.T) {
 		{"number.yaml", "a: role:x\nb: 12\n", `number.yaml: line 2: rule "b" is neither a string nor a list`},
 		{"list.yaml", "- a\n- b\n", "list.yaml: line 1: the policy file is not a mapping of rule names to rules"},
 		{"badlist.yaml", "a: [[1]]\n", `badlist.yaml: line 1: rule "a": a check in the list syntax is not a string`},
+		{"bool.yaml", "a: yes\n", `bool.yaml: line 1: rule "a" is a YAML 1.1 boolean, neither a string nor a list`},
+		{"tag.yaml", "a: !foo role:x\n", `tag.yaml: line 1: rule "a" is neither a string nor a list`},
 		{"bad.json", "{\"a\": \"role:x\",\n \"b\" \"c\"}\n", "bad.json: yaml: line 1: did not find expected ',' or '}'"},
 	} {
 		writeFile(t, dir, tc.name, tc.content)
@@ -292,4 +295,46 @@ func BenchmarkAuthorize(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestReload: an edited policy file takes effect at the next Reload; a
+// broken edit keeps the rules in force; an unchanged file is not
+// re-read.
+func TestReload(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "policy.yaml", `"baremetal:chassis:create": "role:reader"`)
+	e := mustNew(t, Config{PolicyFile: "policy.yaml", ConfigDirs: []string{dir}})
+	reader := ctxWith(&ironic.RequestContext{Roles: []string{"reader"}})
+	if changed, err := e.Reload(); changed || err != nil {
+		t.Errorf("unchanged file: %v, %v", changed, err)
+	}
+	writeFile(t, dir, "policy.yaml", `"baremetal:chassis:create": "!" # edited`)
+	if changed, err := e.Reload(); !changed || err != nil {
+		t.Errorf("edited file: %v, %v", changed, err)
+	}
+	if e.Enforce(reader, "baremetal:chassis:create", nil) {
+		t.Error("the edit did not take effect")
+	}
+	writeFile(t, dir, "policy.yaml", `"baremetal:chassis:create": [unclosed, "role:reader"`)
+	if _, err := e.Reload(); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("broken file: %v", err)
+	}
+	admin := ctxWith(&ironic.RequestContext{Roles: []string{"admin"}})
+	if e.Enforce(admin, "baremetal:chassis:create", nil) {
+		t.Error("a broken edit must keep the previous rules")
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := e.Reload(); !changed || err != nil {
+		t.Errorf("removed file: %v, %v", changed, err)
+	}
+	if !e.Enforce(admin, "baremetal:chassis:create", nil) {
+		t.Error("without the file the default (new OR deprecated: an admin) applies")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := e.Watch(ctx, time.Millisecond); err != nil {
+		t.Error(err)
+	}
 }
