@@ -51,8 +51,13 @@ type Config struct {
 	// "policy.yaml"). A relative name is looked up in ConfigDirs; a file
 	// that is not found is no error, and then the defaults apply. When
 	// the name is "policy.yaml" and no such file exists, "policy.json" is
-	// used if found (oslo.policy's fallback). Empty: no file.
+	// used if found (oslo.policy's fallback), unless PolicyFileSet.
+	// Empty: no file.
 	PolicyFile string
+	// PolicyFileSet says ironic.conf names policy_file explicitly
+	// (conf.Config.IsSet): oslo.policy then never falls back to
+	// policy.json.
+	PolicyFileSet bool
 	// PolicyDirs is [oslo_policy] policy_dirs (default ["policy.d"]):
 	// directories, looked up like PolicyFile, whose files (sorted, not
 	// hidden, not recursive) are applied over the policy file.
@@ -186,7 +191,7 @@ func policyFiles(cfg Config) []fileStamp {
 	}
 	if cfg.PolicyFile != "" {
 		path, ok := findFile(cfg.ConfigDirs, cfg.PolicyFile)
-		if !ok && cfg.PolicyFile == "policy.yaml" {
+		if !ok && cfg.PolicyFile == "policy.yaml" && !cfg.PolicyFileSet {
 			path, ok = findFile(cfg.ConfigDirs, "policy.json")
 		}
 		if ok {

@@ -161,6 +161,10 @@ func TestPolicyFileLookup(t *testing.T) {
 	if !e.Enforce(reader, "baremetal:chassis:create", nil) {
 		t.Error("policy.json was not used in place of a missing policy.yaml")
 	}
+	e = mustNew(t, Config{PolicyFile: "policy.yaml", PolicyFileSet: true, ConfigDirs: []string{third}})
+	if e.Enforce(reader, "baremetal:chassis:create", nil) {
+		t.Error("policy.json must not replace a policy.yaml named in ironic.conf")
+	}
 	e = mustNew(t, Config{PolicyFile: "custom.yaml", ConfigDirs: []string{third}})
 	if e.Enforce(reader, "baremetal:chassis:create", nil) {
 		t.Error("policy.json must only replace the default name")
