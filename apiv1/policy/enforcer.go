@@ -496,7 +496,7 @@ func parsePolicyData(data []byte, log *slog.Logger) (map[string]*node, []string,
 		var check *node
 		switch {
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
-			check = trueNode
+			check = newNode(opTrue)
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Style == 0 && isYAML11Bool(v.Value):
 			// PyYAML reads yes/no/on/off as booleans, which oslo.policy
 			// cannot use: Ironic fails every check then.

@@ -342,3 +342,26 @@ func TestReload(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestConcurrentReload checks (under -race) that checks may run while
+// Reload replaces the rules.
+func TestConcurrentReload(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "policy.yaml", `"baremetal:chassis:get": "role:reader"`)
+	e := mustNew(t, Config{PolicyFile: "policy.yaml", ConfigDirs: []string{dir}})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx := ctxWith(systemReader)
+		for i := 0; i < 2000; i++ {
+			_ = e.Authorize(ctx, "baremetal:chassis:get", nil)
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		writeFile(t, dir, "policy.yaml", `"baremetal:chassis:get": "role:reader or role:x`+strings.Repeat("x", i)+`"`)
+		if _, err := e.Reload(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+}

@@ -43,10 +43,8 @@ type node struct {
 	path      []string
 }
 
-var (
-	trueNode  = &node{op: opTrue}
-	falseNode = &node{op: opFalse}
-)
+// newNode returns a node without operands (opTrue, opFalse).
+func newNode(o op) *node { return &node{op: o} }
 
 // String renders the node as oslo.policy's checks print themselves.
 func (n *node) String() string {
@@ -77,14 +75,14 @@ func (n *node) String() string {
 // logged by the caller (problem is set) and fails closed.
 func parseRule(rule string) (n *node, problem string) {
 	if rule == "" {
-		return trueNode, ""
+		return newNode(opTrue), ""
 	}
 	var st parseState
 	for _, tok := range tokenize(rule) {
 		st.shift(tok)
 	}
 	if len(st.toks) != 1 || st.toks[0].kind == tokString || isPunct(st.toks[0].kind) {
-		return falseNode, "Failed to understand rule " + rule
+		return newNode(opFalse), "Failed to understand rule " + rule
 	}
 	return st.toks[0].check, ""
 }
@@ -93,7 +91,7 @@ func parseRule(rule string) (n *node, problem string) {
 // "or" of "and"s. An empty list allows everything.
 func parseListRule(rule [][]string) *node {
 	if len(rule) == 0 {
-		return trueNode
+		return newNode(opTrue)
 	}
 	var ors []*node
 	for _, inner := range rule {
@@ -112,7 +110,7 @@ func parseListRule(rule [][]string) *node {
 	}
 	switch len(ors) {
 	case 0:
-		return falseNode
+		return newNode(opFalse)
 	case 1:
 		return ors[0]
 	}
@@ -259,13 +257,13 @@ func (s *parseState) reduce() {
 func parseCheck(rule string) *node {
 	switch rule {
 	case "!":
-		return falseNode
+		return newNode(opFalse)
 	case "@":
-		return trueNode
+		return newNode(opTrue)
 	}
 	kind, match, ok := strings.Cut(rule, ":")
 	if !ok {
-		return falseNode
+		return newNode(opFalse)
 	}
 	n := &node{kind: kind, match: parseTemplate(match)}
 	switch kind {
