@@ -11,7 +11,18 @@ import (
 // nodeAllocation is NodeAllocationController: the node's allocation, or
 // "Allocation for node <ident> was not found".
 func (a *API) nodeAllocation(rq *Request) (*Response, error) {
-	n, fields, err := a.nodeWithFields(rq)
+	if err := rq.CheckArgs("fields"); err != nil {
+		return nil, err
+	}
+	fields, err := stringList(rq, "fields")
+	if err != nil {
+		return nil, err
+	}
+	ident := rq.Var("node")
+	if err := checkUUIDOrName(rq.Ver, "node_ident", ident); err != nil {
+		return nil, err
+	}
+	n, err := a.findNode(rq, ident)
 	if err != nil {
 		return nil, err
 	}
