@@ -188,6 +188,18 @@ func (s *Server) CreateSubnet(body map[string]any) (map[string]any, error) {
 	return clone(sn), nil
 }
 
+// DeletePort removes a port as DELETE /v2.0/ports/{id} does.
+func (s *Server) DeletePort(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.colls["ports"]
+	o, ok := c.items[id]
+	if !ok {
+		return notFound(c.kind, id)
+	}
+	return s.delete(c, o)
+}
+
 // neutronError is a NeutronError answer.
 type neutronError struct {
 	status  int

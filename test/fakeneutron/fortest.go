@@ -1,6 +1,7 @@
 package fakeneutron
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"testing"
 )
@@ -41,4 +42,13 @@ func ForTest(t testing.TB, opts ...Options) *TestServer {
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return &TestServer{Server: s, URL: srv.URL}
+}
+
+// ForTestHandler serves h on 127.0.0.1 for the duration of t and returns
+// its URL: a front for a Server that misbehaves in a test's way.
+func ForTestHandler(t testing.TB, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

@@ -384,12 +384,14 @@ func (s *Server) applyPortChanges(port, changes map[string]any, creating bool) e
 		port[k] = v
 	}
 	// ML2 binds a port once it has a host; for a baremetal port the
-	// mechanism driver's VIF type is "other".
+	// mechanism driver's VIF type is "other", and the port goes up.
 	if host, _ := port["binding:host_id"].(string); host != "" {
 		port["binding:vif_type"] = "other"
+		port["status"] = "ACTIVE"
 	} else {
 		port["binding:vif_type"] = "unbound"
 		port["binding:vif_details"] = map[string]any{}
+		port["status"] = "DOWN"
 	}
 	return nil
 }
