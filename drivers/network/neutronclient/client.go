@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -256,13 +257,21 @@ func (e *APIError) Error() string {
 }
 
 // ConnectError is a request that reached no Neutron (keystoneauth's
-// ConnectFailure).
+// ConnectFailure). When no connection could be opened at all, the text is
+// that of the version discovery failure Ironic reports, since its client
+// always starts with a discovery request.
 type ConnectError struct {
 	URL string
 	Err error
+	// Endpoint is set when the connection was refused: the endpoint
+	// discovery would have been tried at.
+	Endpoint string
 }
 
 func (e *ConnectError) Error() string {
+	if e.Endpoint != "" {
+		return fmt.Sprintf("Unable to find a version discovery document at %s, the service is unavailable or misconfigured. Required version range (any - any), version hack disabled.", e.Endpoint)
+	}
 	return fmt.Sprintf("Unable to establish connection to %s: %v", e.URL, e.Err)
 }
 
@@ -285,17 +294,26 @@ func sdkClass(status int) string {
 
 // translate turns gophercloud's errors into APIError and ConnectError.
 // getOf names the resource kind and ID of a GET of one resource.
-func translate(err error, u string, getOf ...string) error {
+func (c *Client) translate(ctx context.Context, err error, sc *gophercloud.ServiceClient, u string, getOf ...string) error {
 	if err == nil {
 		return nil
 	}
 	var rc gophercloud.ErrUnexpectedResponseCode
 	if !errors.As(err, &rc) {
 		var urlErr *url.Error
-		if errors.As(err, &urlErr) {
-			return &ConnectError{URL: urlErr.URL, Err: urlErr.Err}
+		if !errors.As(err, &urlErr) {
+			return fmt.Errorf("unexpected answer of Neutron at %s: %w", u, err)
 		}
-		return fmt.Errorf("unexpected answer of Neutron at %s: %w", u, err)
+		ce := &ConnectError{URL: urlErr.URL, Err: urlErr.Err}
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			ce.Endpoint = c.cfg.EndpointOverride
+			if ce.Endpoint == "" {
+				ce.Endpoint = strings.TrimSuffix(sc.Endpoint, "/")
+			}
+		}
+		c.log.WarnContext(ctx, "Neutron unreachable", "url", urlErr.URL, "error", urlErr.Err)
+		return ce
 	}
 	e := &APIError{Status: rc.Actual, URL: rc.URL, Details: details(rc)}
 	if len(getOf) == 2 {
@@ -428,7 +446,7 @@ func (c *Client) GetPort(ctx context.Context, id string) (*network.NeutronPort, 
 	}
 	var out portJSON
 	if err := ports.Get(ctx, sc, id).ExtractInto(&out); err != nil {
-		return nil, translate(err, sc.ServiceURL("ports", id), "Port", id)
+		return nil, c.translate(ctx, err, sc, sc.ServiceURL("ports", id), "Port", id)
 	}
 	p := out.port()
 	return &p, nil
@@ -442,7 +460,7 @@ func (c *Client) UpdatePort(ctx context.Context, id string, attrs map[string]any
 	}
 	var out portJSON
 	if err := ports.Update(ctx, sc, id, body{attrs}).ExtractInto(&out); err != nil {
-		return nil, translate(err, sc.ServiceURL("ports", id))
+		return nil, c.translate(ctx, err, sc, sc.ServiceURL("ports", id))
 	}
 	p := out.port()
 	return &p, nil
@@ -456,7 +474,7 @@ func (c *Client) CreatePort(ctx context.Context, attrs map[string]any) (*network
 	}
 	var out portJSON
 	if err := ports.Create(ctx, sc, body{attrs}).ExtractInto(&out); err != nil {
-		return nil, translate(err, sc.ServiceURL("ports"))
+		return nil, c.translate(ctx, err, sc, sc.ServiceURL("ports"))
 	}
 	p := out.port()
 	return &p, nil
@@ -468,7 +486,7 @@ func (c *Client) DeletePort(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return translate(ports.Delete(ctx, sc, id).ExtractErr(), sc.ServiceURL("ports", id))
+	return c.translate(ctx, ports.Delete(ctx, sc, id).ExtractErr(), sc, sc.ServiceURL("ports", id))
 }
 
 // ListPorts implements network.Neutron.
@@ -479,7 +497,7 @@ func (c *Client) ListPorts(ctx context.Context, filters url.Values) ([]network.N
 	}
 	page, err := ports.List(sc, query(filters)).AllPages(ctx)
 	if err != nil {
-		return nil, translate(err, sc.ServiceURL("ports"))
+		return nil, c.translate(ctx, err, sc, sc.ServiceURL("ports"))
 	}
 	var raw []portJSON
 	if err := ports.ExtractPortsInto(page, &raw); err != nil {
@@ -500,7 +518,7 @@ func (c *Client) GetNetwork(ctx context.Context, id string) (*network.NeutronNet
 	}
 	var out networkJSON
 	if err := networks.Get(ctx, sc, id).ExtractInto(&out); err != nil {
-		return nil, translate(err, sc.ServiceURL("networks", id), "Network", id)
+		return nil, c.translate(ctx, err, sc, sc.ServiceURL("networks", id), "Network", id)
 	}
 	n := out.network()
 	return &n, nil
@@ -514,7 +532,7 @@ func (c *Client) ListNetworks(ctx context.Context, filters url.Values) ([]networ
 	}
 	page, err := networks.List(sc, query(filters)).AllPages(ctx)
 	if err != nil {
-		return nil, translate(err, sc.ServiceURL("networks"))
+		return nil, c.translate(ctx, err, sc, sc.ServiceURL("networks"))
 	}
 	var raw []networkJSON
 	if err := networks.ExtractNetworksInto(page, &raw); err != nil {
@@ -547,7 +565,7 @@ func (c *Client) GetSubnet(ctx context.Context, id string) (*network.NeutronSubn
 		} `json:"subnet"`
 	}
 	if err := subnets.Get(ctx, sc, id).ExtractInto(&out); err != nil {
-		return nil, translate(err, sc.ServiceURL("subnets", id), "Subnet", id)
+		return nil, c.translate(ctx, err, sc, sc.ServiceURL("subnets", id), "Subnet", id)
 	}
 	s := out.Subnet
 	sn := &network.NeutronSubnet{ID: s.ID, CIDR: s.CIDR, IPVersion: s.IPVersion}
@@ -578,7 +596,7 @@ func (c *Client) ListAgents(ctx context.Context, filters url.Values) ([]network.
 		return true, err
 	})
 	if err != nil {
-		return nil, translate(err, sc.ServiceURL("agents"))
+		return nil, c.translate(ctx, err, sc, sc.ServiceURL("agents"))
 	}
 	return out, nil
 }
