@@ -83,7 +83,7 @@ func NewFlat(cfg Config, deps Deps) *Flat {
 		log.Warn("Please specify a valid UUID or name for [neutron]/cleaning_network configuration option so that " +
 			"this interface is able to perform cleaning. Otherwise, cleaning operations will fail to start.")
 	}
-	return &Flat{ops: neutronOps{api: deps.Neutron, cfg: cfg, log: log, sleep: sleep}}
+	return &Flat{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

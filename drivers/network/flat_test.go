@@ -3,6 +3,7 @@ package network_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -625,5 +626,22 @@ func TestAttachToChosenPort(t *testing.T) {
 	}
 	if e.task.PortgroupList[0].InternalInfo["tenant_vif_port_id"] != other {
 		t.Errorf("VIF not on the chosen port group: %+v", e.task.PortgroupList)
+	}
+}
+
+// failingTask fails to save ports, as a task whose database went away.
+type failingTask struct{ *fake.Task }
+
+var errDB = errors.New("invalid connection")
+
+func (failingTask) SavePort(context.Context, drivers.Port) error { return errDB }
+
+// A failing database is not a network error: the conductor decides what
+// it is.
+func TestDatabaseErrorsPassThrough(t *testing.T) {
+	e := newEnv(t)
+	err := e.flat.VIFAttach(context.Background(), failingTask{e.task}, drivers.VIF{"id": e.vif(t)})
+	if err != errDB {
+		t.Errorf("error %v (%T), want the database's", err, err)
 	}
 }

@@ -95,11 +95,8 @@ func (o *neutronOps) updatePortAddress(ctx context.Context, id, address string) 
 		return failed("Failed to update MAC address on Neutron port", err)
 	}
 	if port.HostID != "" {
-		var profile any = port.Profile
-		if port.Profile == nil {
-			profile = nil
-		}
-		if _, err := o.updatePort(ctx, id, map[string]any{"binding:host_id": port.HostID, "binding:profile": profile}); err != nil {
+		// A nil profile is sent as null, as Ironic sends None.
+		if _, err := o.updatePort(ctx, id, map[string]any{"binding:host_id": port.HostID, "binding:profile": port.Profile}); err != nil {
 			return failed("Failed to update binding:host_id and profile on Neutron port", err)
 		}
 	}
