@@ -221,8 +221,17 @@ func notFound(k kind, id string) *neutronError {
 	return errorf(http.StatusNotFound, k.notFoundType, k.notFoundFmt, id)
 }
 
+// RequestsPath serves the request log to processes that run the fake
+// (GET: the requests as a JSON list, oldest first; DELETE: forget them).
+// It is not Neutron's and is not logged.
+const RequestsPath = "/_fake/requests"
+
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == RequestsPath {
+		s.serveRequests(w, r)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	status, out := s.handle(r, body)
 	w.Header().Set("X-Openstack-Request-Id", "req-"+uuid.NewString())
@@ -245,6 +254,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.opts.Log.InfoContext(r.Context(), "request", "method", r.Method, "path", r.URL.RequestURI(), "status", status)
 	if rec.Body != nil {
 		s.opts.Log.DebugContext(r.Context(), "request body", "method", r.Method, "path", r.URL.Path, "body", string(rec.Body))
+	}
+}
+
+func (s *Server) serveRequests(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet:
+		type entry struct {
+			Method string          `json:"method"`
+			Path   string          `json:"path"`
+			Query  string          `json:"query,omitempty"`
+			Body   json.RawMessage `json:"body,omitempty"`
+			Status int             `json:"status"`
+		}
+		out := []entry{}
+		for _, q := range s.Requests() {
+			out = append(out, entry(q))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	case http.MethodDelete:
+		s.ResetRequests()
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.WriteHeader(http.StatusMethodNotAllowed)
 	}
 }
 

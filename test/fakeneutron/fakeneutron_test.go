@@ -240,3 +240,23 @@ func TestHandler(t *testing.T) {
 		t.Errorf("%d %s", w.Code, w.Body)
 	}
 }
+
+func TestRequestLogOverHTTP(t *testing.T) {
+	s := newServer(t)
+	do(t, s, "GET", "/v2.0/ports/nope", nil)
+	req, _ := http.NewRequest("GET", s.URL+fakeneutron.RequestsPath, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	want := []map[string]any{{"method": "GET", "path": "/v2.0/ports/nope", "status": float64(404)}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
+	}
+	if a := do(t, s, "DELETE", fakeneutron.RequestsPath, nil); a.status != 204 || len(s.Requests()) != 0 {
+		t.Errorf("reset: %+v %v", a, s.Requests())
+	}
+}
