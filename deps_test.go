@@ -40,6 +40,14 @@ func TestImportDirection(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel := strings.TrimPrefix(p.ImportPath, mod)
+		// Test fakes (test/fakeneutron, ...) serve tests only.
+		if !strings.HasPrefix(rel, "/test/") {
+			for _, imp := range p.Imports {
+				if strings.HasPrefix(imp, mod+"/test/") {
+					t.Errorf("%s imports %s, a test helper", p.ImportPath, imp)
+				}
+			}
+		}
 		// A package follows the rule of its nearest listed ancestor.
 		rule, ruleFor := []string(nil), ""
 		for prefix, r := range forbidden {

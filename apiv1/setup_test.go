@@ -85,7 +85,7 @@ func NewSetup(t testing.TB, opts ...SetupOption) *Setup {
 	if err := store.Upgrade(ctx); err != nil {
 		t.Fatal(err)
 	}
-	reg, err := wire.Registry(cfg)
+	reg, err := wire.Registry(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -293,7 +293,8 @@ func (m *Manager) network(t *task) (drivers.NetworkInterface, error) {
 	return nw, nil
 }
 
-// VIFList lists the node's VIFs.
+// VIFList lists the node's VIFs, once the network interface validated
+// the node (vif_list).
 func (m *Manager) VIFList(ctx context.Context, _ string, uuid string) ([]map[string]any, error) {
 	t, err := m.acquire(ctx, uuid, true)
 	if err != nil {
@@ -302,6 +303,9 @@ func (m *Manager) VIFList(ctx context.Context, _ string, uuid string) ([]map[str
 	defer t.release(ctx)
 	nw, err := m.network(t)
 	if err != nil {
+		return nil, err
+	}
+	if err := nw.Validate(ctx, t); err != nil {
 		return nil, err
 	}
 	vifs, err := nw.VIFList(ctx, t)

@@ -2,7 +2,9 @@ package conductor
 
 import (
 	"context"
+	"slices"
 
+	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
@@ -198,6 +200,56 @@ func (t *task) Portgroups() []drivers.Portgroup {
 		})
 	}
 	return out
+}
+
+func (t *task) InstanceUUID() string { return models.Deref(t.node.InstanceUUID) }
+
+// SavePort writes the internal_info and extra a network interface changed
+// (port.save()).
+func (t *task) SavePort(ctx context.Context, p drivers.Port) error {
+	i := slices.IndexFunc(t.ports, func(q models.Port) bool { return q.UUID == p.UUID })
+	if i < 0 {
+		return ironic.Errorf(ironic.PortNotFound, "Port %s could not be found.", p.UUID)
+	}
+	row := t.ports[i]
+	row.InternalInfo, row.Extra = jsonDict(p.InternalInfo), jsonDict(p.Extra)
+	vals, err := t.m.store.PortValues(&row, []string{"internal_info", "extra"})
+	if err != nil {
+		return err
+	}
+	saved, err := t.m.store.UpdatePort(ctx, db.ByID(row.ID), vals)
+	if err != nil {
+		return err
+	}
+	t.ports[i] = *saved
+	return nil
+}
+
+// SavePortgroup is SavePort for port groups.
+func (t *task) SavePortgroup(ctx context.Context, pg drivers.Portgroup) error {
+	i := slices.IndexFunc(t.pgs, func(q models.Portgroup) bool { return q.UUID == pg.UUID })
+	if i < 0 {
+		return ironic.Errorf(ironic.PortgroupNotFound, "Portgroup %s could not be found.", pg.UUID)
+	}
+	row := t.pgs[i]
+	row.InternalInfo, row.Extra = jsonDict(pg.InternalInfo), jsonDict(pg.Extra)
+	vals, err := t.m.store.PortgroupValues(&row, []string{"internal_info", "extra"})
+	if err != nil {
+		return err
+	}
+	saved, err := t.m.store.UpdatePortgroup(ctx, db.ByID(row.ID), vals)
+	if err != nil {
+		return err
+	}
+	t.pgs[i] = *saved
+	return nil
+}
+
+func jsonDict(m map[string]any) models.JSONDict {
+	if m == nil {
+		return models.JSONDict{}
+	}
+	return models.JSONDict(m)
 }
 
 func (t *task) BIOSSettings() drivers.BIOSSettingsStore { return biosStore{t} }

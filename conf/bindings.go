@@ -109,6 +109,8 @@ func bindings() map[string]binder {
 		"agent.certificates_path":                          func(c *Config) any { return &c.Agent.CertificatesPath },
 		"agent.verify_ca":                                  func(c *Config) any { return &c.Agent.VerifyCA },
 		"agent.api_ca_file":                                func(c *Config) any { return &c.Agent.APICAFile },
+		"agent.neutron_agent_max_attempts":                 func(c *Config) any { return &c.Agent.NeutronAgentMaxAttempts },
+		"agent.neutron_agent_status_retry_interval":        func(c *Config) any { return &c.Agent.NeutronAgentStatusRetryInterval },
 
 		// [cinder]
 		"cinder.action_retries":        func(c *Config) any { return &c.Cinder.ActionRetries },
@@ -428,6 +430,9 @@ func bindings() map[string]binder {
 		b[s+"valid_interfaces"] = func(c *Config) any { return &ep(c).ValidInterfaces }
 		b[s+"endpoint_override"] = func(c *Config) any { return &ep(c).EndpointOverride }
 		b[s+"connect_retries"] = func(c *Config) any { return &ep(c).ConnectRetries }
+		b[s+"connect_retry_delay"] = func(c *Config) any { return &ep(c).ConnectRetryDelay }
+		b[s+"status_code_retries"] = func(c *Config) any { return &ep(c).StatusCodeRetries }
+		b[s+"status_code_retry_delay"] = func(c *Config) any { return &ep(c).StatusCodeRetryDelay }
 	}
 	return b
 }

@@ -196,6 +196,10 @@ type AgentSection struct {
 	// VerifyCA is "True", "False" or a CA bundle path, as upstream.
 	VerifyCA  string
 	APICAFile string
+	// NeutronAgentMaxAttempts and NeutronAgentStatusRetryInterval bound
+	// the waits for a Smart NIC host's Neutron agent.
+	NeutronAgentMaxAttempts         int
+	NeutronAgentStatusRetryInterval time.Duration
 }
 
 // ServiceAuth holds the keystoneauth credential and session options that
@@ -234,6 +238,11 @@ type ServiceEndpoint struct {
 	// EndpointOverride, when set, is used instead of the catalog.
 	EndpointOverride string
 	ConnectRetries   int
+	// ConnectRetryDelay and StatusCodeRetryDelay are 0 when unset
+	// (keystoneauth then backs off exponentially).
+	ConnectRetryDelay    time.Duration
+	StatusCodeRetries    int
+	StatusCodeRetryDelay time.Duration
 }
 
 // CinderSection holds the [cinder] options.

@@ -45,12 +45,21 @@ type Task interface {
 	SetPowerState(state string)
 	// ProvisionState is the node's provision_state.
 	ProvisionState() string
+	// InstanceUUID is the node's instance_uuid ("" for None).
+	InstanceUUID() string
 
 	// Ports are the node's ports, as loaded when the task started.
 	Ports() []Port
 	// Portgroups are the node's port groups, as loaded when the task
 	// started.
 	Portgroups() []Portgroup
+	// SavePort persists the InternalInfo and Extra of the node's port
+	// p.UUID (Ironic's port.save() after a network interface recorded or
+	// cleared a VIF); other fields of p are ignored. Ports returns the
+	// saved values afterwards.
+	SavePort(ctx context.Context, p Port) error
+	// SavePortgroup is SavePort for port groups.
+	SavePortgroup(ctx context.Context, pg Portgroup) error
 	// Shared reports whether the task holds a shared (read-only) lock.
 	Shared() bool
 	// BIOSSettings is the node's cached BIOS settings (the bios_settings

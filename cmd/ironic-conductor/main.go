@@ -24,7 +24,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Store.Close()
 	cfg, log, store := s.Cfg, s.Log, s.Store
-	reg, err := wire.Registry(cfg)
+	reg, err := wire.Registry(cfg, log)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := store.Upgrade(ctx); err != nil {
 		return fmt.Errorf("preparing the database: %w", err)
 	}
-	reg, err := wire.Registry(cfg)
+	reg, err := wire.Registry(cfg, log)
 	if err != nil {
 		return err
 	}

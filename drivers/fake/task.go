@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ type Node struct {
 	AutomatedClean     *bool
 	PowerState         string
 	ProvisionState     string
+	InstanceUUID       string
 }
 
 // Task is an in-memory drivers.Task for tests. Build its Driver with
@@ -35,8 +37,10 @@ type Task struct {
 	PortgroupList []drivers.Portgroup
 	SharedLock    bool
 	BIOS          *BIOSStore
-	// Saves counts calls to Save.
-	Saves int
+	// Saves counts calls to Save; PortSaves those to SavePort and
+	// SavePortgroup.
+	Saves     int
+	PortSaves int
 }
 
 var _ drivers.Task = (*Task)(nil)
@@ -100,6 +104,34 @@ func (t *Task) SetPowerState(s string) { t.Node.PowerState = s }
 
 // ProvisionState implements drivers.Task.
 func (t *Task) ProvisionState() string { return t.Node.ProvisionState }
+
+// InstanceUUID implements drivers.Task.
+func (t *Task) InstanceUUID() string { return t.Node.InstanceUUID }
+
+// SavePort implements drivers.Task: the port of PortList with p's UUID
+// gets p's InternalInfo and Extra.
+func (t *Task) SavePort(_ context.Context, p drivers.Port) error {
+	for i := range t.PortList {
+		if t.PortList[i].UUID == p.UUID {
+			t.PortList[i].InternalInfo, t.PortList[i].Extra = p.InternalInfo, p.Extra
+			t.PortSaves++
+			return nil
+		}
+	}
+	return fmt.Errorf("fake task: no port %s", p.UUID)
+}
+
+// SavePortgroup implements drivers.Task.
+func (t *Task) SavePortgroup(_ context.Context, pg drivers.Portgroup) error {
+	for i := range t.PortgroupList {
+		if t.PortgroupList[i].UUID == pg.UUID {
+			t.PortgroupList[i].InternalInfo, t.PortgroupList[i].Extra = pg.InternalInfo, pg.Extra
+			t.PortSaves++
+			return nil
+		}
+	}
+	return fmt.Errorf("fake task: no port group %s", pg.UUID)
+}
 
 // Ports implements drivers.Task.
 func (t *Task) Ports() []drivers.Port { return t.PortList }

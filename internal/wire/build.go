@@ -24,7 +24,7 @@ import (
 
 // Registry builds the driver registry from the enabled_* options with
 // every implementation this build has.
-func Registry(cfg *conf.Config) (*drivers.Registry, error) {
+func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	ic := cfg.Interfaces()
 	dc := drivers.Config{EnabledHardwareTypes: ic.EnabledHardwareTypes, Enabled: ic.Enabled, Default: ic.Default}
 	fc, err := fakeConfig(cfg.Fake)
@@ -38,6 +38,7 @@ func Registry(cfg *conf.Config) (*drivers.Registry, error) {
 	impls = append(impls, redfish.Implementations(redfish.DefaultConfig())...)
 	impls = append(impls, pxe.Implementations(pxe.DefaultConfig())...)
 	impls = append(impls, agent.Implementations(agent.DefaultConfig())...)
+	impls = append(impls, networkImplementations(cfg, log)...)
 	return drivers.NewRegistry(dc, impls...)
 }
 

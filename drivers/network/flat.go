@@ -1,0 +1,345 @@
+// Package network implements Ironic's network interfaces that talk to
+// Neutron: "flat" (ironic/drivers/modules/network/flat.py, with the VIF
+// handling of common.py and the Neutron calls of ironic/common/neutron.py).
+// The Neutron client is declared here (Neutron) and implemented by
+// drivers/network/neutronclient.
+package network
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/goironic/ironic/drivers"
+)
+
+// Config holds the options the interfaces read.
+type Config struct {
+	// CleaningNetwork and InspectionNetwork are [neutron]cleaning_network
+	// and inspection_network (UUID or name); a node's driver_info of the
+	// same name takes precedence.
+	CleaningNetwork   string
+	InspectionNetwork string
+	// AddAllPorts is [neutron]add_all_ports.
+	AddAllPorts bool
+	// DHCPv6StatefulAddressCount is [neutron]dhcpv6_stateful_address_count
+	// (Ironic's default 4).
+	DHCPv6StatefulAddressCount int
+	// DHCPProvider is [dhcp]dhcp_provider; with "neutron", a port's
+	// changed client-id is sent to its VIF as a DHCP option.
+	DHCPProvider string
+	// AgentMaxAttempts and AgentStatusRetryInterval are [agent]
+	// neutron_agent_max_attempts and neutron_agent_status_retry_interval
+	// (Smart NIC ports wait for their host's agent).
+	AgentMaxAttempts         int
+	AgentStatusRetryInterval time.Duration
+}
+
+// DefaultConfig is Ironic's defaults.
+func DefaultConfig() Config {
+	return Config{DHCPv6StatefulAddressCount: 4, DHCPProvider: "neutron",
+		AgentMaxAttempts: 100, AgentStatusRetryInterval: 10 * time.Second}
+}
+
+// Deps are what the interfaces use.
+type Deps struct {
+	// Neutron is the Networking API client.
+	Neutron Neutron
+	// Log receives the interfaces' messages; nil discards.
+	Log *slog.Logger
+	// Sleep waits between agent status checks; nil sleeps for real.
+	Sleep func(context.Context, time.Duration) error
+}
+
+// Implementations returns the network interfaces of this package under
+// their Ironic names, for drivers.NewRegistry.
+func Implementations(cfg Config, deps Deps) []drivers.Implementation {
+	return []drivers.Implementation{{Kind: drivers.Network, Name: "flat", Impl: NewFlat(cfg, deps)}}
+}
+
+// Flat is the "flat" network interface: every node sits on one shared
+// (flat) network. VIFs are recorded on the node's ports and bound to the
+// node in Neutron while the node is deployed; cleaning and inspection
+// create ports on their own networks.
+type Flat struct {
+	drivers.NetworkBase
+	ops neutronOps
+}
+
+var _ drivers.NetworkInterface = (*Flat)(nil)
+
+// NewFlat returns the flat interface. As Ironic does, it warns when no
+// cleaning network is configured.
+func NewFlat(cfg Config, deps Deps) *Flat {
+	log := deps.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	sleep := deps.Sleep
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	if cfg.CleaningNetwork == "" {
+		log.Warn("Please specify a valid UUID or name for [neutron]/cleaning_network configuration option so that " +
+			"this interface is able to perform cleaning. Otherwise, cleaning operations will fail to start.")
+	}
+	return &Flat{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// networkOf is NeutronNetworkInterfaceMixin.get_<kind>_network_uuid: the
+// node's driver_info[key], else the option, validated against Neutron.
+func (f *Flat) networkOf(ctx context.Context, task drivers.Task, key, option, netType string) (string, error) {
+	name := option
+	if v, ok := task.DriverInfo()[key]; ok && truthy(v) {
+		name, _ = v.(string)
+	}
+	return f.ops.validateNetwork(ctx, name, netType)
+}
+
+func (f *Flat) cleaningNetwork(ctx context.Context, task drivers.Task) (string, error) {
+	return f.networkOf(ctx, task, "cleaning_network", f.ops.cfg.CleaningNetwork, "cleaning network")
+}
+
+func (f *Flat) inspectionNetwork(ctx context.Context, task drivers.Task) (string, error) {
+	return f.networkOf(ctx, task, "inspection_network", f.ops.cfg.InspectionNetwork, "inspection network")
+}
+
+// Validate checks that the cleaning network exists (Ironic validates it on
+// every VIF and port operation).
+func (f *Flat) Validate(ctx context.Context, task drivers.Task) error {
+	_, err := f.cleaningNetwork(ctx, task)
+	return done(err)
+}
+
+// PortChanged updates the VIF of a port whose MAC address or client-id
+// changed, and refuses what a port group without standalone ports forbids.
+func (f *Flat) PortChanged(ctx context.Context, task drivers.Task, p drivers.Port) error {
+	return done(f.ops.portChanged(ctx, task, p))
+}
+
+// PortgroupChanged is PortChanged for port groups.
+func (f *Flat) PortgroupChanged(ctx context.Context, task drivers.Task, pg drivers.Portgroup) error {
+	return done(f.ops.portgroupChanged(ctx, task, pg))
+}
+
+// VIFAttach records the VIF on a free port or port group and gives its
+// Neutron port that MAC address; on an active node the port is bound too.
+func (f *Flat) VIFAttach(ctx context.Context, task drivers.Task, vif drivers.VIF) error {
+	return done(f.ops.vifAttach(ctx, task, vif))
+}
+
+// VIFDetach forgets the VIF; on an active (or deleting) node its Neutron
+// port is unbound.
+func (f *Flat) VIFDetach(ctx context.Context, task drivers.Task, vifID string) error {
+	return done(f.ops.vifDetach(ctx, task, vifID))
+}
+
+// VIFList lists the VIFs recorded on the ports, then the port groups.
+func (f *Flat) VIFList(_ context.Context, task drivers.Task) ([]drivers.VIF, error) {
+	return vifList(task), nil
+}
+
+// GetCurrentVIF returns the VIF in use on a port or port group.
+func (f *Flat) GetCurrentVIF(_ context.Context, task drivers.Task, uuid string) (string, error) {
+	return currentVIF(task, uuid), nil
+}
+
+// bindFlatPorts is FlatNetwork._bind_flat_ports: every port and port group
+// with a tenant VIF gets it bound to the node.
+func (f *Flat) bindFlatPorts(ctx context.Context, task drivers.Task) error {
+	var objs []portLike
+	ports, pgs := task.Ports(), task.Portgroups()
+	for i := range ports {
+		objs = append(objs, portLike{port: &ports[i]})
+	}
+	for i := range pgs {
+		objs = append(objs, portLike{pg: &pgs[i]})
+	}
+	for _, pl := range objs {
+		vif := vifOf(pl.internalInfo())
+		if vif == "" {
+			continue
+		}
+		attrs := map[string]any{"binding:host_id": task.NodeUUID(), "binding:vnic_type": vnicBaremetal,
+			"mac_address": noneIfEmpty(pl.address())}
+		if _, err := f.ops.updatePort(ctx, vif, attrs); err != nil {
+			if !isNeutronAnswer(err) {
+				return err
+			}
+			f.ops.log.ErrorContext(ctx, "Unable to set binding:host_id for neutron port", "port", vif, "error", err)
+			return networkError("Unable to set binding:host_id for neutron port %s. Error: %s", vif, err)
+		}
+	}
+	return nil
+}
+
+// unbindFlatPorts is FlatNetwork._unbind_flat_ports: the VIFs of the ports
+// outside port groups and of the port groups are unbound.
+func (f *Flat) unbindFlatPorts(ctx context.Context, task drivers.Task) error {
+	f.ops.log.InfoContext(ctx, "Unbinding instance ports from node", "node", task.NodeUUID())
+	var vifs []string
+	for _, p := range task.Ports() {
+		if p.PortgroupUUID == "" {
+			vifs = append(vifs, vifOf(p.InternalInfo))
+		}
+	}
+	for _, pg := range task.Portgroups() {
+		vifs = append(vifs, vifOf(pg.InternalInfo))
+	}
+	for _, vif := range vifs {
+		if vif == "" {
+			continue
+		}
+		if err := f.ops.unbindPort(ctx, vif); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddProvisioningNetwork binds the tenant ports: flat provisions on the
+// tenant network.
+func (f *Flat) AddProvisioningNetwork(ctx context.Context, task drivers.Task) error {
+	return done(f.bindFlatPorts(ctx, task))
+}
+
+// RemoveProvisioningNetwork unbinds them.
+func (f *Flat) RemoveProvisioningNetwork(ctx context.Context, task drivers.Task) error {
+	return done(f.unbindFlatPorts(ctx, task))
+}
+
+// ConfigureTenantNetworks binds the tenant ports.
+func (f *Flat) ConfigureTenantNetworks(ctx context.Context, task drivers.Task) error {
+	return done(f.bindFlatPorts(ctx, task))
+}
+
+// UnconfigureTenantNetworks unbinds them, so that no port is bound to the
+// tenant and the cleaning network at once.
+func (f *Flat) UnconfigureTenantNetworks(ctx context.Context, task drivers.Task) error {
+	return done(f.unbindFlatPorts(ctx, task))
+}
+
+// addServiceNetwork is FlatNetwork._add_service_network: leftovers of an
+// earlier run are removed, a Neutron port is created on the network for
+// each (PXE-enabled) port and recorded as its <process>_vif_port_id.
+func (f *Flat) addServiceNetwork(ctx context.Context, task drivers.Task, networkID, process string) (map[string]string, error) {
+	f.ops.rollbackPorts(ctx, task, networkID)
+	f.ops.log.InfoContext(ctx, "Adding network to node", "process", process, "node", task.NodeUUID())
+	vifs, err := f.ops.addPortsToNetwork(ctx, task, networkID)
+	if err != nil {
+		return nil, err
+	}
+	field := process + "_vif_port_id"
+	for _, p := range task.Ports() {
+		id, ok := vifs[p.UUID]
+		if !ok {
+			continue
+		}
+		p.InternalInfo = cloneMap(p.InternalInfo)
+		p.InternalInfo[field] = id
+		if err := task.SavePort(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	return vifs, nil
+}
+
+// removeServiceNetwork is FlatNetwork._remove_service_network.
+func (f *Flat) removeServiceNetwork(ctx context.Context, task drivers.Task, networkID, process string) error {
+	f.ops.log.InfoContext(ctx, "Removing ports from network for node", "process", process, "node", task.NodeUUID())
+	if err := f.ops.removePortsFromNetwork(ctx, task, networkID); err != nil {
+		return err
+	}
+	field := process + "_vif_port_id"
+	for _, p := range task.Ports() {
+		if _, ok := p.InternalInfo[field]; !ok {
+			continue
+		}
+		p.InternalInfo = cloneMap(p.InternalInfo)
+		delete(p.InternalInfo, field)
+		if err := task.SavePort(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddCleaningNetwork creates the node's ports on the cleaning network.
+func (f *Flat) AddCleaningNetwork(ctx context.Context, task drivers.Task) (map[string]string, error) {
+	id, err := f.cleaningNetwork(ctx, task)
+	if err != nil {
+		return nil, done(err)
+	}
+	vifs, err := f.addServiceNetwork(ctx, task, id, "cleaning")
+	return vifs, done(err)
+}
+
+// RemoveCleaningNetwork deletes them.
+func (f *Flat) RemoveCleaningNetwork(ctx context.Context, task drivers.Task) error {
+	id, err := f.cleaningNetwork(ctx, task)
+	if err != nil {
+		return done(err)
+	}
+	return done(f.removeServiceNetwork(ctx, task, id, "cleaning"))
+}
+
+// AddRescuingNetwork binds the tenant ports again (flat rescues on the
+// tenant network, which UnconfigureTenantNetworks unbound). Like Ironic's
+// it returns no ports.
+func (f *Flat) AddRescuingNetwork(ctx context.Context, task drivers.Task) (map[string]string, error) {
+	f.ops.log.InfoContext(ctx, "Bind ports for rescuing node", "node", task.NodeUUID())
+	return nil, done(f.bindFlatPorts(ctx, task))
+}
+
+// RemoveRescuingNetwork unbinds them.
+func (f *Flat) RemoveRescuingNetwork(ctx context.Context, task drivers.Task) error {
+	f.ops.log.InfoContext(ctx, "Unbind ports for rescuing node", "node", task.NodeUUID())
+	return done(f.unbindFlatPorts(ctx, task))
+}
+
+// ValidateInspection checks the inspection network; without one the
+// driver doesn't support managed inspection.
+func (f *Flat) ValidateInspection(ctx context.Context, task drivers.Task) error {
+	_, err := f.inspectionNetwork(ctx, task)
+	if isMissingParameter(err) {
+		return drivers.Unsupported(task, "inspection")
+	}
+	return done(err)
+}
+
+// AddInspectionNetwork creates the node's ports on the inspection network.
+func (f *Flat) AddInspectionNetwork(ctx context.Context, task drivers.Task) (map[string]string, error) {
+	id, err := f.inspectionNetwork(ctx, task)
+	if err != nil {
+		return nil, done(err)
+	}
+	vifs, err := f.addServiceNetwork(ctx, task, id, "inspection")
+	return vifs, done(err)
+}
+
+// RemoveInspectionNetwork deletes them.
+func (f *Flat) RemoveInspectionNetwork(ctx context.Context, task drivers.Task) error {
+	id, err := f.inspectionNetwork(ctx, task)
+	if err != nil {
+		return done(err)
+	}
+	return done(f.removeServiceNetwork(ctx, task, id, "inspection"))
+}
+
+// GetNodeNetworkData returns the node's network_data, else the network
+// configuration of its VIFs as Neutron has it.
+func (f *Flat) GetNodeNetworkData(ctx context.Context, task drivers.Task) (map[string]any, error) {
+	nd, err := f.ops.nodeNetworkData(ctx, task)
+	return nd, done(err)
+}
