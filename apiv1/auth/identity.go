@@ -280,7 +280,7 @@ func (k *KeystoneIdentity) renewMargin(exp time.Time) time.Duration {
 // 0.5 s, 1 s, 2 s, ... in between. HTTP answers are not retried.
 func (k *KeystoneIdentity) retryConnect(ctx context.Context, method, u string, _ *gophercloud.RequestOpts, err error, failCount uint) error {
 	var code gophercloud.ErrUnexpectedResponseCode
-	if errors.As(err, &code) || int(failCount) > k.cfg.HTTPRequestMaxRetries || ctx.Err() != nil {
+	if errors.As(err, &code) || int(failCount) > k.cfg.HTTPRequestMaxRetries || ctx.Err() != nil || ctx.Value(noRetry{}) != nil {
 		return err
 	}
 	var ue *url.Error
@@ -298,6 +298,11 @@ func (k *KeystoneIdentity) retryConnect(ctx context.Context, method, u string, _
 		return nil
 	}
 }
+
+// noRetry marks calls that are not retried when Keystone cannot be
+// reached: a failed revocation read is followed by a validation, which
+// retries.
+type noRetry struct{}
 
 // ValidateToken implements Identity.
 func (k *KeystoneIdentity) ValidateToken(ctx context.Context, token string, allowExpired bool) ([]byte, error) {
@@ -362,7 +367,7 @@ func (k *KeystoneIdentity) RevocationEvents(ctx context.Context, since string) (
 		u += "?since=" + url.QueryEscape(since)
 	}
 	var body json.RawMessage
-	_, err = c.Get(ctx, u, &body, &gophercloud.RequestOpts{OkCodes: []int{200}})
+	_, err = c.Get(context.WithValue(ctx, noRetry{}, true), u, &body, &gophercloud.RequestOpts{OkCodes: []int{200}})
 	var code gophercloud.ErrUnexpectedResponseCode
 	switch {
 	case err == nil:
