@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -283,9 +285,9 @@ func (k *KeystoneIdentity) retryConnect(ctx context.Context, method, u string, _
 	if errors.As(err, &code) || int(failCount) > k.cfg.HTTPRequestMaxRetries || ctx.Err() != nil || ctx.Value(noRetry{}) != nil {
 		return err
 	}
-	var ue *url.Error
-	if !errors.As(err, &ue) {
-		return err // not a transport failure (e.g. a body that is not JSON)
+	var ne net.Error
+	if !errors.As(err, &ne) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err // not a connection failure (e.g. a body that is not JSON)
 	}
 	delay := k.cfg.RetryDelay << (failCount - 1)
 	k.log.WarnContext(ctx, "failure connecting to Keystone, retrying", "method", method, "url", u, "error", err, "attempt", failCount, "delay", delay)

@@ -169,7 +169,7 @@ func keystoneContext(e environ, user, service *tokenInfo) *ironic.RequestContext
 // Keystone refuses, errUnavailable when it cannot be asked.
 func (k *keystoneAuth) fetch(ctx context.Context, token string, allowExpired bool, now time.Time) (*tokenInfo, error) {
 	token = pyStrip(token)
-	if token == "" || len(token) > k.maxTokenLen {
+	if token == "" || len(token) > k.maxTokenLen || !validHeaderValue(token) {
 		return nil, ErrInvalidToken
 	}
 	key := keyOf(token)
@@ -230,4 +230,16 @@ func (k *keystoneAuth) fetch(ctx context.Context, token string, allowExpired boo
 func (k *keystoneAuth) unavailable(w http.ResponseWriter, r *http.Request, err error) {
 	k.log.ErrorContext(r.Context(), "The Keystone service is temporarily unavailable.", "error", err)
 	writeKeystone503(w, r)
+}
+
+// validHeaderValue reports whether s can be sent as a header value (no
+// control characters but tab): anything else is not a Keystone token, and
+// could not be sent to Keystone to ask.
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -103,6 +103,8 @@ func TestKeystoneRefusals(t *testing.T) {
 		"empty":        {"X-Auth-Token", ""},
 		"huge":         {"X-Auth-Token", strings.Repeat("A", 20000)},
 		"non-ascii":    {"X-Auth-Token", "t\xc3\xa9st\xff"},
+		"control char": {"X-Auth-Token", "abc\x01def"},
+		"bad service2": {"X-Auth-Token", s.ks.Token("demo-member"), "X-Service-Token", "a\x7fb"},
 		"two tokens":   {"X-Auth-Token", s.ks.Token("demo-member"), "X-Auth-Token", s.ks.Token("demo-member")},
 		"bad service":  {"X-Auth-Token", s.ks.Token("demo-member"), "X-Service-Token", "garbage"},
 		"service only": {"X-Service-Token", s.ks.Token("ironic")},
