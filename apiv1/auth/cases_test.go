@@ -79,7 +79,7 @@ type pyAnswer struct {
 	Exception string         `json:"exception"`
 }
 
-func loadCases(t *testing.T) *pyCases {
+func loadCases(t testing.TB) *pyCases {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "cases.json"))
 	if err != nil {
