@@ -114,7 +114,7 @@ func (p *passed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func run(t *testing.T, m *Middleware, c pyCase) (*httptest.ResponseRecorder, *ironic.RequestContext) {
 	t.Helper()
 	req := httptest.NewRequest(c.Method, "http://ironic.test/", nil)
-	req.URL.Path = c.Path
+	req.URL.Path, req.URL.RawQuery, _ = strings.Cut(c.Path, "?")
 	req.Header = http.Header{}
 	for _, h := range c.Headers {
 		req.Header.Add(h[0], fromLatin1(h[1]))
