@@ -44,22 +44,30 @@ type server struct {
 	log string
 }
 
-// startServer builds and starts the all-in-one on port with the given
-// ironic.conf sections added to a fake-hardware configuration.
-func startServer(ctx context.Context, t *testing.T, port int, extra string) *server {
+// build compiles the all-in-one once for the package's tests.
+func build(ctx context.Context, t *testing.T) string {
 	t.Helper()
 	root, err := differential.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The server runs in a subprocess: stat its sources so that go test
+	// does not serve a cached result after they changed.
 	if err := differential.StatSources(root); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	bin, err := differential.Build(ctx, differential.ServerPackage, dir)
+	bin, err := differential.Build(ctx, differential.ServerPackage, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bin
+}
+
+// startServer starts the all-in-one bin on port with the given
+// ironic.conf sections added to a fake-hardware configuration.
+func startServer(ctx context.Context, t *testing.T, bin string, port int, extra string) *server {
+	t.Helper()
+	dir := t.TempDir()
 	conf := fmt.Sprintf(`[DEFAULT]
 host = gophercloud-test
 enabled_hardware_types = fake-hardware
@@ -150,9 +158,17 @@ func crud(ctx context.Context, t *testing.T, client *gophercloud.ServiceClient) 
 	}
 }
 
-func TestNoAuth(t *testing.T) {
+// TestClients runs the client in each auth_strategy.
+func TestClients(t *testing.T) {
+	bin := build(t.Context(), t)
+	t.Run("noauth", func(t *testing.T) { testNoAuth(t, bin) })
+	t.Run("http_basic", func(t *testing.T) { testHTTPBasic(t, bin) })
+	t.Run("keystone", func(t *testing.T) { testKeystone(t, bin) })
+}
+
+func testNoAuth(t *testing.T, bin string) {
 	ctx := t.Context()
-	s := startServer(ctx, t, freePort(t), "[DEFAULT]\nauth_strategy = noauth\n")
+	s := startServer(ctx, t, bin, freePort(t), "[DEFAULT]\nauth_strategy = noauth\n")
 	client, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: s.url + "/v1"})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +176,7 @@ func TestNoAuth(t *testing.T) {
 	crud(ctx, t, client)
 }
 
-func TestHTTPBasic(t *testing.T) {
+func testHTTPBasic(t *testing.T, bin string) {
 	ctx := t.Context()
 	hash, err := bcrypt.GenerateFromPassword([]byte("gopher-pass"), bcrypt.MinCost)
 	if err != nil {
@@ -170,7 +186,7 @@ func TestHTTPBasic(t *testing.T) {
 	if err := os.WriteFile(file, []byte("gopher:"+string(hash)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(ctx, t, freePort(t), "[DEFAULT]\nauth_strategy = http_basic\nhttp_basic_auth_user_file = "+file+"\n")
+	s := startServer(ctx, t, bin, freePort(t), "[DEFAULT]\nauth_strategy = http_basic\nhttp_basic_auth_user_file = "+file+"\n")
 	client, err := httpbasic.NewBareMetalHTTPBasic(httpbasic.EndpointOpts{
 		IronicEndpoint: s.url + "/v1", IronicUser: "gopher", IronicUserPassword: "gopher-pass",
 	})
@@ -190,7 +206,7 @@ func TestHTTPBasic(t *testing.T) {
 	}
 }
 
-func TestKeystone(t *testing.T) {
+func testKeystone(t *testing.T, bin string) {
 	ctx := t.Context()
 	port := freePort(t)
 	ksPort := 0
@@ -201,7 +217,7 @@ func TestKeystone(t *testing.T) {
 		}
 	}
 	ks := keystone.ForTest(t, keystone.Options{Port: ksPort, BaremetalURL: fmt.Sprintf("http://127.0.0.1:%d", port)})
-	s := startServer(ctx, t, port, fmt.Sprintf(`[DEFAULT]
+	s := startServer(ctx, t, bin, port, fmt.Sprintf(`[DEFAULT]
 auth_strategy = keystone
 [keystone_authtoken]
 auth_type = password
