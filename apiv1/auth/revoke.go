@@ -85,10 +85,10 @@ func (r *revocations) fresh(ctx context.Context, now time.Time) bool {
 // revokeEvent is one of Keystone's revocation events (to_dict of
 // keystone.models.revoke_model.RevokeEvent).
 type revokeEvent struct {
-	key                                                  string
+	key                                                 string
 	userID, projectID, domainID, roleID, auditID, chain string
-	issuedBefore, revokedAt                              time.Time
-	hasIssuedBefore                                      bool
+	issuedBefore, revokedAt                             time.Time
+	hasIssuedBefore                                     bool
 }
 
 func (r *revocations) apply(ctx context.Context, body []byte) {
