@@ -136,7 +136,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 	if m.basic != nil {
-		user, berr := m.basic.authenticate(r.Header)
+		user, berr := m.basic.authenticate(r.Context(), r.Header)
 		if berr != nil {
 			writeBasicError(w, r, berr)
 			return

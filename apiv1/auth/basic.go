@@ -2,6 +2,7 @@ package auth
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -135,7 +136,7 @@ func parseHtpasswdEntry(entry string) (user, crypted string, err *basicError) {
 
 // authenticate is BasicAuthMiddleware.__call__ up to the application: the
 // user name on success.
-func (b *basicAuth) authenticate(h http.Header) (string, *basicError) {
+func (b *basicAuth) authenticate(ctx context.Context, h http.Header) (string, *basicError) {
 	token, err := parseBasicHeader(h)
 	if err != nil {
 		return "", err
@@ -144,7 +145,7 @@ func (b *basicAuth) authenticate(h http.Header) (string, *basicError) {
 	if err != nil {
 		return "", err
 	}
-	return b.check(user, password)
+	return b.check(ctx, user, password)
 }
 
 // parseBasicHeader is ironic_lib's parse_header.
@@ -257,14 +258,14 @@ func b64Value(c byte) int {
 
 // check is ironic_lib's authenticate and auth_entry: the first line that
 // starts with "user:" decides.
-func (b *basicAuth) check(user string, password []byte) (string, *basicError) {
+func (b *basicAuth) check(ctx context.Context, user string, password []byte) (string, *basicError) {
 	data, err := b.read(b.file)
 	var lines []string
 	if err == nil {
 		lines, err = htpasswdLines(data)
 	}
 	if err != nil {
-		b.log.Error("Problem reading auth user file", "file", b.file, "error", err)
+		b.log.ErrorContext(ctx, "Problem reading auth user file", "file", b.file, "error", err)
 		return "", configInvalid("Problem reading auth user file")
 	}
 	prefix := user + ":"
@@ -279,15 +280,15 @@ func (b *basicAuth) check(user string, password []byte) (string, *basicError) {
 		if err := checkBcrypt(crypted, password); err != nil {
 			var be *basicError
 			if errors.As(err, &be) {
-				b.log.Error("Bad entry in auth user file", "file", b.file, "user", name)
+				b.log.ErrorContext(ctx, "Bad entry in auth user file", "file", b.file, "user", name)
 				return "", be
 			}
-			b.log.Info("Password does not match", "user", name)
+			b.log.InfoContext(ctx, "Password does not match", "user", name)
 			return "", basicUnauthorized("")
 		}
 		return name, nil
 	}
-	b.log.Info("User not found", "user", user)
+	b.log.InfoContext(ctx, "User not found", "user", user)
 	return "", basicUnauthorized("")
 }
 

@@ -30,7 +30,6 @@ type keystoneAuth struct {
 	revoked    *revocations
 	flight     singleflight.Group
 	wwwAuth    string
-	serviceSet map[string]bool
 	// maxTokenLen bounds what is sent to Keystone: no Keystone token is
 	// anywhere near it, and a huge header would only make Keystone fail.
 	maxTokenLen int
