@@ -22,14 +22,14 @@ import (
 // SHA-256, and checked for expiry on every use; see revocations for how
 // revoked tokens leave the cache, which keystonemiddleware does not do.
 type keystoneAuth struct {
-	cfg        KeystoneConfig
-	identity   Identity
-	clock      ironic.Clock
-	log        *slog.Logger
-	cache      *tokenCache // nil: caching disabled
-	revoked    *revocations
-	flight     singleflight.Group
-	wwwAuth    string
+	cfg      KeystoneConfig
+	identity Identity
+	clock    ironic.Clock
+	log      *slog.Logger
+	cache    *tokenCache // nil: caching disabled
+	revoked  *revocations
+	flight   singleflight.Group
+	wwwAuth  string
 	// maxTokenLen bounds what is sent to Keystone: no Keystone token is
 	// anywhere near it, and a huge header would only make Keystone fail.
 	maxTokenLen int
