@@ -83,7 +83,7 @@ type KeystoneConfig struct {
 	CacheSize int
 	// RevocationCheckInterval bounds how long a cached token may have
 	// been revoked without this service noticing; 0 means 1 s (see
-	// DESIGN in keystone.go).
+	// revocations in revoke.go).
 	RevocationCheckInterval time.Duration
 	// ServiceTokenRoles and ServiceTokenRolesRequired are how
 	// X-Service-Token is judged.
