@@ -25,6 +25,21 @@ type RequestContext struct {
 	// ServiceRoles/Service tokens are carried for completeness.
 	ServiceRoles []string
 
+	// The rest of what oslo.context's from_environ reads from the
+	// headers keystonemiddleware sets (names of the user's and project's
+	// domains; the X-Service-Token's identity when one was sent and valid).
+	UserDomainName           string
+	ProjectDomainName        string
+	ServiceToken             string
+	ServiceUserID            string
+	ServiceUserName          string
+	ServiceUserDomainID      string
+	ServiceUserDomainName    string
+	ServiceProjectID         string
+	ServiceProjectName       string
+	ServiceProjectDomainID   string
+	ServiceProjectDomainName string
+
 	// The rest of oslo.context's to_dict(), carried over RPC as
 	// _context_* keys (see rpc/oslo).
 	ProjectDomainID string

@@ -192,12 +192,14 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 type requestKey struct{}
 
-// requestContext builds the caller's RequestContext. Authentication fills
-// it in; with noauth it is an anonymous admin as in Ironic.
+// requestContext builds the caller's RequestContext: a copy of the
+// identity the authentication middleware (apiv1/auth) attached, with this
+// request's ids.
 func (a *API) requestContext(r *http.Request) context.Context {
-	rc := &ironic.RequestContext{
-		RequestID: "req-" + a.d.UUIDs.NewUUID(),
-	}
+	rc := new(ironic.RequestContext)
+	*rc = *ironic.FromContext(r.Context())
+	rc.RequestID = "req-" + a.d.UUIDs.NewUUID()
+	rc.GlobalRequest = ""
 	if g := r.Header.Get("X-Openstack-Request-Id"); isGlobalRequestID(g) {
 		rc.GlobalRequest = g
 	}

@@ -31,10 +31,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	h, err := wire.Authenticated(cfg, api, log)
+	if err != nil {
+		return err
+	}
 	ln, err := wire.Listen(cfg)
 	if err != nil {
 		return err
 	}
 	log.InfoContext(ctx, "ironic-api listening", "address", ln.Addr().String())
-	return wire.Serve(ctx, ln, api, log)
+	return wire.Serve(ctx, ln, h, log)
 }

@@ -43,6 +43,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	h, err := wire.Authenticated(cfg, api, log)
+	if err != nil {
+		return err
+	}
 	ln, err := wire.Listen(cfg)
 	if err != nil {
 		return err
@@ -55,7 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return cond.Run(gctx) })
-	g.Go(func() error { return wire.Serve(gctx, ln, api, log) })
+	g.Go(func() error { return wire.Serve(gctx, ln, h, log) })
 	return g.Wait()
 }
 

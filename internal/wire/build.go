@@ -3,10 +3,12 @@ package wire
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/apiv1"
+	"github.com/goironic/ironic/apiv1/auth"
 	"github.com/goironic/ironic/conductor"
 	"github.com/goironic/ironic/conf"
 	"github.com/goironic/ironic/db"
@@ -159,4 +161,47 @@ func API(cfg *conf.Config, store *db.Store, calls rpc.ConductorAPI, log *slog.Lo
 // oslo.messaging codec (see rpc/none).
 func InProcess(cond rpc.ConductorAPI, store *db.Store, log *slog.Logger) rpc.ConductorAPI {
 	return none.New(cond, store, log.With("component", "rpc"))
+}
+
+// AuthConfig is the authentication's configuration: [DEFAULT]auth_strategy,
+// http_basic_auth_user_file and [keystone_authtoken].
+func AuthConfig(cfg *conf.Config) auth.Config {
+	k := cfg.KeystoneAuthtoken
+	return auth.Config{
+		Strategy:              auth.Strategy(cfg.Default.AuthStrategy),
+		HTTPBasicAuthUserFile: cfg.Default.HTTPBasicAuthUserFile,
+		Keystone: auth.KeystoneConfig{
+			WWWAuthenticateURI: k.WWWAuthenticateURI,
+			AuthType:           k.AuthType, AuthURL: k.AuthURL,
+			Username: k.Username, UserID: k.UserID, Password: k.Password,
+			UserDomainName: k.UserDomainName, UserDomainID: k.UserDomainID,
+			ProjectName: k.ProjectName, ProjectID: k.ProjectID,
+			ProjectDomainName: k.ProjectDomainName, ProjectDomainID: k.ProjectDomainID,
+			SystemScope: k.SystemScope, Interface: k.Interface, RegionName: k.RegionName,
+			TokenCacheTime:            k.TokenCacheTime,
+			ServiceTokenRoles:         k.ServiceTokenRoles,
+			ServiceTokenRolesRequired: k.ServiceTokenRolesRequired,
+			ServiceType:               k.ServiceType,
+			DelayAuthDecision:         k.DelayAuthDecision,
+			IncludeServiceCatalog:     k.IncludeServiceCatalog,
+			HTTPConnectTimeout:        k.HTTPConnectTimeout,
+			HTTPRequestMaxRetries:     k.HTTPRequestMaxRetries,
+			CAFile:                    k.CAFile, CertFile: k.CertFile, KeyFile: k.KeyFile, Insecure: k.Insecure,
+		},
+	}
+}
+
+// Authenticated puts the [DEFAULT]auth_strategy middleware in front of
+// the API. Its errors are Ironic's start-up errors (e.g. an unreadable
+// http_basic_auth_user_file).
+func Authenticated(cfg *conf.Config, api http.Handler, log *slog.Logger) (http.Handler, error) {
+	l := log.With("component", "auth")
+	if len(cfg.KeystoneAuthtoken.MemcachedServers) > 0 && cfg.Default.AuthStrategy == string(auth.Keystone) {
+		l.Info("[keystone_authtoken]memcached_servers is ignored: validated tokens are cached in-process")
+	}
+	m, err := auth.New(AuthConfig(cfg), auth.Deps{Log: l})
+	if err != nil {
+		return nil, err
+	}
+	return m.Handler(api), nil
 }
