@@ -25,6 +25,9 @@ import (
 
 // Config holds the API's settings (Ironic's [api] and a few [DEFAULT] options).
 type Config struct {
+	// EnforceNewDefaults is [oslo_policy] enforce_new_defaults, which
+	// Ironic's API also reads itself (allocation owners).
+	EnforceNewDefaults bool
 	// PublicEndpoint is [api]public_endpoint; empty means the request's
 	// scheme://host.
 	PublicEndpoint string

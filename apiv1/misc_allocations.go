@@ -234,15 +234,23 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:create", nil); err != nil {
+	if err := a.authorizeCreateAllocation(rq, body); err != nil {
 		return nil, err
 	}
-	if _, ok := body["owner"]; ok && !rq.Ver.AtLeast(mv.AllocationOwner) {
-		return nil, notAcceptable()
-	}
-	if !truthy(body["owner"]) {
-		if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:create_pre_rbac", nil); err != nil {
-			return nil, err
+	if rc := ironic.FromContext(ctx); a.cfg.EnforceNewDefaults && rc.SystemScope != "all" {
+		// A project's allocation is its own unless
+		// baremetal:allocation:create_restricted lets it name another
+		// owner.
+		owner, _ := body["owner"].(string)
+		switch {
+		case truthy(body["owner"]):
+			if !a.d.Policy.Check(ctx, "baremetal:allocation:create_restricted", nil) && owner != rc.ProjectID {
+				return nil, ironic.Errorf(ironic.NotAuthorized, "Cannot create allocation with an owner Project ID value %s "+
+					"not matching the requestor Project ID %s. Policy baremetal:allocation:create_restricted is required "+
+					"for this capability.", owner, noneIfEmpty(rc.ProjectID))
+			}
+		default:
+			body["owner"] = optAny(rc.ProjectID)
 		}
 	}
 	if name := body["name"]; truthy(name) && !isAPIName(rq.Ver, name) {
@@ -278,7 +286,13 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 		for i, c := range cands {
 			idents[i], _ = c.(string)
 		}
-		converted, err := a.d.Store.CheckNodeList(ctx, idents, "")
+		// A project-scoped caller without create_restricted picks among
+		// its own nodes only.
+		project := ""
+		if !a.d.Policy.Check(ctx, "baremetal:allocation:create_restricted", nil) {
+			project = ironic.FromContext(ctx).ProjectID
+		}
+		converted, err := a.d.Store.CheckNodeList(ctx, idents, project)
 		if err != nil {
 			return nil, as400(err, ironic.NodeNotFound)
 		}
@@ -592,4 +606,64 @@ func allocationPatchDoc(al *models.Allocation) map[string]any {
 func isAPIName(v mv.Version, name any) bool {
 	s, ok := name.(string)
 	return ok && isLogicalName(v, s)
+}
+
+// authorizeCreateAllocation is AllocationsController._authorize_create_allocation:
+// baremetal:allocation:create (and, before the new defaults, create_pre_rbac
+// for an allocation without owner); when that is refused, a caller may
+// still create an allocation of its own project's under
+// create_restricted, and the owner becomes that project.
+func (a *API) authorizeCreateAllocation(rq *Request, body map[string]any) error {
+	ctx := rq.Ctx()
+	checkFields := func() error {
+		if _, ok := body["owner"]; ok && !rq.Ver.AtLeast(mv.AllocationOwner) {
+			return notAcceptable()
+		}
+		return nil
+	}
+	err := a.d.Policy.Authorize(ctx, "baremetal:allocation:create", nil)
+	if err == nil {
+		if err := checkFields(); err != nil {
+			return err
+		}
+		if !a.cfg.EnforceNewDefaults && !truthy(body["owner"]) {
+			err = a.d.Policy.Authorize(ctx, "baremetal:allocation:create_pre_rbac", nil)
+		}
+	}
+	if err == nil || !ironic.IsClass(err, ironic.HTTPForbidden) {
+		return err
+	}
+	project := ironic.FromContext(ctx).ProjectID
+	if owner, _ := body["owner"].(string); project != "" && truthy(body["owner"]) && project != owner {
+		return err
+	}
+	if truthy(body["owner"]) && !a.cfg.EnforceNewDefaults {
+		if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:create_pre_rbac", nil); err != nil {
+			return err
+		}
+	}
+	if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:create_restricted", nil); err != nil {
+		return err
+	}
+	if err := checkFields(); err != nil {
+		return err
+	}
+	body["owner"] = optAny(project)
+	return nil
+}
+
+// optAny is s, or nil (Python's None) when it is empty.
+func optAny(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// noneIfEmpty is s as Python's "%s" prints an optional string.
+func noneIfEmpty(s string) string {
+	if s == "" {
+		return "None"
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package apiv1
 import (
 	"net/http"
 	"reflect"
+	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
@@ -99,13 +100,14 @@ func (a *API) patchNode(rq *Request) (*Response, error) {
 			return nil, ironic.Errorf(ironic.Invalid, "Invalid network_data: %s ", verr.Message)
 		}
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:update")
+	policies := nodePatchPolicies(ops)
+	n, err := a.nodeForAll(rq, policies)
 	if err != nil {
 		return nil, err
 	}
 	defer a.lockNode(n.UUID)()
 	// Read again under the lock: another PATCH may have just changed it.
-	if n, err = a.nodeFor(rq, "baremetal:node:update"); err != nil {
+	if n, err = a.nodeForAll(rq, policies); err != nil {
 		return nil, err
 	}
 	removeInstanceOnly := len(ops) == 1 && ops[0].Op == "remove" && ops[0].Path == "/instance_uuid"
@@ -117,6 +119,9 @@ func (a *API) patchNode(rq *Request) (*Response, error) {
 	case n.ProvisionState != nil && *n.ProvisionState == states.Inspecting && v.AtLeast(mv.InspectWait):
 		return nil, &ironic.Fault{Class: ironic.Conflict,
 			Message: "Cannot update node \"" + n.UUID + "\" while it is in state \"inspecting\"."}
+	}
+	if err := a.checkOwnerChange(rq, n, ops); err != nil {
+		return nil, err
 	}
 	if names := patchValues(ops, "/name"); len(names) > 0 {
 		strs := make([]string, 0, len(names))
@@ -310,6 +315,132 @@ func setNodeField(n *models.Node, f string, v any) error {
 			}
 		}
 		return ironic.Errorf(ironic.Invalid, "Cannot patch /%s", f)
+	}
+	return nil
+}
+
+// nodePatchPolicies is _authorize_patch_and_get_node's choice of rules:
+// one per patch operation, by the path it changes, with
+// baremetal:node:update for any other field (and when there is none).
+func nodePatchPolicies(ops []patchOp) []string {
+	var rules []string
+	generic := false
+	for _, op := range ops {
+		p := op.Path
+		has := func(prefix string) bool { return strings.HasPrefix(p, prefix) }
+		switch {
+		case has("/instance_info"):
+			rules = append(rules, "baremetal:node:update_instance_info")
+		case has("/extra"):
+			rules = append(rules, "baremetal:node:update_extra")
+		case has("/automated_clean") && disablesCleaning(op):
+			rules = append(rules, "baremetal:node:disable_cleaning")
+		case has("/driver_info"):
+			rules = append(rules, "baremetal:node:update:driver_info")
+		case has("/properties"):
+			rules = append(rules, "baremetal:node:update:properties")
+		case has("/chassis_uuid"):
+			rules = append(rules, "baremetal:node:update:chassis_uuid")
+		case has("/instance_uuid"):
+			rules = append(rules, "baremetal:node:update:instance_uuid")
+		case has("/lessee"):
+			rules = append(rules, "baremetal:node:update:lessee")
+		case has("/owner"):
+			rules = append(rules, "baremetal:node:update:owner")
+		case has("/driver"), isInterfaceField(p):
+			rules = append(rules, "baremetal:node:update:driver_interfaces")
+		case has("/network_data"):
+			rules = append(rules, "baremetal:node:update:network_data")
+		case has("/conductor_group"):
+			rules = append(rules, "baremetal:node:update:conductor_group")
+		case has("/name"):
+			rules = append(rules, "baremetal:node:update:name")
+		case has("/retired"):
+			rules = append(rules, "baremetal:node:update:retired")
+		case has("/shard"):
+			rules = append(rules, "baremetal:node:update:shard")
+		case has("/maintenance"):
+			rules = append(rules, "baremetal:node:set_maintenance")
+		default:
+			generic = true
+		}
+	}
+	if generic || len(rules) == 0 {
+		rules = append(rules, "baremetal:node:update")
+	}
+	return rules
+}
+
+// disablesCleaning is bool_from_string(value, default=None) is False.
+func disablesCleaning(op patchOp) bool {
+	switch v := op.Value.(type) {
+	case bool:
+		return !v
+	case string:
+		b, err := parseBool("automated_clean", v)
+		return err == nil && !b
+	}
+	return false
+}
+
+// isInterfaceField reports whether path is "/<interface>_interface" for
+// one of Ironic's hardware interfaces (driver_base.ALL_INTERFACES).
+func isInterfaceField(path string) bool {
+	i := strings.LastIndexByte(path, '_')
+	if i < 0 || path[i+1:] != "interface" {
+		return false
+	}
+	switch strings.TrimLeft(path[:i], "/") {
+	case "bios", "boot", "console", "deploy", "inspect", "management", "network",
+		"power", "raid", "rescue", "storage", "vendor":
+		return true
+	}
+	return false
+}
+
+// nodeForAll is check_multiple_node_policies_and_retrieve: the node,
+// checked against the first rule as nodeFor does and against the others
+// with its owner and lessee as the target.
+func (a *API) nodeForAll(rq *Request, rules []string) (*models.Node, error) {
+	n, err := a.nodeFor(rq, rules[0])
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rules[1:] {
+		if err := a.d.Policy.Authorize(rq.Ctx(), r, nodeTarget(n)); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// checkOwnerChange refuses a new owner for an active node unless
+// baremetal:node:update_owner_provisioned allows it, and for a node whose
+// allocation has an owner (409 both).
+func (a *API) checkOwnerChange(rq *Request, n *models.Node, ops []patchOp) error {
+	if len(patchValues(ops, "/owner")) == 0 {
+		return nil
+	}
+	if models.Deref(n.ProvisionState) == states.Active {
+		err := a.d.Policy.Authorize(rq.Ctx(), "baremetal:node:update_owner_provisioned", nodeTarget(n))
+		if ironic.IsClass(err, ironic.HTTPForbidden) {
+			return &ironic.Fault{Class: ironic.Conflict,
+				Message: "Cannot update owner of node \"" + n.UUID + "\" while it is in state \"active\"."}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if n.AllocationID != nil {
+		al, err := a.d.Store.GetAllocationByID(rq.Ctx(), *n.AllocationID)
+		switch {
+		case ironic.IsClass(err, ironic.AllocationNotFound):
+		case err != nil:
+			return err
+		case al.Owner != nil:
+			return &ironic.Fault{Class: ironic.Conflict,
+				Message: "Cannot update owner of node \"" + n.UUID + "\" while it is allocated to an allocation with an  owner."}
+		}
 	}
 	return nil
 }

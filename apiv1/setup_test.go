@@ -97,7 +97,7 @@ func NewSetup(t testing.TB, opts ...SetupOption) *Setup {
 	if so.wrap != nil {
 		calls = so.wrap(calls)
 	}
-	api, err := wire.API(cfg, store, calls, log)
+	api, err := wire.API(cfg, store, calls, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,8 +46,8 @@ func mustNew(t *testing.T, cfg Config) *Enforcer {
 
 // TestAuthorizeFaults checks the faults Ironic's API answers with, as
 // the reference returned them: HTTPForbidden (403) for a denied rule,
-// oslo.policy's InvalidScope (500, its text naming the registered
-// default) under enforce_scope, and a 500 for an unregistered rule.
+// oslo.policy's InvalidScope (the reference's 500, 403 here: see
+// errors.go; its text naming the registered default) under enforce_scope, and a 500 for an unregistered rule.
 func TestAuthorizeFaults(t *testing.T) {
 	e := mustNew(t, Config{EnforceScope: true})
 	err := e.Authorize(ctxWith(systemReader), "baremetal:chassis:create", nil)
@@ -58,7 +58,7 @@ func TestAuthorizeFaults(t *testing.T) {
 	}
 	reader := &ironic.RequestContext{UserID: "u", ProjectID: "demo", Roles: []string{"reader"}}
 	f = ironic.AsFault(e.Authorize(ctxWith(reader), "baremetal:chassis:create", nil))
-	if f.Class != ironic.InvalidScope || f.HTTPStatus() != 500 ||
+	if f.Class != ironic.InvalidScope || f.HTTPStatus() != 403 ||
 		f.Message != `"baremetal:chassis:create": "role:admin and system_scope:all" requires a scope of ['system'], request was made with project scope.` {
 		t.Errorf("scope: %#v", f)
 	}

@@ -7,6 +7,9 @@ package main
 import (
 	"context"
 	"io"
+	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/goironic/ironic/internal/wire"
 )
@@ -27,7 +30,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer client.Close()
-	api, err := wire.API(cfg, store, calls, log)
+	pol, err := wire.Policy(cfg, log)
+	if err != nil {
+		return err
+	}
+	api, err := wire.API(cfg, store, calls, pol, log)
 	if err != nil {
 		return err
 	}
@@ -40,5 +47,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log.InfoContext(ctx, "ironic-api listening", "address", ln.Addr().String())
-	return wire.Serve(ctx, ln, h, log)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return pol.Watch(gctx, time.Second) })
+	g.Go(func() error { return wire.Serve(gctx, ln, h, log) })
+	return g.Wait()
 }

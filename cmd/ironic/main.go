@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -39,7 +40,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := cond.Register(ctx); err != nil {
 		return err
 	}
-	api, err := wire.API(cfg, store, wire.InProcess(cond, store, log), log)
+	pol, err := wire.Policy(cfg, log)
+	if err != nil {
+		return err
+	}
+	api, err := wire.API(cfg, store, wire.InProcess(cond, store, log), pol, log)
 	if err != nil {
 		return err
 	}
@@ -59,6 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return cond.Run(gctx) })
+	g.Go(func() error { return pol.Watch(gctx, time.Second) })
 	g.Go(func() error { return wire.Serve(gctx, ln, h, log) })
 	return g.Wait()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/apiv1"
 	"github.com/goironic/ironic/apiv1/auth"
+	"github.com/goironic/ironic/apiv1/policy"
 	"github.com/goironic/ironic/conductor"
 	"github.com/goironic/ironic/conf"
 	"github.com/goironic/ironic/db"
@@ -119,8 +120,27 @@ type rpcClient struct {
 	*rpc.Router
 }
 
-// API builds the REST API over store, reaching conductors through calls.
-func API(cfg *conf.Config, store *db.Store, calls rpc.ConductorAPI, log *slog.Logger) (*apiv1.API, error) {
+// Policy builds the policy enforcer from [oslo_policy] and [DEFAULT]
+// (auth_strategy, rbac_service_*). Its Watch picks up edited policy
+// files.
+func Policy(cfg *conf.Config, log *slog.Logger) (*policy.Enforcer, error) {
+	return policy.New(policy.Config{
+		EnforceScope:              cfg.OsloPolicy.EnforceScope,
+		EnforceNewDefaults:        cfg.OsloPolicy.EnforceNewDefaults,
+		PolicyFile:                cfg.OsloPolicy.PolicyFile,
+		PolicyFileSet:             cfg.IsSet("oslo_policy", "policy_file"),
+		PolicyDirs:                cfg.OsloPolicy.PolicyDirs,
+		ConfigDirs:                policy.SearchDirs(nil, cfg.Files()),
+		DefaultRule:               cfg.OsloPolicy.PolicyDefaultRule,
+		AuthStrategy:              cfg.Default.AuthStrategy,
+		ServiceRoleElevatedAccess: cfg.Default.RBACServiceRoleElevatedAccess,
+		ServiceProjectName:        cfg.Default.RBACServiceProjectName,
+	}, log.With("component", "policy"))
+}
+
+// API builds the REST API over store, reaching conductors through calls
+// and authorizing with pol (nil: everything is allowed).
+func API(cfg *conf.Config, store *db.Store, calls rpc.ConductorAPI, pol apiv1.Policy, log *slog.Logger) (*apiv1.API, error) {
 	versions := microversions.Default()
 	if cfg.Default.PinReleaseVersion != "" {
 		max, ok := microversions.ReleaseMax(cfg.Default.PinReleaseVersion)
@@ -149,9 +169,11 @@ func API(cfg *conf.Config, store *db.Store, calls rpc.ConductorAPI, log *slog.Lo
 		HeartbeatTimeout:              int(cfg.Conductor.HeartbeatTimeout.Seconds()),
 		Hostname:                      cfg.Default.Host,
 		ProjectAdminCanManageOwnNodes: cfg.API.ProjectAdminCanManageOwnNodes,
+		EnforceNewDefaults:            cfg.OsloPolicy.EnforceNewDefaults,
 	}, apiv1.Deps{
 		Store:     store,
 		Conductor: rpcClient{ConductorAPI: calls, Router: router},
+		Policy:    pol,
 		Log:       log.With("component", "api"),
 	})
 }
