@@ -294,7 +294,9 @@ func (a *API) writeFault(w http.ResponseWriter, r *http.Request, f *ironic.Fault
 	}
 	innerJSON, _ := pyjson.Marshal(inner)
 	if status == http.StatusMethodNotAllowed && f.Shape == ironic.ShapeWebob {
-		if allow := allowedMethodsFor(r); allow != "" {
+		if allow, ok := allowedMethodsFor(r); ok {
+			// Set even when empty: pecan sends "Allow: " for a
+			// controller without verbs.
 			w.Header().Set("Allow", allow)
 		}
 	}
@@ -303,9 +305,9 @@ func (a *API) writeFault(w http.ResponseWriter, r *http.Request, f *ironic.Fault
 
 type allowKey struct{}
 
-func allowedMethodsFor(r *http.Request) string {
-	s, _ := r.Context().Value(allowKey{}).(string)
-	return s
+func allowedMethodsFor(r *http.Request) (string, bool) {
+	s, ok := r.Context().Value(allowKey{}).(string)
+	return s, ok
 }
 
 // webobTitle is webob's title for a status.

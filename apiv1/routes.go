@@ -26,6 +26,7 @@ func (a *API) routes() *mux.Router {
 		a.writePlainFault(w, r, ironic.Webob(ironic.MethodNotAllowed, ""))
 	})
 	for _, add := range []func(*mux.Router){
+		a.routesNodeControllers,
 		a.routesNodes,
 		a.routesPorts,
 		a.routesPortgroups,
