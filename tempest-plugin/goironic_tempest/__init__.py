@@ -1,0 +1,1 @@
+"""goironic's own tempest tests: what ironic-tempest-plugin does not cover."""
