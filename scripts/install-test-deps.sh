@@ -4,7 +4,8 @@
 # (cross-checks in both directions), the openstack baremetal CLI and
 # Keystone (test/internal/keystone: python3-keystone served by uwsgi-core
 # as a plain process; not the "keystone" package, whose service would
-# take port 5000).
+# take port 5000), and tempest with the unmodified ironic-tempest-plugin
+# (test/tempest; Debian 12 names it ironic-tempest-plugin, not python3-*).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -15,6 +16,7 @@ PKGS=(
   sqlite3 curl procps iproute2
   rabbitmq-server
   python3-keystone uwsgi-core uwsgi-plugin-python3
+  tempest python3-tempest ironic-tempest-plugin python3-stestr python3-subunit
 )
 
 missing=()
