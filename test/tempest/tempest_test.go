@@ -222,6 +222,11 @@ func (r *runner) run(ctx context.Context, t *testing.T, m mode) {
 	dir := filepath.Join(ws, "tempest")
 	conf := filepath.Join(dir, "etc", "tempest.conf")
 	env = append(env, "TEMPEST_CONFIG_DIR="+filepath.Dir(conf), "TEMPEST_CONFIG="+filepath.Base(conf))
+	// tempest init's etc/logging.conf would win over log_file, and its
+	// handler truncates tempest.log in each worker.
+	if err := os.Remove(filepath.Join(filepath.Dir(conf), "logging.conf")); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
 	if err := r.writePluginMetadata(filepath.Join(ws, "site")); err != nil {
 		t.Fatal(err)
 	}
