@@ -3,11 +3,12 @@
 // server, authenticated by a real Keystone, and holds the suite's results
 // to the reference Python Ironic's counts.
 //
-// TestTempestAPI starts Keystone (test/internal/keystone), builds and starts
-// ./cmd/ironic, writes a tempest workspace (tempest init) with
-// tempest-plugin/tempest.conf.tmpl, runs
+// TestTempestAPI starts Keystone (test/internal/keystone) and the fake
+// Neutron (test/fakeneutron), builds and starts ./cmd/ironic (keystone
+// auth, the flat network interface), writes a tempest workspace (tempest
+// init) with tempest-plugin/tempest.conf.tmpl, runs
 //
-//	tempest run --regex '^(ironic_tempest_plugin\.tests\.api|goironic_tempest\.tests)\.' --concurrency 2
+//	tempest run --regex '^(ironic_tempest_plugin\.tests\.api\.|goironic_tempest\.tests\.)' --parallel --concurrency 2
 //
 // reads the per-test results from the run's subunit stream (subunit.go,
 // results.go) and prints

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/test/differential"
+	"github.com/goironic/ironic/test/fakeneutron"
 	"github.com/goironic/ironic/test/internal/keystone"
 )
 
@@ -47,10 +49,7 @@ const (
 
 // defaultAuthStrategy is the server's auth_strategy unless authEnv says
 // otherwise.
-// TODO(issue 4): keystone, once our keystone auth and policy are wired.
-// Until then the server ignores tokens, and goironic_tempest's auth tests
-// (401 without a token) fail under keystone.
-const defaultAuthStrategy = "noauth"
+const defaultAuthStrategy = "keystone"
 
 const (
 	upstreamPrefix = "ironic_tempest_plugin.tests.api."
@@ -70,7 +69,7 @@ const (
 	// the two reset_interfaces tests run.
 	hardwareTypes = "fake-hardware,ipmi"
 	// cleaningNetwork is [neutron]cleaning_network (the fake Neutron's).
-	cleaningNetwork = "ironic-cleaning"
+	cleaningNetwork = fakeneutron.CleaningNetworkName
 )
 
 // mode is one tempest run's policy setting.
@@ -87,17 +86,13 @@ func modes() []mode {
 
 // referenceCounts are the upstream suite's counts against the reference,
 // Python Ironic 21.4 (Debian's python3-ironic, all-in-one, auth_strategy
-// keystone, sqlite) with ironic-tempest-plugin 2.5.0 and tempest 33, under
-// the same tempest.conf: the 3 TestNodesVif tests need Neutron (the fake
-// one and the flat network interface) and skip without it. Measured with
-// ../shared/harness (reference-ironic.sh, tempest.sh), recorded in
+// keystone, the flat network interface on the fake Neutron, sqlite) with
+// ironic-tempest-plugin 2.5.0 and tempest 33, under the same tempest.conf,
+// in both modes. (Without Neutron, the 3 TestNodesVif tests skip: 232
+// passed, 3 skipped, in both modes.) Measured with ../shared/harness
+// (reference-ironic.sh, tempest.sh) and with referenceEnv; recorded in
 // tempest-plugin/README.md.
-func referenceCounts(m mode, neutron bool) Counts {
-	if neutron {
-		return Counts{Passed: 235}
-	}
-	return Counts{Passed: 232, Skipped: 3}
-}
+func referenceCounts(mode) Counts { return Counts{Passed: 235} }
 
 // TestTempestAPI runs the ironic-tempest-plugin API suite and our own
 // tempest tests against our all-in-one server, once per policy mode.
@@ -145,10 +140,7 @@ func TestTempestAPI(t *testing.T) {
 	ks := keystone.ForTest(t, keystone.Options{Port: ports.take(t)})
 	t.Logf("keystone up at %s in %s", ks.AuthURL(), since(start))
 
-	// TODO(fake Neutron): start test/internal/fakeneutron and the flat
-	// network interface once they are on main; until then the 3 VIF tests
-	// skip, as the harness does with FAKE_NEUTRON=0.
-	neutronURL := ""
+	neutronURL := startNeutron(t, ports)
 
 	r := &runner{
 		root: root, tempest: tempestBin, ks: ks, ports: ports, reference: reference,
@@ -318,7 +310,7 @@ func (r *runner) run(ctx context.Context, t *testing.T, m mode) {
 	if other.Failed > 0 { // setUpClass of a class with no listed test
 		t.Errorf("%d failures outside the listed tests", other.Failed)
 	}
-	want := referenceCounts(m, r.neutronURL != "")
+	want := referenceCounts(m)
 	switch {
 	case r.reference != "" && up != want:
 		t.Errorf("the reference: %s; referenceCounts says %s: measure again and update it and tempest-plugin/README.md", up, want)
@@ -373,6 +365,25 @@ func (r *runner) startServer(ctx context.Context, t *testing.T, m mode, art stri
 	return base
 }
 
+// startNeutron starts the fake Neutron (test/fakeneutron, with the
+// cleaning network) on a port of ours; it is stopped when t ends. Our
+// server's flat network interface and tempest's VIF tests use it.
+func startNeutron(t *testing.T, ports *ports) string {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(ports.take(t))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(fakeneutron.New(fakeneutron.Options{
+		Networks: []map[string]any{fakeneutron.CleaningNetwork()},
+	}))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 // startReference starts the reference Python Ironic with referenceEnv's
 // script (the shared harness's reference-ironic.sh), keystone auth on the
 // test's Keystone, mode m's policy and a fresh database; it is stopped
@@ -380,11 +391,7 @@ func (r *runner) startServer(ctx context.Context, t *testing.T, m mode, art stri
 func (r *runner) startReference(ctx context.Context, t *testing.T, m mode) string {
 	t.Helper()
 	port := r.ports.take(t)
-	network := "NETWORK_INTERFACE=noop"
-	if r.neutronURL != "" {
-		network = "NETWORK_INTERFACE=flat"
-	}
-	env := append(os.Environ(), "AUTH=keystone", "RESET=1", network, "NEUTRON_URL="+r.neutronURL,
+	env := append(os.Environ(), "AUTH=keystone", "RESET=1", "NETWORK_INTERFACE=flat", "NEUTRON_URL="+r.neutronURL,
 		"PORT="+strconv.Itoa(port), "STATE_DIR="+t.TempDir(),
 		"KEYSTONE_URL="+strings.TrimSuffix(r.ks.AuthURL(), "/v3"),
 		"IRONIC_SERVICE_PASSWORD="+keystone.ServicePassword,
@@ -417,23 +424,19 @@ type serverSettings struct {
 	Auth       string // noauth | keystone
 	SRBAC      bool
 	AuthURL    string // Keystone's /v3
-	NeutronURL string // "" = no Neutron: the noop network interface
+	NeutronURL string // the fake Neutron: [neutron]endpoint_override
 }
 
 // serverConfig is the ironic.conf our server runs the suite under: the
 // reference's choices (fake-hardware and ipmi with every fake interface,
 // automated cleaning off, flat networking on the fake Neutron).
 func serverConfig(s serverSettings) string {
-	network := "noop"
-	if s.NeutronURL != "" {
-		network = "flat"
-	}
 	return fmt.Sprintf(`[DEFAULT]
 host = goironic-tempest
 auth_strategy = %[3]s
 rpc_transport = none
 debug = false
-enabled_hardware_types = %[7]s
+enabled_hardware_types = %[6]s
 enabled_bios_interfaces = fake,no-bios
 enabled_boot_interfaces = fake,ipxe,pxe
 enabled_console_interfaces = fake,no-console,ipmitool-socat
@@ -441,7 +444,7 @@ enabled_deploy_interfaces = fake,direct,ramdisk
 enabled_inspect_interfaces = fake,no-inspect
 enabled_management_interfaces = fake,ipmitool,noop
 enabled_network_interfaces = noop,flat
-default_network_interface = %[6]s
+default_network_interface = flat
 enabled_power_interfaces = fake,ipmitool
 enabled_raid_interfaces = fake,no-raid,agent
 enabled_rescue_interfaces = fake,no-rescue
@@ -467,19 +470,19 @@ enforce_new_defaults = %[4]t
 
 [neutron]
 auth_type = none
-endpoint_override = %[8]s
-cleaning_network = %[9]s
+endpoint_override = %[7]s
+cleaning_network = %[8]s
 
 [keystone_authtoken]
 auth_type = password
 auth_url = %[5]s
 www_authenticate_uri = %[5]s
 username = ironic
-password = %[10]s
+password = %[9]s
 user_domain_name = Default
 project_name = service
 project_domain_name = Default
-`, s.Port, s.DBPath, s.Auth, s.SRBAC, s.AuthURL, network, hardwareTypes, s.NeutronURL, cleaningNetwork,
+`, s.Port, s.DBPath, s.Auth, s.SRBAC, s.AuthURL, hardwareTypes, s.NeutronURL, cleaningNetwork,
 		keystone.ServicePassword)
 }
 
