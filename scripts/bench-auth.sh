@@ -47,7 +47,12 @@ project_domain_name = Default
 CONF
 }
 pids=()
-trap 'for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null || true; done' EXIT
+stop() {
+  for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null || true; done
+  PORT=6392 "$SHARED/harness/reference-ironic.sh" down || true
+  "$SHARED/harness/keystone.sh" down || true
+}
+trap stop EXIT
 for spec in 6393:keystone 6394:noauth; do
   port=${spec%%:*}
   conf "$port" "${spec#*:}" >"$STATE/go/ironic-$port.conf"
