@@ -1,0 +1,423 @@
+package pxe
+
+import (
+	"embed"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/internal/py"
+)
+
+//go:embed templates/ipxe_config.tmpl
+var templateFS embed.FS
+
+// IPXEConfigMethod is the driver vendor passthru method that answers a
+// booting node's iPXE script (GET /v1/drivers/<driver>/vendor_passthru/
+// ipxe_config?node_uuid=<uuid> or ?port_address=<mac>).
+const IPXEConfigMethod = "ipxe_config"
+
+// IPXEConfigVendorMethod describes ipxe_config: GET only, synchronous, and
+// its value is the response body itself (attach).
+func IPXEConfigVendorMethod() drivers.VendorMethod {
+	return drivers.VendorMethod{Name: IPXEConfigMethod, HTTPMethods: []string{"GET"}, Attach: true,
+		Description: "Return the iPXE script a node boots with, generated from its provision state; arguments node_uuid or port_address."}
+}
+
+// ScriptNode is what a node's iPXE script is generated from: the node as
+// the database has it, with its volume targets and connectors.
+type ScriptNode struct {
+	UUID               string
+	ProvisionState     string
+	DeployInterface    string
+	DriverInfo         map[string]any
+	InstanceInfo       map[string]any
+	DriverInternalInfo map[string]any
+	VolumeTargets      []VolumeTarget
+	VolumeConnectors   []VolumeConnector
+}
+
+// VolumeTarget is one of the node's volume targets.
+type VolumeTarget struct {
+	UUID       string
+	VolumeType string
+	// BootIndex is nil when the target has none.
+	BootIndex  *int64
+	Properties map[string]any
+}
+
+// VolumeConnector is one of the node's volume connectors.
+type VolumeConnector struct {
+	Type        string
+	ConnectorID string
+}
+
+// ScriptConfig holds the options iPXE scripts are generated with.
+type ScriptConfig struct {
+	// HTTPURL is [deploy]http_url: images that are not URLs themselves
+	// are served from <http_url>/<node uuid>/<label>, as Ironic lays
+	// them out.
+	HTTPURL string
+	// KernelAppendParams is [pxe]kernel_append_params.
+	KernelAppendParams string
+	// IPXETimeout is [pxe]ipxe_timeout in seconds (0: none).
+	IPXETimeout int
+	// APIURL is the Ironic API URL the ramdisk calls back
+	// (ipa-api-url; [service_catalog]endpoint_override).
+	APIURL string
+	// Debug is [DEFAULT]debug: ipa-debug=1 unless the parameters have it.
+	Debug bool
+	// DeployKernel ... RescueRamdisk are the [conductor] defaults for
+	// nodes whose driver_info names none.
+	DeployKernel, DeployRamdisk, RescueKernel, RescueRamdisk string
+	// ErrorSleep is how long the error script waits before it exits
+	// (seconds; 30 when 0).
+	ErrorSleep int
+}
+
+// Script is a generated iPXE script. Problem is non-empty when the script
+// is the error script (unknown node, state without a boot configuration,
+// missing images): the text the script prints, for the caller's log.
+type Script struct {
+	Body    string
+	Problem string
+}
+
+// Scripter renders iPXE scripts.
+type Scripter struct {
+	cfg  ScriptConfig
+	tmpl *template.Template
+}
+
+// NewScripter parses the script template.
+func NewScripter(cfg ScriptConfig) (*Scripter, error) {
+	if cfg.ErrorSleep <= 0 {
+		cfg.ErrorSleep = 30
+	}
+	t, err := template.New("ipxe_config.tmpl").ParseFS(templateFS, "templates/ipxe_config.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("pxe: parsing the iPXE template: %w", err)
+	}
+	return &Scripter{cfg: cfg, tmpl: t}, nil
+}
+
+// scriptData is the template's input.
+type scriptData struct {
+	Error        string
+	ErrorSleep   int
+	Goto         string
+	Timeout      int
+	Kernel       string
+	Ramdisk      string
+	InitrdName   string
+	AppendParams string
+	Root         string
+	RamdiskOpts  string
+	BootISO      string
+	ISCSI        *iscsiData
+}
+
+type iscsiData struct {
+	Username, Password, InitiatorIQN, BootURL string
+	Extra                                     []iscsiVolume
+}
+
+type iscsiVolume struct {
+	Drive, URL, Username, Password string
+}
+
+// deployLikeStates chain the deploy ramdisk; rescueStates the rescue one.
+var deployLikeStates = map[string]string{
+	"deploying": "deploy", "wait call-back": "deploy", "cleaning": "deploy", "clean wait": "deploy",
+	"inspecting": "deploy", "inspect wait": "deploy", "rescuing": "rescue", "rescue wait": "rescue",
+}
+
+// ErrorScript is the script for a request no node answers to: it prints
+// problem on the console, sleeps and exits.
+func (s *Scripter) ErrorScript(problem string) Script {
+	return s.render(scriptData{Error: oneLine(problem)}, problem)
+}
+
+// Render returns the iPXE script of node n for its provision state.
+func (s *Scripter) Render(n ScriptNode) Script {
+	d, problem := s.data(n)
+	if problem != "" {
+		return s.ErrorScript(problem)
+	}
+	return s.render(d, "")
+}
+
+func (s *Scripter) render(d scriptData, problem string) Script {
+	d.ErrorSleep = s.cfg.ErrorSleep
+	var b strings.Builder
+	if err := s.tmpl.Execute(&b, d); err != nil {
+		// The template is ours and its data plain strings: this cannot
+		// happen, but the node must still get a script.
+		msg := "cannot render the iPXE script: " + oneLine(err.Error())
+		return Script{Body: fmt.Sprintf("#!ipxe\n\necho ironic: %s\nsleep %d\nexit 1\n", msg, s.cfg.ErrorSleep), Problem: msg}
+	}
+	b.WriteByte('\n')
+	return Script{Body: b.String(), Problem: problem}
+}
+
+func (s *Scripter) data(n ScriptNode) (scriptData, string) {
+	d := scriptData{Timeout: s.cfg.IPXETimeout * 1000}
+	append_, err := s.appendParams(n)
+	if err != "" {
+		return d, err
+	}
+	if mode, ok := deployLikeStates[n.ProvisionState]; ok {
+		k, r := s.agentImages(n, mode)
+		if k == "" || r == "" {
+			return d, fmt.Sprintf("node %s is %s but has no %s_kernel and %s_ramdisk in its driver_info or the configuration", n.UUID, n.ProvisionState, mode, mode)
+		}
+		params := append_
+		if s.cfg.APIURL != "" {
+			params = strings.TrimSpace(params + " ipa-api-url=" + s.cfg.APIURL)
+		}
+		d.Goto, d.Kernel, d.Ramdisk, d.AppendParams = "deploy", clean(k), clean(r), clean(params)
+		d.InitrdName = mode + "_ramdisk"
+		return d, ""
+	}
+	if n.ProvisionState != "active" {
+		return d, fmt.Sprintf("node %s is in provision state %q, which has no boot configuration", n.UUID, n.ProvisionState)
+	}
+	ii := n.InstanceInfo
+	d.AppendParams = clean(append_)
+	switch {
+	case bootVolume(n) != nil:
+		iscsi, problem := volumeOptions(n)
+		if problem != "" {
+			return d, problem
+		}
+		d.Goto, d.ISCSI = "boot_iscsi", iscsi
+	case n.DeployInterface == "ramdisk":
+		d.Goto = "boot_ramdisk"
+		if py.Truthy(ii["boot_iso"]) {
+			d.BootISO = clean(s.imageURL(n, ii["boot_iso"], "boot_iso"))
+			return d, ""
+		}
+		if !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) {
+			return d, fmt.Sprintf("node %s is active with the ramdisk deploy interface but its instance_info has no kernel and ramdisk", n.UUID)
+		}
+		d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii["kernel"], "kernel")), clean(s.imageURL(n, ii["ramdisk"], "ramdisk"))
+		if o, ok := ii["ramdisk_kernel_arguments"].(string); ok {
+			d.RamdiskOpts = clean(o)
+		}
+	case netboot(n):
+		d.Goto = "boot_netboot"
+		d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii["kernel"], "kernel")), clean(s.imageURL(n, ii["ramdisk"], "ramdisk"))
+		if r, ok := n.DriverInternalInfo["root_uuid_or_disk_id"].(string); ok && r != "" {
+			d.Root = clean("UUID=" + r)
+		}
+	default:
+		d.Goto = "boot_whole_disk"
+	}
+	return d, ""
+}
+
+// netboot: the instance's kernel and ramdisk are booted over the network
+// (a partition image with boot_option netboot, or one that names its
+// kernel and ramdisk without asking for local boot).
+func netboot(n ScriptNode) bool {
+	ii := n.InstanceInfo
+	if !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) || py.Truthy(n.DriverInternalInfo["is_whole_disk_image"]) {
+		return false
+	}
+	if caps, ok := ii["capabilities"].(map[string]any); ok {
+		if opt, ok := caps["boot_option"].(string); ok {
+			return opt == "netboot"
+		}
+	}
+	return true
+}
+
+// agentImages is pxe_utils.parse_driver_info: driver_info's
+// <mode>_kernel/<mode>_ramdisk, else the [conductor] defaults.
+func (s *Scripter) agentImages(n ScriptNode, mode string) (string, string) {
+	k, r := n.DriverInfo[mode+"_kernel"], n.DriverInfo[mode+"_ramdisk"]
+	if !py.Truthy(k) && !py.Truthy(r) {
+		if mode == "rescue" {
+			k, r = s.cfg.RescueKernel, s.cfg.RescueRamdisk
+		} else {
+			k, r = s.cfg.DeployKernel, s.cfg.DeployRamdisk
+		}
+	}
+	if !py.Truthy(k) || !py.Truthy(r) {
+		return "", ""
+	}
+	return s.imageURL(n, k, mode+"_kernel"), s.imageURL(n, r, mode+"_ramdisk")
+}
+
+// imageURL is where iPXE fetches an image: the reference itself when it is
+// an HTTP(S) URL (no conductor has to cache it), else Ironic's layout
+// <[deploy]http_url>/<node uuid>/<label>.
+func (s *Scripter) imageURL(n ScriptNode, ref any, label string) string {
+	if r, ok := ref.(string); ok {
+		if u, err := url.Parse(r); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			return r
+		}
+	}
+	return strings.Join([]string{strings.TrimRight(s.cfg.HTTPURL, "/"), n.UUID, label}, "/")
+}
+
+// appendParams is driver_utils.get_kernel_append_params (instance_info,
+// then driver_info, then [pxe]kernel_append_params, "%default%" replaced)
+// plus ipa-debug=1 under [DEFAULT]debug.
+func (s *Scripter) appendParams(n ScriptNode) (string, string) {
+	p := s.cfg.KernelAppendParams
+	for _, loc := range []struct {
+		name string
+		m    map[string]any
+	}{{"instance_info", n.InstanceInfo}, {"driver_info", n.DriverInfo}} {
+		v, ok := loc.m["kernel_append_params"]
+		if !ok || v == nil {
+			continue
+		}
+		str, ok := v.(string)
+		if !ok {
+			return "", fmt.Sprintf("node %s's %s['kernel_append_params'] is not a string", n.UUID, loc.name)
+		}
+		p = strings.ReplaceAll(str, "%default%", s.cfg.KernelAppendParams)
+		break
+	}
+	if s.cfg.Debug && !strings.Contains(p, "ipa-debug") {
+		p += " ipa-debug=1"
+	}
+	return p, ""
+}
+
+// bootVolume is the target driver_internal_info's boot_from_volume names,
+// else the boot_index 0 target.
+func bootVolume(n ScriptNode) *VolumeTarget {
+	want, _ := n.DriverInternalInfo["boot_from_volume"].(string)
+	for i := range n.VolumeTargets {
+		t := &n.VolumeTargets[i]
+		if want != "" && t.UUID == want {
+			return t
+		}
+	}
+	for i := range n.VolumeTargets {
+		t := &n.VolumeTargets[i]
+		if t.BootIndex != nil && *t.BootIndex == 0 {
+			return t
+		}
+	}
+	return nil
+}
+
+// volumeOptions is pxe_utils.get_volume_pxe_options: the boot volume's
+// iSCSI URL and CHAP credentials, the initiator IQN of the node's iqn
+// connector, and every other iSCSI target as an extra sanhook drive
+// (0x81, 0x82, ... in boot_index order).
+func volumeOptions(n ScriptNode) (*iscsiData, string) {
+	boot := bootVolume(n)
+	if !strings.Contains(boot.VolumeType, "iscsi") {
+		return nil, fmt.Sprintf("node %s boots from volume %s of type %q, which iPXE cannot boot from", n.UUID, boot.UUID, boot.VolumeType)
+	}
+	d := &iscsiData{
+		Username: clean(str(boot.Properties["auth_username"])),
+		Password: clean(str(boot.Properties["auth_password"])),
+		BootURL:  clean(iscsiURL(boot.Properties)),
+	}
+	if d.BootURL == "" {
+		return nil, fmt.Sprintf("node %s's boot volume %s has no target_portal and target_iqn", n.UUID, boot.UUID)
+	}
+	for _, c := range n.VolumeConnectors {
+		if c.Type == "iqn" {
+			d.InitiatorIQN = clean(c.ConnectorID)
+		}
+	}
+	extra := make([]VolumeTarget, 0, len(n.VolumeTargets))
+	for _, t := range n.VolumeTargets {
+		if t.UUID != boot.UUID && strings.Contains(t.VolumeType, "iscsi") {
+			extra = append(extra, t)
+		}
+	}
+	sort.SliceStable(extra, func(i, j int) bool { return bootIndex(extra[i]) < bootIndex(extra[j]) })
+	for i, t := range extra {
+		d.Extra = append(d.Extra, iscsiVolume{
+			Drive: fmt.Sprintf("0x%x", 0x81+i), URL: clean(iscsiURL(t.Properties)),
+			Username: clean(str(t.Properties["auth_username"])), Password: clean(str(t.Properties["auth_password"])),
+		})
+	}
+	return d, ""
+}
+
+func bootIndex(t VolumeTarget) int64 {
+	if t.BootIndex == nil {
+		return 1 << 62
+	}
+	return *t.BootIndex
+}
+
+// iscsiURL is get_volume_pxe_options' __generate_iscsi_url:
+// iscsi:<host>::<port>:<lun>:<iqn>, one per portal of target_portals.
+func iscsiURL(props map[string]any) string {
+	iqn, lun := property(props, "target_iqn"), property(props, "target_lun")
+	if ps, ok := props["target_portals"].([]any); ok {
+		out := make([]string, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, formatPortal(str(p), iqn, lun))
+		}
+		return strings.Join(out, " ")
+	}
+	portal := property(props, "target_portal")
+	if portal == "" || iqn == "" {
+		return ""
+	}
+	return formatPortal(portal, iqn, lun)
+}
+
+func formatPortal(portal, iqn, lun string) string {
+	host, port := portal, ""
+	if i := strings.LastIndexByte(portal, ':'); i >= 0 && !strings.HasSuffix(portal, "]") {
+		host, port = portal[:i], portal[i+1:]
+	}
+	return fmt.Sprintf("iscsi:%s::%s:%s:%s", host, port, lun, iqn)
+}
+
+// property is the key's value (the first one when a list), else the
+// first of the plural key's.
+func property(props map[string]any, key string) string {
+	first := func(v any) string {
+		if l, ok := v.([]any); ok {
+			if len(l) == 0 {
+				return ""
+			}
+			return str(l[0])
+		}
+		return str(v)
+	}
+	if v := first(props[key]); v != "" {
+		return v
+	}
+	return first(props[key+"s"])
+}
+
+func str(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	}
+	return py.Str(v)
+}
+
+// clean keeps a value on its own script line: control characters (a
+// newline would start a new iPXE command) become spaces.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// oneLine is clean for console messages.
+func oneLine(s string) string { return clean(s) }

