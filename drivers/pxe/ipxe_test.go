@@ -52,13 +52,15 @@ func TestIPXEScriptGoldens(t *testing.T) {
 			InstanceInfo: map[string]any{"kernel": "http://images.example/vmlinuz", "ramdisk": "http://images.example/initrd", "ramdisk_kernel_arguments": "console=ttyS0"}}},
 		"active_ramdisk_iso": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DeployInterface: "ramdisk",
 			InstanceInfo: map[string]any{"boot_iso": "http://images.example/live.iso"}}},
-		"available":        {node: ScriptNode{UUID: nodeUUID, ProvisionState: "available"}},
+		"available":          {node: ScriptNode{UUID: nodeUUID, ProvisionState: "available"}},
 		"deploying_nokernel": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying"}},
 		"deploying_conf_defaults": {
-			cfg:  func(c *ScriptConfig) { c.DeployKernel, c.DeployRamdisk = "http://boot.example/ipa.kernel", "http://boot.example/ipa.initramfs" },
+			cfg: func(c *ScriptConfig) {
+				c.DeployKernel, c.DeployRamdisk = "http://boot.example/ipa.kernel", "http://boot.example/ipa.initramfs"
+			},
 			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying"}},
 		"deploying_timeout_debug": {
-			cfg:  func(c *ScriptConfig) { c.IPXETimeout, c.Debug = 60, true },
+			cfg: func(c *ScriptConfig) { c.IPXETimeout, c.Debug = 60, true },
 			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: deployDI,
 				InstanceInfo: map[string]any{"kernel_append_params": "%default% console=ttyS0,115200n8"}}},
 		"injection": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
