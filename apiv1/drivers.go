@@ -255,6 +255,9 @@ func (a *API) driverVendorMethods(rq *Request) (*Response, error) {
 // /drivers/<name>/vendor_passthru[/<method>] calls a driver-level vendor
 // method; the body is the method's data.
 func (a *API) driverVendorPassthru(rq *Request) (*Response, error) {
+	if isIPXEConfig(rq) {
+		return a.driverIPXEConfig(rq)
+	}
 	method, data, err := passthruMethod(rq)
 	if err != nil {
 		return nil, err

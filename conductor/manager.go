@@ -13,6 +13,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/pxe"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
@@ -43,6 +44,9 @@ type Config struct {
 	// instead of one poll interval later; longer work costs the call at
 	// most this much. Ours, not an Ironic option.
 	ReplyLinger time.Duration
+	// IPXE renders the iPXE scripts of the ipxe_config driver vendor
+	// method ([deploy] and [pxe] options); nil renders with none set.
+	IPXE *pxe.Scripter
 
 	// HeartbeatTimeout is [conductor]heartbeat_timeout (60 s): a conductor
 	// whose last heartbeat is older is dead, its nodes are taken over.
@@ -124,6 +128,9 @@ func DefaultConfig() Config {
 
 // fillDefaults replaces zero durations and counts with Ironic's defaults.
 func (c *Config) fillDefaults() {
+	if c.IPXE == nil {
+		c.IPXE, _ = pxe.NewScripter(pxe.ScriptConfig{})
+	}
 	d := DefaultConfig()
 	dur := func(p *time.Duration, v time.Duration) {
 		if *p == 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/pxe"
 	"github.com/goironic/ironic/rpc"
 )
 
@@ -100,6 +101,11 @@ func (m *Manager) DriverVendorPassthru(ctx context.Context, _ string, driver, me
 	vi, err := m.reg.DriverVendor(driver)
 	if err != nil {
 		return nil, err
+	}
+	if method == pxe.IPXEConfigMethod {
+		// Every hardware type answers it, whatever its vendor interface:
+		// it belongs to the (i)PXE boot machinery.
+		return m.ipxeConfig(ctx, driver, httpMethod, info)
 	}
 	vm, err := drivers.ResolveVendorMethod(vi.DriverRoutes(), method, httpMethod)
 	if err != nil {

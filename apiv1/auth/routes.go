@@ -12,8 +12,8 @@ import (
 // matches the request path (trailing "/" removed) from its start to its
 // end, optionally followed by ".json" or ".xml".
 //
-// Later releases add routes here (/v1/continue_inspection in 2023.2,
-// the iPXE configuration of the ipxe driver's vendor passthru).
+// Later releases add /v1/continue_inspection (2023.2); ours adds the
+// iPXE configuration of the ipxe_config driver vendor method.
 func DefaultPublicRoutes() []string {
 	return []string{
 		`/`,
@@ -21,6 +21,9 @@ func DefaultPublicRoutes() []string {
 		// IPA ramdisk methods
 		`/v1/lookup`,
 		`/v1/heartbeat/[a-z0-9\-]+`,
+		// iPXE fetching its script (the ipxe_config driver vendor method;
+		// spec bug 1526275): iPXE cannot authenticate.
+		`/v1/drivers/[^/]+/vendor_passthru/ipxe_config`,
 	}
 }
 

@@ -421,3 +421,27 @@ func clean(s string) string {
 
 // oneLine is clean for console messages.
 func oneLine(s string) string { return clean(s) }
+
+// NormalizeMAC accepts a MAC address as iPXE expands ${mac}
+// (52:54:00:12:34:56) or ${mac:hexhyp} (52-54-00-12-34-56), in any case,
+// and returns it as Ironic stores port addresses: lower case, colons.
+func NormalizeMAC(s string) (string, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if len(s) != 17 {
+		return "", false
+	}
+	b := []byte(s)
+	for i := range b {
+		if i%3 == 2 {
+			if b[i] != ':' && b[i] != '-' {
+				return "", false
+			}
+			b[i] = ':'
+			continue
+		}
+		if !(b[i] >= '0' && b[i] <= '9' || b[i] >= 'a' && b[i] <= 'f') {
+			return "", false
+		}
+	}
+	return string(b), true
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/goironic/ironic"
@@ -39,10 +40,36 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	impls = append(impls, generic.Implementations()...)
 	impls = append(impls, ipmi.Implementations(ipmi.Config{})...)
 	impls = append(impls, redfish.Implementations(redfish.DefaultConfig())...)
-	impls = append(impls, pxe.Implementations(pxe.DefaultConfig())...)
+	impls = append(impls, pxe.Implementations(pxeConfig(cfg))...)
 	impls = append(impls, agent.Implementations(agent.DefaultConfig())...)
 	impls = append(impls, networkImplementations(cfg, log)...)
 	return drivers.NewRegistry(dc, impls...)
+}
+
+// pxeConfig is the pxe/ipxe boot interfaces' options.
+func pxeConfig(cfg *conf.Config) pxe.Config {
+	pc := pxe.DefaultConfig()
+	pc.HTTPURL, pc.HTTPRoot = cfg.Deploy.HTTPURL, cfg.Deploy.HTTPRoot
+	pc.DeployKernel, pc.DeployRamdisk = cfg.Conductor.DeployKernel, cfg.Conductor.DeployRamdisk
+	pc.RescueKernel, pc.RescueRamdisk = cfg.Conductor.RescueKernel, cfg.Conductor.RescueRamdisk
+	pc.AutomatedClean = cfg.Conductor.AutomatedClean
+	return pc
+}
+
+// ipxeScripter renders the ipxe_config vendor method's scripts from the
+// [deploy], [pxe], [conductor] and [service_catalog] options.
+func ipxeScripter(cfg *conf.Config) (*pxe.Scripter, error) {
+	return pxe.NewScripter(pxe.ScriptConfig{
+		HTTPURL:            cfg.Deploy.HTTPURL,
+		KernelAppendParams: cfg.PXE.KernelAppendParams,
+		IPXETimeout:        int(cfg.PXE.IPXETimeout / time.Second),
+		APIURL:             strings.TrimRight(cfg.ServiceCatalog.EndpointOverride, "/"),
+		Debug:              cfg.Default.Debug,
+		DeployKernel:       cfg.Conductor.DeployKernel,
+		DeployRamdisk:      cfg.Conductor.DeployRamdisk,
+		RescueKernel:       cfg.Conductor.RescueKernel,
+		RescueRamdisk:      cfg.Conductor.RescueRamdisk,
+	})
 }
 
 // fakeConfig is the fake interfaces' [fake] *_delay options.
@@ -71,7 +98,13 @@ func fakeConfig(s conf.FakeSection) (fake.Config, error) {
 // Conductor builds the conductor of this host.
 func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *slog.Logger) *conductor.Manager {
 	cc := cfg.Conductor
+	ipxe, err := ipxeScripter(cfg)
+	if err != nil {
+		log.Error("iPXE scripts are rendered without options", "error", err)
+		ipxe = nil
+	}
 	return conductor.New(conductor.Config{
+		IPXE:                        ipxe,
 		Host:                        cfg.Default.Host,
 		Group:                       cfg.Conductor.ConductorGroup,
 		HeartbeatInterval:           cfg.Conductor.HeartbeatInterval,

@@ -1,0 +1,54 @@
+package apiv1
+
+import (
+	"net/http"
+
+	"github.com/goironic/ironic"
+)
+
+// ipxeConfigMethod is the driver vendor method answering a booting node's
+// iPXE script (drivers/pxe.IPXEConfigMethod).
+const ipxeConfigMethod = "ipxe_config"
+
+// isIPXEConfig reports whether a driver vendor passthru request calls
+// ipxe_config, by path (/vendor_passthru/ipxe_config) or by ?method=.
+func isIPXEConfig(rq *Request) bool {
+	if m, ok := rq.Vars["method"]; ok {
+		return m == ipxeConfigMethod
+	}
+	return rq.Query().Get("method") == ipxeConfigMethod
+}
+
+// driverIPXEConfig is GET /v1/drivers/<driver>/vendor_passthru/ipxe_config
+// ?node_uuid=<uuid> or ?port_address=<mac>: the iPXE script of the node,
+// which the conductor generates from the node's state, as text/plain.
+// iPXE can neither authenticate nor send a version header, so the route
+// is public (auth.DefaultPublicRoutes) and no policy is checked; the
+// query is the method's arguments, and parameters iPXE's URL may carry
+// besides them are ignored rather than "Unexpected arguments".
+func (a *API) driverIPXEConfig(rq *Request) (*Response, error) {
+	if rq.HTTP.Method != http.MethodGet {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The method %s does not support HTTP %s", ipxeConfigMethod, rq.HTTP.Method)
+	}
+	ctx := rq.Ctx()
+	name := rq.Var("driver")
+	topic, err := a.topicForDriver(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	info := map[string]any{}
+	for _, k := range []string{"node_uuid", "port_address"} {
+		if v := rq.Query().Get(k); v != "" {
+			info[k] = v
+		}
+	}
+	res, err := a.d.Conductor.DriverVendorPassthru(ctx, topic, name, ipxeConfigMethod, http.MethodGet, info)
+	if err != nil {
+		return nil, err
+	}
+	body, _ := res.Return.(string)
+	if !res.Attach || body == "" {
+		return nil, ironic.Errorf(ironic.IronicException, "The conductor returned no iPXE script.")
+	}
+	return &Response{Status: http.StatusOK, Text: body, ContentType: "text/plain; charset=UTF-8"}, nil
+}
