@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -278,9 +279,13 @@ func TestPublicRoutesMatchReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Our one addition to Ironic 21.4's routes (ipxe_config, which the
+	// reference does not have): public here, not there.
+	ours := regexp.MustCompile(`^/v1/drivers/[^/]+/vendor_passthru/ipxe_config/*(\.json)?$`)
 	for _, c := range loadCases(t).Public {
-		if got := p.match(c.Path); got != c.Public {
-			t.Errorf("%q: public %v, want %v", c.Path, got, c.Public)
+		want := c.Public || ours.MatchString(c.Path)
+		if got := p.match(c.Path); got != want {
+			t.Errorf("%q: public %v, want %v", c.Path, got, want)
 		}
 	}
 }
