@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
 )
 
@@ -19,13 +18,6 @@ var templateFS embed.FS
 // booting node's iPXE script (GET /v1/drivers/<driver>/vendor_passthru/
 // ipxe_config?node_uuid=<uuid> or ?port_address=<mac>).
 const IPXEConfigMethod = "ipxe_config"
-
-// IPXEConfigVendorMethod describes ipxe_config: GET only, synchronous, and
-// its value is the response body itself (attach).
-func IPXEConfigVendorMethod() drivers.VendorMethod {
-	return drivers.VendorMethod{Name: IPXEConfigMethod, HTTPMethods: []string{"GET"}, Attach: true,
-		Description: "Return the iPXE script a node boots with, generated from its provision state; arguments node_uuid or port_address."}
-}
 
 // ScriptNode is what a node's iPXE script is generated from: the node as
 // the database has it, with its volume targets and connectors.

@@ -1,7 +1,8 @@
-// Package pxe implements Ironic's "pxe" and "ipxe" boot interfaces. For
-// now they declare their properties and validate nodes exactly as Ironic
-// does; preparing boot files (TFTP/HTTP, templates) is not implemented and
-// answers NotImplemented.
+// Package pxe implements Ironic's "pxe" and "ipxe" boot interfaces. They
+// validate nodes exactly as Ironic does; instead of writing per-node boot
+// files, they set the node to boot from the network and leave its iPXE
+// script to the ipxe_config driver vendor method, which renders it from
+// the node's state when the node asks (Scripter).
 package pxe
 
 import (
@@ -166,24 +167,56 @@ func (b *Boot) ValidateInspection(_ context.Context, task drivers.Task) error {
 	return err
 }
 
-// PrepareRamdisk is not implemented yet.
-func (b *Boot) PrepareRamdisk(context.Context, drivers.Task, map[string]any, string) error {
-	return drivers.NotImplemented(b.name, drivers.Boot, "prepare the ramdisk")
+// PrepareRamdisk gets the node ready to boot the deploy (or rescue)
+// ramdisk: the images must be known, and the node is set to boot from the
+// network. No file is written: the node's iPXE script is generated when
+// it boots (the ipxe_config driver vendor method), from its state.
+func (b *Boot) PrepareRamdisk(ctx context.Context, task drivers.Task, _ map[string]any, mode string) error {
+	if mode == "" {
+		mode = "deploy"
+	}
+	if err := b.parseDriverInfo(task, mode); err != nil {
+		return err
+	}
+	return setBootDevice(ctx, task, drivers.BootDevicePXE, false)
 }
 
-// CleanUpRamdisk is not implemented yet.
-func (b *Boot) CleanUpRamdisk(context.Context, drivers.Task, string) error {
-	return drivers.NotImplemented(b.name, drivers.Boot, "clean up the ramdisk")
+// CleanUpRamdisk has nothing to remove: no per-node file exists.
+func (b *Boot) CleanUpRamdisk(context.Context, drivers.Task, string) error { return nil }
+
+// PrepareInstance makes an active node boot its instance: from the
+// network (iPXE script: boot from volume, ramdisk, or netboot kernel and
+// ramdisk) or else from its local disk.
+func (b *Boot) PrepareInstance(ctx context.Context, task drivers.Task) error {
+	dev := drivers.BootDeviceDisk
+	ii := task.InstanceInfo()
+	if _, bfv := task.DriverInternalInfo()["boot_from_volume"].(string); bfv ||
+		deployutil.BootOption(task) == "ramdisk" ||
+		(py.Truthy(ii["kernel"]) && py.Truthy(ii["ramdisk"]) && !py.Truthy(task.DriverInternalInfo()["is_whole_disk_image"])) {
+		dev = drivers.BootDevicePXE
+	}
+	return setBootDevice(ctx, task, dev, true)
 }
 
-// PrepareInstance is not implemented yet.
-func (b *Boot) PrepareInstance(context.Context, drivers.Task) error {
-	return drivers.NotImplemented(b.name, drivers.Boot, "prepare the instance")
-}
+// CleanUpInstance has nothing to remove: no per-node file exists.
+func (b *Boot) CleanUpInstance(context.Context, drivers.Task) error { return nil }
 
-// CleanUpInstance is not implemented yet.
-func (b *Boot) CleanUpInstance(context.Context, drivers.Task) error {
-	return drivers.NotImplemented(b.name, drivers.Boot, "clean up the instance")
+// setBootDevice is manager_utils.node_set_boot_device with the node's
+// force_persistent_boot_device (Always/Never/Default, and the deprecated
+// True/False) applied; a node without a management interface is left
+// alone.
+func setBootDevice(ctx context.Context, task drivers.Task, device string, persistent bool) error {
+	drv := task.Driver()
+	if drv == nil || drv.Management == nil {
+		return nil
+	}
+	switch strings.ToLower(py.Str(task.DriverInfo()["force_persistent_boot_device"])) {
+	case "always", "true":
+		persistent = true
+	case "never", "false":
+		persistent = false
+	}
+	return drv.Management.SetBootDevice(ctx, task, device, persistent)
 }
 
 // ImageInstanceInfo is Ironic's deploy_utils.get_image_instance_info: the

@@ -66,7 +66,51 @@ func TestValidateRescueAndInspection(t *testing.T) {
 	if !ironic.IsClass(err, ironic.UnsupportedDriverExtension) || err.Error() != "Driver ipmi does not support inspection (disabled or not implemented)." {
 		t.Errorf("inspection: %v", err)
 	}
-	if err := b.PrepareInstance(ctx, task(nil, nil)); !ironic.IsClass(err, ironic.IronicException) {
-		t.Errorf("PrepareInstance: %v", err)
+}
+
+// recMgmt records SetBootDevice calls.
+type recMgmt struct {
+	drivers.ManagementInterface
+	calls []string
+}
+
+func (m *recMgmt) SetBootDevice(_ context.Context, _ drivers.Task, dev string, persistent bool) error {
+	p := "once"
+	if persistent {
+		p = "persistent"
+	}
+	m.calls = append(m.calls, dev+" "+p)
+	return nil
+}
+
+func TestPrepareSetsBootDevice(t *testing.T) {
+	ctx := context.Background()
+	b := pxe.NewBoot(pxe.Config{HTTPURL: "http://h", HTTPRoot: "/r", AutomatedClean: true}, true)
+	kr := map[string]any{"deploy_kernel": "k", "deploy_ramdisk": "r"}
+	for _, tc := range []struct {
+		name string
+		run  func(*fake.Task) error
+		task *fake.Task
+		want string
+	}{
+		{"ramdisk", func(tk *fake.Task) error { return b.PrepareRamdisk(ctx, tk, nil, "deploy") }, task(kr, nil), "pxe once"},
+		{"ramdisk always persistent", func(tk *fake.Task) error { return b.PrepareRamdisk(ctx, tk, nil, "deploy") },
+			task(map[string]any{"deploy_kernel": "k", "deploy_ramdisk": "r", "force_persistent_boot_device": "Always"}, nil), "pxe persistent"},
+		{"whole disk", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, map[string]any{"image_source": "http://i"}), "disk persistent"},
+		{"netboot", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, map[string]any{"kernel": "k", "ramdisk": "r"}), "pxe persistent"},
+		{"boot from volume", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, func() *fake.Task {
+			tk := task(kr, nil)
+			tk.Node.DriverInternalInfo = map[string]any{"boot_from_volume": "t"}
+			return tk
+		}(), "pxe persistent"},
+	} {
+		m := &recMgmt{}
+		tc.task.Drv = &drivers.Driver{Management: m}
+		if err := tc.run(tc.task); err != nil || len(m.calls) != 1 || m.calls[0] != tc.want {
+			t.Errorf("%s: %v %v, want %s", tc.name, err, m.calls, tc.want)
+		}
+	}
+	if err := b.PrepareRamdisk(ctx, task(nil, nil), nil, "rescue"); !ironic.IsClass(err, ironic.MissingParameterValue) {
+		t.Errorf("rescue without images: %v", err)
 	}
 }
