@@ -12,7 +12,7 @@ import (
 
 // ipxeSetup has one node with a port, deploy images in driver_info and,
 // when active, an iSCSI boot volume.
-func ipxeSetup(t *testing.T) (*Setup, string) {
+func ipxeSetup(t testing.TB) (*Setup, string) {
 	s := NewSetup(t, WithConf("deploy.http_url", "http://10.0.2.2:5781"),
 		WithConf("service_catalog.endpoint_override", "http://10.0.2.2:5780/"),
 		WithConf("pxe.kernel_append_params", "nofb console=ttyS0"))
@@ -23,7 +23,7 @@ func ipxeSetup(t *testing.T) (*Setup, string) {
 	return s, uuid
 }
 
-func setState(t *testing.T, s *Setup, uuid string, vals db.Values) {
+func setState(t testing.TB, s *Setup, uuid string, vals db.Values) {
 	t.Helper()
 	if _, err := s.Store.UpdateNode(context.Background(), db.ByUUID(uuid), vals); err != nil {
 		t.Fatal(err)
@@ -137,5 +137,25 @@ func TestIPXEConfigNoBoot(t *testing.T) {
 	if res := s.Do("GET", "/v1/drivers/fake-hardware/vendor_passthru/other?node_uuid="+uuid, nil); res.Status != http.StatusBadRequest ||
 		!strings.Contains(string(res.Raw), "Unexpected arguments: node_uuid") {
 		t.Errorf("other method: %d %s", res.Status, res.Raw)
+	}
+}
+
+// BenchmarkIPXEConfig is the whole handler path: router, conductor call
+// through the oslo codec, node and port lookups, rendering.
+func BenchmarkIPXEConfig(b *testing.B) {
+	s, uuid := ipxeSetup(b)
+	setState(b, s, uuid, db.Values{"provision_state": "deploying"})
+	s.settle = nil
+	for _, q := range []string{"?node_uuid=" + uuid, "?port_address=52-54-00-AB-CD-EF"} {
+		b.Run(strings.TrimPrefix(strings.SplitN(q, "=", 2)[0], "?"), func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if res := s.Do("GET", ipxePath+q, nil); res.Status != http.StatusOK {
+						b.Fatalf("%d %s", res.Status, res.Raw)
+					}
+				}
+			})
+		})
 	}
 }
