@@ -12,10 +12,11 @@ import (
 	"github.com/goironic/ironic/rpc"
 )
 
-// ipxeStore is what generating a node's iPXE script reads besides the
-// node: the port a MAC address belongs to, and the node's volumes.
+// ipxeStore is what generating a node's iPXE script reads: the node (by
+// UUID or by a port's MAC address, in one narrow query) and its volumes.
 type ipxeStore interface {
-	GetPortByAddress(ctx context.Context, address, owner, project string) (*models.Port, error)
+	GetBootNodeByUUID(ctx context.Context, uuid string) (*db.BootNode, bool, error)
+	GetBootNodeByPortAddress(ctx context.Context, address string) (*db.BootNode, bool, error)
 	ListVolumeTargets(ctx context.Context, f db.VolumeFilter, o db.ListOpts) ([]models.VolumeTarget, error)
 	ListVolumeConnectors(ctx context.Context, f db.VolumeFilter, o db.ListOpts) ([]models.VolumeConnector, error)
 }
@@ -56,12 +57,12 @@ func (m *Manager) ipxeScript(ctx context.Context, args map[string]any) (pxe.Scri
 	}
 	uuid, _ := args["node_uuid"].(string)
 	mac, _ := args["port_address"].(string)
-	var n *models.Node
+	var n *db.BootNode
+	var found bool
 	var err error
 	switch {
 	case uuid != "":
-		n, err = m.store.GetNodeByUUID(ctx, uuid)
-		if ironic.IsClass(err, ironic.NodeNotFound) || ironic.IsClass(err, ironic.InvalidUUID) || ironic.IsClass(err, ironic.InvalidParameterValue) {
+		if n, found, err = st.GetBootNodeByUUID(ctx, uuid); err == nil && !found {
 			return s.ErrorScript(fmt.Sprintf("no node %s is known", uuid)), nil
 		}
 	case mac != "":
@@ -69,19 +70,8 @@ func (m *Manager) ipxeScript(ctx context.Context, args map[string]any) (pxe.Scri
 		if !ok {
 			return s.ErrorScript(fmt.Sprintf("%q is not a MAC address", mac)), nil
 		}
-		var p *models.Port
-		p, err = st.GetPortByAddress(ctx, norm, "", "")
-		if ironic.IsClass(err, ironic.PortNotFound) {
+		if n, found, err = st.GetBootNodeByPortAddress(ctx, norm); err == nil && !found {
 			return s.ErrorScript(fmt.Sprintf("no node has a port with MAC address %s", norm)), nil
-		}
-		if err == nil {
-			if p.NodeID == nil {
-				return s.ErrorScript(fmt.Sprintf("the port with MAC address %s belongs to no node", norm)), nil
-			}
-			n, err = m.store.GetNodeByID(ctx, *p.NodeID)
-			if ironic.IsClass(err, ironic.NodeNotFound) {
-				return s.ErrorScript(fmt.Sprintf("no node has a port with MAC address %s", norm)), nil
-			}
 		}
 	default:
 		return s.ErrorScript("the iPXE configuration URL names no node: give node_uuid or port_address"), nil
