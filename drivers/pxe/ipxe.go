@@ -136,10 +136,26 @@ func (s *Scripter) ErrorScript(problem string) Script {
 // Render returns the iPXE script of node n for its provision state.
 func (s *Scripter) Render(n ScriptNode) Script {
 	d, problem := s.data(n)
+	if problem == "" {
+		if v := spaced(d); v != "" {
+			problem = fmt.Sprintf("node %s has an image location with white space in it: %q", n.UUID, v)
+		}
+	}
 	if problem != "" {
 		return s.ErrorScript(problem)
 	}
 	return s.render(d, "")
+}
+
+// spaced finds an image location with white space in it: iPXE would read
+// the rest as further arguments (or, after "||", as another command).
+func spaced(d scriptData) string {
+	for _, v := range []string{d.Kernel, d.Ramdisk, d.BootISO} {
+		if strings.ContainsAny(v, " \t") {
+			return v
+		}
+	}
+	return ""
 }
 
 func (s *Scripter) render(d scriptData, problem string) Script {
@@ -400,15 +416,28 @@ func str(v any) string {
 	return py.Str(v)
 }
 
-// clean keeps a value on its own script line: control characters (a
-// newline would start a new iPXE command) become spaces.
+// clean keeps a value one argument list of one script line: control
+// characters (a newline would start a new iPXE command) become spaces, and
+// the words iPXE reads as command separators ("||", "&&", ";") are
+// bracketed so that they stay plain text.
 func clean(s string) string {
-	return strings.Map(func(r rune) rune {
+	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '
 		}
 		return r
 	}, s)
+	if !strings.ContainsAny(s, "|&;") {
+		return s
+	}
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		switch w {
+		case "||", "&&", ";":
+			words[i] = "(" + w + ")"
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // oneLine is clean for console messages.

@@ -64,8 +64,10 @@ func TestIPXEScriptGoldens(t *testing.T) {
 			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: deployDI,
 				InstanceInfo: map[string]any{"kernel_append_params": "%default% console=ttyS0,115200n8"}}},
 		"injection": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
-			DriverInfo: map[string]any{"deploy_kernel": "http://x/k\nshell", "deploy_ramdisk": "http://x/r", "kernel_append_params": "a\r\nchain http://evil/"}}},
+			DriverInfo: map[string]any{"deploy_kernel": "http://x/k\nshell", "deploy_ramdisk": "http://x/r", "kernel_append_params": "a\r\nchain http://evil/ && shell ; shell"}}},
 		"unknown_node": {},
+		"spaced_image": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
+			DriverInfo: map[string]any{"deploy_kernel": "http://x/k || shell", "deploy_ramdisk": "http://x/r"}}},
 	}
 	for _, st := range []string{"deploying", "wait call-back", "cleaning", "clean wait", "inspecting", "inspect wait", "rescuing", "rescue wait"} {
 		cases[strings.ReplaceAll(st, " ", "_")] = struct {
@@ -97,7 +99,7 @@ func TestIPXEScriptGoldens(t *testing.T) {
 				t.Errorf("problem %q for body\n%s", got.Problem, got.Body)
 			}
 			for _, l := range strings.Split(got.Body, "\n") {
-				if strings.HasPrefix(l, "shell") || strings.HasPrefix(l, "chain") {
+				if strings.HasPrefix(l, "shell") || strings.HasPrefix(l, "chain") || strings.Contains(l, "|| shell") || strings.Contains(l, "&& shell") {
 					t.Errorf("injected line %q", l)
 				}
 			}

@@ -203,11 +203,11 @@ func lastBytes(b []byte, n int) []byte {
 
 // boot runs a VM whose NIC has mac until done reports true or vmTimeout
 // passes; the VM is killed either way. It returns the VM's console.
-func boot(ctx context.Context, t *testing.T, qemu, apiPort string, mac string, done func() bool) (string, bool) {
+func boot(ctx context.Context, t *testing.T, qemu, apiPort, mac, macVar string, done func() bool) (string, bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, vmTimeout)
 	defer cancel()
-	bootfile := fmt.Sprintf("http://%s:%s/v1/drivers/fake-hardware/vendor_passthru/ipxe_config?port_address=${mac}", guestHost, apiPort)
+	bootfile := fmt.Sprintf("http://%s:%s/v1/drivers/fake-hardware/vendor_passthru/ipxe_config?port_address=%s", guestHost, apiPort, macVar)
 	cmd := exec.CommandContext(ctx, qemu, "-machine", "accel=tcg", "-m", "128", "-nographic", "-no-reboot",
 		"-nodefaults", "-serial", "stdio", "-boot", "n",
 		"-netdev", "user,id=n0,bootfile="+bootfile,
@@ -293,13 +293,15 @@ func TestIPXEBootsFromOurScript(t *testing.T) {
 			"target_lun": 0, "auth_username": "chap", "auth_password": "secret"}})
 	s.node("52:54:00:12:34:04", "available", di, nil)
 
+	// iPXE expands ${mac} as 52:54:00:12:34:01, ${mac:hexhyp} as
+	// 52-54-00-12-34-02; both reach the node.
 	cases := []struct {
-		name, mac string
-		done      func() bool
+		name, mac, macVar string
+		done              func() bool
 	}{
-		{"deploying", "52:54:00:12:34:01", func() bool { return f.saw("/deploy.kernel") && f.saw("/deploy.initramfs") }},
-		{"active netboot", "52:54:00:12:34:02", func() bool { return f.saw("/instance.vmlinuz") && f.saw("/instance.initrd") }},
-		{"active boot from volume", "52:54:00:12:34:03", func() bool {
+		{"deploying", "52:54:00:12:34:01", "${mac}", func() bool { return f.saw("/deploy.kernel") && f.saw("/deploy.initramfs") }},
+		{"active netboot", "52:54:00:12:34:02", "${mac:hexhyp}", func() bool { return f.saw("/instance.vmlinuz") && f.saw("/instance.initrd") }},
+		{"active boot from volume", "52:54:00:12:34:03", "${mac}", func() bool {
 			select {
 			case <-connected:
 				return true
@@ -310,7 +312,7 @@ func TestIPXEBootsFromOurScript(t *testing.T) {
 	}
 	for _, c := range cases {
 		t0 := time.Now()
-		console, ok := boot(ctx, t, qemu, apiPort, c.mac, c.done)
+		console, ok := boot(ctx, t, qemu, apiPort, c.mac, c.macVar, c.done)
 		if !ok {
 			t.Errorf("%s: iPXE did not fetch what the script names within %s; file server saw %v\nconsole:\n%s", c.name, vmTimeout, f.seen, lastBytes([]byte(console), 4000))
 			continue
