@@ -75,6 +75,8 @@ type API struct {
 	// patches serializes the read-modify-write of PATCHes to one node in
 	// this process (see lockNode).
 	patches [64]sync.Mutex
+	// ipxeTopics remembers the conductor ipxe_config calls go to.
+	ipxeTopics ipxeTopicCache
 }
 
 // lockNode serializes PATCHes of the node with this UUID: a PATCH reads
