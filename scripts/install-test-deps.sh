@@ -5,7 +5,9 @@
 # Keystone (test/internal/keystone: python3-keystone served by uwsgi-core
 # as a plain process; not the "keystone" package, whose service would
 # take port 5000), and tempest with the unmodified ironic-tempest-plugin
-# (test/tempest; Debian 12 names it ironic-tempest-plugin, not python3-*).
+# (test/tempest; Debian 12 names it ironic-tempest-plugin, not python3-*),
+# and genisoimage (isoinfo reads the config drives we build; Ironic's own
+# build_configdrive writes the reference ones with it).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -17,6 +19,7 @@ PKGS=(
   rabbitmq-server
   python3-keystone uwsgi-core uwsgi-plugin-python3
   tempest python3-tempest ironic-tempest-plugin python3-stestr python3-subunit
+  genisoimage
 )
 
 missing=()
