@@ -177,7 +177,7 @@ func (m *Manager) doNodeDeploy(ctx context.Context, t *task, configdrive any, de
 	t.wipeDeployInternalInfo()
 	if configdrive != nil && configdrive != "" {
 		if err := m.storeConfigdrive(ctx, t, configdrive); err != nil {
-			m.deployingError(ctx, t, "Failed to prepare the configdrive. Exception: "+err.Error(), false)
+			m.deployingError(ctx, t, configdriveErrorMessage(err), false)
 			return
 		}
 	}
@@ -432,6 +432,7 @@ func (m *Manager) doNodeTearDown(ctx context.Context, t *task, initial string) {
 		failed = err
 	}
 	// Whatever happened, the instance is gone from the node.
+	m.deleteConfigdriveObject(ctx, t)
 	n.InstanceInfo = models.JSONDict{}
 	n.InstanceUUID = nil
 	t.wipeDeployInternalInfo()
