@@ -16,8 +16,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
-
-	"github.com/kdomanski/iso9660"
+	"time"
 
 	"github.com/goironic/ironic/internal/pyjson"
 )
@@ -145,36 +144,27 @@ func truthy(v any) bool {
 	return true
 }
 
-// Builder builds config drive images. The ISO writer stages the files in a
-// directory under the system's temporary directory and removes it after.
+// Builder builds config drive images, in memory.
 type Builder struct {
 	Log *slog.Logger
+	// Now stamps the volume and its records (time.Now when nil).
+	Now func() time.Time
 }
 
-// ISO writes the ISO 9660 image of files, labelled config-2.
-func (b Builder) ISO(ctx context.Context, files []File) (_ []byte, err error) {
-	w, err := iso9660.NewWriter()
+// ISO writes the ISO 9660 + Rock Ridge image of files, labelled config-2.
+func (b Builder) ISO(ctx context.Context, files []File) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now := time.Now
+	if b.Now != nil {
+		now = b.Now
+	}
+	img, err := writeISO(files, VolumeID, now())
 	if err != nil {
-		return nil, fmt.Errorf("creating the ISO writer: %w", err)
-	}
-	defer func() {
-		if cerr := w.Cleanup(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := w.AddFile(bytes.NewReader(f.Data), f.Path); err != nil {
-			return nil, fmt.Errorf("adding %s: %w", f.Path, err)
-		}
-	}
-	var buf bytes.Buffer
-	if err := w.WriteTo(&buf, VolumeID); err != nil {
 		return nil, fmt.Errorf("writing the ISO image: %w", err)
 	}
-	return buf.Bytes(), nil
+	return img, nil
 }
 
 // Build is build_configdrive: the gzipped, base64-encoded config drive image
@@ -197,7 +187,7 @@ func (b Builder) Build(ctx context.Context, node Node, c Contents) (string, erro
 // Pack gzips and base64-encodes an image.
 func Pack(img []byte) (string, error) {
 	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
 	if err != nil {
 		return "", err
 	}

@@ -180,17 +180,14 @@ func isoinfo(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// tree lists an image's paths as `isoinfo -f` prints them, without the ISO
-// 9660 ";1" version suffix, sorted.
+// tree lists an image's paths as `isoinfo -f` (-R: with the Rock Ridge
+// names) prints them, sorted.
 func tree(t *testing.T, iso string, rockRidge bool) []string {
 	args := []string{"-f", "-i", iso}
 	if rockRidge {
 		args = append(args, "-R")
 	}
-	var paths []string
-	for _, l := range strings.Split(strings.TrimSpace(isoinfo(t, args...)), "\n") {
-		paths = append(paths, strings.TrimSuffix(l, ";1"))
-	}
+	paths := strings.Split(strings.TrimSpace(isoinfo(t, args...)), "\n")
 	sort.Strings(paths)
 	return paths
 }
@@ -205,8 +202,11 @@ func TestIsoinfo(t *testing.T) {
 	if err := os.WriteFile(iso, img, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if d := isoinfo(t, "-d", "-i", iso); !strings.Contains(d, "\nVolume id: config-2\n") {
-		t.Errorf("isoinfo -d: no config-2 volume id:\n%s", d)
+	d := isoinfo(t, "-d", "-i", iso)
+	for _, want := range []string{"\nVolume id: config-2\n", "\nPublisher id: metalsmith\n", "\nRock Ridge signatures version 1 found"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("isoinfo -d lacks %q:\n%s", want, d)
+		}
 	}
 	listing := isoinfo(t, "-l", "-i", iso)
 	for _, f := range files {
@@ -214,7 +214,7 @@ func TestIsoinfo(t *testing.T) {
 		if !strings.Contains(listing, name) {
 			t.Errorf("isoinfo -l lacks %s:\n%s", f.Path, listing)
 		}
-		got := isoinfo(t, "-i", iso, "-x", "/"+f.Path+";1")
+		got := isoinfo(t, "-R", "-i", iso, "-x", "/"+f.Path)
 		if got != string(f.Data) {
 			t.Errorf("isoinfo -x %s = %q, want %q", f.Path, got, f.Data)
 		}
@@ -223,7 +223,7 @@ func TestIsoinfo(t *testing.T) {
 	node, in := sample(t)
 	for _, name := range []string{"meta_data.json", "network_data.json", "vendor_data2.json"} {
 		var got any
-		if err := json.Unmarshal([]byte(isoinfo(t, "-i", iso, "-x", "/openstack/latest/"+name+";1")), &got); err != nil {
+		if err := json.Unmarshal([]byte(isoinfo(t, "-R", "-i", iso, "-x", "/openstack/latest/"+name)), &got); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		want := map[string]any{"meta_data.json": in["meta_data"], "network_data.json": in["network_data"], "vendor_data2.json": in["vendor_data"]}[name]
@@ -238,28 +238,33 @@ func TestIsoinfo(t *testing.T) {
 			t.Errorf("%s read back %v, want %v", name, got, want)
 		}
 	}
-	if got := isoinfo(t, "-i", iso, "-x", "/openstack/2012-08-10/user_data;1"); got != in["user_data"] {
+	if got := isoinfo(t, "-R", "-i", iso, "-x", "/openstack/2012-08-10/user_data"); got != in["user_data"] {
 		t.Errorf("user_data read back %q", got)
 	}
 
-	golden := "testdata/reference-tree.golden"
+	golden, goldenISO := "testdata/reference-tree.golden", "testdata/reference-tree-iso9660.golden"
 	if *update {
 		ref := filepath.Join(t.TempDir(), "reference.iso")
 		cmd := exec.Command("/usr/bin/python3", "testdata/reference.py", "testdata/sample.json", ref)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("reference build: %v\n%s", err, out)
 		}
-		refTree := tree(t, ref, true)
-		if err := os.WriteFile(golden, []byte(strings.Join(refTree, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
+		for g, rr := range map[string]bool{golden: true, goldenISO: false} {
+			if err := os.WriteFile(g, []byte(strings.Join(tree(t, ref, rr), "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(tree(t, iso, false), "\n") + "\n"; got != string(want) {
-		t.Errorf("file tree differs from Ironic 21.4's:\n got:\n%s\nwant:\n%s", got, want)
+	// The Rock Ridge names (what Linux and cloud-init see) and the ISO 9660
+	// names underneath are both Ironic's.
+	for g, rr := range map[string]bool{golden: true, goldenISO: false} {
+		want, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(tree(t, iso, rr), "\n") + "\n"; got != string(want) {
+			t.Errorf("file tree (Rock Ridge %v) differs from Ironic 21.4's:\n got:\n%s\nwant:\n%s", rr, got, want)
+		}
 	}
 }
 
