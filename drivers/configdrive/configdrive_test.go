@@ -208,7 +208,14 @@ func TestIsoinfo(t *testing.T) {
 			t.Errorf("isoinfo -d lacks %q:\n%s", want, d)
 		}
 	}
-	listing := isoinfo(t, "-l", "-i", iso)
+	// cloud-init finds the drive by label, through blkid.
+	if blkid, err := exec.LookPath("blkid"); err == nil {
+		out, err := exec.Command(blkid, "-o", "export", iso).Output()
+		if err != nil || !strings.Contains(string(out), "\nLABEL=config-2\n") || !strings.Contains(string(out), "\nTYPE=iso9660\n") {
+			t.Errorf("blkid: %v\n%s", err, out)
+		}
+	}
+	listing := isoinfo(t, "-l", "-R", "-i", iso)
 	for _, f := range files {
 		name := f.Path[strings.LastIndex(f.Path, "/")+1:]
 		if !strings.Contains(listing, name) {
