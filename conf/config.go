@@ -257,50 +257,51 @@ type CinderSection struct {
 // ConductorSection holds the [conductor] options.
 type ConductorSection struct {
 	// WorkersPoolSize bounds the conductor's worker pool (default 100).
-	WorkersPoolSize             int
-	HeartbeatInterval           time.Duration
-	HeartbeatTimeout            time.Duration
-	SyncPowerStateInterval      time.Duration
-	CheckProvisionStateInterval time.Duration
-	CheckRescueStateInterval    time.Duration
-	CheckAllocationsInterval    time.Duration
-	DeployCallbackTimeout       time.Duration
+	WorkersPoolSize                int
+	HeartbeatInterval              time.Duration
+	HeartbeatTimeout               time.Duration
+	SyncPowerStateInterval         time.Duration
+	CheckProvisionStateInterval    time.Duration
+	CheckRescueStateInterval       time.Duration
+	CheckAllocationsInterval       time.Duration
+	DeployCallbackTimeout          time.Duration
+	ForcePowerStateDuringSync      bool
+	PowerStateSyncMaxRetries       int
+	SyncPowerStateWorkers          int
+	PeriodicMaxWorkers             int
+	NodeLockedRetryAttempts        int
+	NodeLockedRetryInterval        time.Duration
+	SyncLocalStateInterval         time.Duration
+	InspectWaitTimeout             time.Duration
+	AutomatedClean                 bool
+	AllowProvisioningInMaintenance bool
+	CleanCallbackTimeout           time.Duration
+	RescueCallbackTimeout          time.Duration
+	SoftPowerOffTimeout            time.Duration
+	PowerStateChangeTimeout        time.Duration
+	PowerFailureRecoveryInterval   time.Duration
+	ConductorGroup                 string
+	AllowDeletingAvailableNodes    bool
+	DeployKernel                   string
+	DeployRamdisk                  string
+	RescueKernel                   string
+	RescueRamdisk                  string
+	NodeHistory                    bool
+	NodeHistoryMaxEntries          int
+	NodeHistoryCleanupInterval     time.Duration
+	NodeHistoryCleanupBatchCount   int
+	NodeHistoryMinimumDays         int
+	AutomaticLessee                bool
+	MaxConcurrentDeploy            int
+	MaxConcurrentClean             int
+	// CleanStepPriorityOverride holds "interface.step:priority" entries.
+	CleanStepPriorityOverride []string
+
 	// ConfigdriveSwiftContainer and ConfigdriveSwiftTempURLDuration (0:
 	// unset) are where and for how long config drives are published when
 	// [deploy]configdrive_use_object_store is set.
 	ConfigdriveSwiftContainer       string
 	ConfigdriveSwiftTempURLDuration time.Duration
-	ForcePowerStateDuringSync       bool
-	PowerStateSyncMaxRetries        int
-	SyncPowerStateWorkers           int
-	PeriodicMaxWorkers              int
-	NodeLockedRetryAttempts         int
-	NodeLockedRetryInterval         time.Duration
-	SyncLocalStateInterval          time.Duration
-	InspectWaitTimeout              time.Duration
-	AutomatedClean                  bool
-	AllowProvisioningInMaintenance  bool
-	CleanCallbackTimeout            time.Duration
-	RescueCallbackTimeout           time.Duration
-	SoftPowerOffTimeout             time.Duration
-	PowerStateChangeTimeout         time.Duration
-	PowerFailureRecoveryInterval    time.Duration
-	ConductorGroup                  string
-	AllowDeletingAvailableNodes     bool
-	DeployKernel                    string
-	DeployRamdisk                   string
-	RescueKernel                    string
-	RescueRamdisk                   string
-	NodeHistory                     bool
-	NodeHistoryMaxEntries           int
-	NodeHistoryCleanupInterval      time.Duration
-	NodeHistoryCleanupBatchCount    int
-	NodeHistoryMinimumDays          int
-	AutomaticLessee                 bool
-	MaxConcurrentDeploy             int
-	MaxConcurrentClean              int
-	// CleanStepPriorityOverride holds "interface.step:priority" entries.
-	CleanStepPriorityOverride []string
 }
 
 // ConsoleSection holds the [console] options.
