@@ -8,6 +8,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/gophercloud/gophercloud/v2 v2.16.0
 	github.com/gorilla/mux v1.8.1
+	github.com/kdomanski/iso9660 v0.4.0
 	github.com/rabbitmq/amqp091-go v1.16.0
 	golang.org/x/crypto v0.59.0
 	golang.org/x/sync v0.25.0

@@ -105,6 +105,17 @@ type Config struct {
 	// CheckAllocationsInterval is [conductor]check_allocations_interval
 	// (60 s): how often allocations of dead conductors are taken over.
 	CheckAllocationsInterval time.Duration
+
+	// ConfigdriveUseObjectStore is [deploy]configdrive_use_object_store:
+	// config drives are uploaded to ObjectStore, in the container
+	// ConfigdriveSwiftContainer ([conductor]configdrive_swift_container),
+	// and instance_info keeps a temp URL valid for
+	// ConfigdriveSwiftTempURLDuration (else DeployCallbackTimeout, else
+	// 1800 s).
+	ConfigdriveUseObjectStore       bool
+	ConfigdriveSwiftContainer       string
+	ConfigdriveSwiftTempURLDuration time.Duration
+	ObjectStore                     ObjectStore
 }
 
 // DefaultConfig is Config with Ironic's defaults; New fills in zero

@@ -176,9 +176,10 @@ func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []
 func (m *Manager) doNodeDeploy(ctx context.Context, t *task, configdrive any, deploySteps []map[string]any) {
 	t.wipeDeployInternalInfo()
 	if configdrive != nil && configdrive != "" {
-		// A string is stored as given; a dict (the JSON source of a
-		// config drive) is kept as is until the ISO builder lands.
-		t.InstanceInfo()["configdrive"] = configdrive
+		if err := m.storeConfigdrive(ctx, t, configdrive); err != nil {
+			m.deployingError(ctx, t, configdriveErrorMessage(err), false)
+			return
+		}
 	}
 	if err := t.Save(ctx); err != nil {
 		m.deployingError(ctx, t, fmt.Sprintf("Failed to store the configdrive in the database. %s", err), false)
@@ -431,6 +432,7 @@ func (m *Manager) doNodeTearDown(ctx context.Context, t *task, initial string) {
 		failed = err
 	}
 	// Whatever happened, the instance is gone from the node.
+	m.deleteConfigdriveObject(ctx, t)
 	n.InstanceInfo = models.JSONDict{}
 	n.InstanceUUID = nil
 	t.wipeDeployInternalInfo()

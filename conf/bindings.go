@@ -157,6 +157,9 @@ func bindings() map[string]binder {
 		"conductor.max_concurrent_clean":              func(c *Config) any { return &c.Conductor.MaxConcurrentClean },
 		"conductor.clean_step_priority_override":      func(c *Config) any { return &c.Conductor.CleanStepPriorityOverride },
 
+		"conductor.configdrive_swift_container":         func(c *Config) any { return &c.Conductor.ConfigdriveSwiftContainer },
+		"conductor.configdrive_swift_temp_url_duration": func(c *Config) any { return &c.Conductor.ConfigdriveSwiftTempURLDuration },
+
 		// [console]
 		"console.terminal":                     func(c *Config) any { return &c.Console.Terminal },
 		"console.terminal_cert_dir":            func(c *Config) any { return &c.Console.TerminalCertDir },

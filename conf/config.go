@@ -296,6 +296,12 @@ type ConductorSection struct {
 	MaxConcurrentClean             int
 	// CleanStepPriorityOverride holds "interface.step:priority" entries.
 	CleanStepPriorityOverride []string
+
+	// ConfigdriveSwiftContainer and ConfigdriveSwiftTempURLDuration (0:
+	// unset) are where and for how long config drives are published when
+	// [deploy]configdrive_use_object_store is set.
+	ConfigdriveSwiftContainer       string
+	ConfigdriveSwiftTempURLDuration time.Duration
 }
 
 // ConsoleSection holds the [console] options.

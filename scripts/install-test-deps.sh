@@ -6,8 +6,10 @@
 # as a plain process; not the "keystone" package, whose service would
 # take port 5000), and tempest with the unmodified ironic-tempest-plugin
 # (test/tempest; Debian 12 names it ironic-tempest-plugin, not python3-*),
-# and QEMU with its iPXE ROMs (test/ipxe boots a VM that chains the
-# ipxe_config endpoint; TCG, no KVM needed).
+# QEMU with its iPXE ROMs (test/ipxe boots a VM that chains the
+# ipxe_config endpoint; TCG, no KVM needed), and genisoimage (isoinfo
+# reads the config drives we build; Ironic's own build_configdrive writes
+# the reference ones with it).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -20,6 +22,7 @@ PKGS=(
   python3-keystone uwsgi-core uwsgi-plugin-python3
   tempest python3-tempest ironic-tempest-plugin python3-stestr python3-subunit
   qemu-system-x86 ipxe-qemu
+  genisoimage
 )
 
 missing=()

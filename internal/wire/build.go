@@ -134,6 +134,11 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		RescueCallbackTimeout:          disabledIfZero(cc.RescueCallbackTimeout),
 		SyncLocalStateInterval:         disabledIfZero(cc.SyncLocalStateInterval),
 		CheckAllocationsInterval:       disabledIfZero(cc.CheckAllocationsInterval),
+
+		ConfigdriveUseObjectStore:       cfg.Deploy.ConfigdriveUseObjectStore,
+		ConfigdriveSwiftContainer:       cc.ConfigdriveSwiftContainer,
+		ConfigdriveSwiftTempURLDuration: cc.ConfigdriveSwiftTempURLDuration,
+		ObjectStore:                     swiftClient(cfg, log),
 	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
 }
 

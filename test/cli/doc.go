@@ -15,6 +15,7 @@
 // Environment:
 //
 //	IRONIC_TEST_SKIP_CLI=1   skip (rather than fail) when the CLI is not installed
+//	IRONIC_CLI_PORT=N      our server listens on port N (else a free one)
 //	IRONIC_CLI_TARGET=URL    run the CLI against an already running Ironic
 //	                         (e.g. the reference at http://127.0.0.1:6390)
 //	                         instead of building and starting ours; checks

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,9 @@ import (
 const (
 	// skipEnv, set to 1, turns a missing CLI into a skip instead of a failure.
 	skipEnv = "IRONIC_TEST_SKIP_CLI"
+	// portEnv, when set, is the port our server listens on (else a free
+	// one the kernel picks).
+	portEnv = "IRONIC_CLI_PORT"
 	// targetEnv names an already running endpoint to test instead of ours.
 	targetEnv = "IRONIC_CLI_TARGET"
 
@@ -211,6 +215,7 @@ func TestBaremetalCLI(t *testing.T) {
 			{"nodes", testNodes},
 			{"node-manual-management", testManualManagementNode},
 			{"node-power-maintenance-validate", testNodeStates},
+			{"node-configdrive", testConfigDrive},
 			{"ports", testPorts},
 			{"portgroups", testPortgroups},
 			{"chassis", testChassis},
@@ -251,6 +256,11 @@ func startServer(ctx context.Context, t *testing.T) string {
 	port, err := differential.FreePort()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p := os.Getenv(portEnv); p != "" {
+		if port, err = strconv.Atoi(p); err != nil {
+			t.Fatalf("%s=%q: %v", portEnv, p, err)
+		}
 	}
 	state := filepath.Join(dir, "state")
 	if err := os.Mkdir(state, 0o755); err != nil {

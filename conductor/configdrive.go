@@ -1,0 +1,108 @@
+package conductor
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	ironic "github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers/configdrive"
+)
+
+// ObjectStore is the Swift account config drives are published in
+// (internal/swift.Client).
+type ObjectStore interface {
+	// CreateObject PUTs the container, then the object with
+	// X-Delete-After: deleteAfter seconds.
+	CreateObject(ctx context.Context, container, object string, data []byte, deleteAfter int) error
+	// TempURL is a GET temp URL of the object, valid for ttl.
+	TempURL(ctx context.Context, container, object string, ttl time.Duration) (string, error)
+	// DeleteObject deletes it (SwiftObjectNotFoundError when absent).
+	DeleteObject(ctx context.Context, container, object string) error
+}
+
+// configdriveObject is _get_configdrive_obj_name.
+func configdriveObject(uuid string) string { return "configdrive-" + uuid }
+
+// storeConfigdrive is deployments._store_configdrive: the value goes into
+// instance_info.configdrive. A string (gzip+base64 image or URL) is stored as
+// given; the JSON form (API 1.56) is built here, in process, into the
+// config-2 ISO image and stored gzipped and base64-encoded (Ironic keeps the
+// dict and builds it later in get_configdrive_image; building it at once
+// means every consumer sees one format and a bad dict fails the deploy at
+// its start).
+func (m *Manager) storeConfigdrive(ctx context.Context, t *task, cd any) error {
+	if d, ok := cd.(map[string]any); ok {
+		c, err := configdrive.FromMap(d)
+		if err != nil {
+			return ironic.Errorf(ironic.InvalidParameterValue, "Invalid configdrive: %s", err)
+		}
+		node := configdrive.Node{UUID: t.node.UUID}
+		if t.node.Name != nil {
+			node.Name = *t.node.Name
+		}
+		built, err := configdrive.Builder{Log: m.log}.Build(ctx, node, c)
+		if err != nil {
+			return err
+		}
+		cd = built
+	}
+	if m.cfg.ConfigdriveUseObjectStore {
+		s, ok := cd.(string)
+		if !ok {
+			return ironic.Errorf(ironic.InvalidParameterValue, "Invalid configdrive: %T", cd)
+		}
+		if m.cfg.ObjectStore == nil {
+			return ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [deploy]configdrive_use_object_store is set but no Swift client is configured")
+		}
+		ttl := m.cfg.ConfigdriveSwiftTempURLDuration
+		if ttl <= 0 {
+			ttl = m.cfg.DeployCallbackTimeout
+		}
+		if ttl <= 0 {
+			ttl = 1800 * time.Second
+		}
+		container, object := m.cfg.ConfigdriveSwiftContainer, configdriveObject(t.node.UUID)
+		if container == "" {
+			container = "ironic_configdrive_container"
+		}
+		if err := m.cfg.ObjectStore.CreateObject(ctx, container, object, []byte(s), int(ttl/time.Second)); err != nil {
+			return err
+		}
+		u, err := m.cfg.ObjectStore.TempURL(ctx, container, object, ttl)
+		if err != nil {
+			return err
+		}
+		cd = u
+	}
+	t.InstanceInfo()["configdrive"] = cd
+	return nil
+}
+
+// deleteConfigdriveObject removes the node's config drive object from Swift
+// at tear down (Ironic leaves it to X-Delete-After); a missing object is
+// fine and a failure is logged, never fatal.
+func (m *Manager) deleteConfigdriveObject(ctx context.Context, t *task) {
+	if !m.cfg.ConfigdriveUseObjectStore || m.cfg.ObjectStore == nil || t.InstanceInfo()["configdrive"] == nil {
+		return
+	}
+	container := m.cfg.ConfigdriveSwiftContainer
+	if container == "" {
+		container = "ironic_configdrive_container"
+	}
+	err := m.cfg.ObjectStore.DeleteObject(ctx, container, configdriveObject(t.node.UUID))
+	var f *ironic.Fault
+	if err != nil && !(errors.As(err, &f) && f.Class == ironic.SwiftObjectNotFoundError) {
+		m.log.WarnContext(ctx, "could not delete the config drive from Swift", "node", t.node.UUID, "error", err)
+	}
+}
+
+// configdriveErrorMessage is the last_error do_node_deploy records when the
+// config drive could not be stored.
+func configdriveErrorMessage(err error) string {
+	switch ironic.Class(errClass(err)) {
+	case ironic.SwiftOperationError, ironic.SwiftObjectNotFoundError, ironic.ConfigInvalid:
+		return "Failed to upload the configdrive to Swift: " + err.Error()
+	}
+	return "Failed to prepare the configdrive. Exception: " + err.Error()
+}

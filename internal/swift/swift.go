@@ -1,0 +1,266 @@
+// Package swift is the little of OpenStack Swift that Ironic's
+// common/swift.py SwiftAPI uses, over gophercloud's objectstorage v1:
+// create an object (after a PUT of its container), sign a temporary URL with
+// the account's temp URL key, delete an object. Errors are Ironic's faults:
+// SwiftOperationError, SwiftObjectNotFoundError, MissingParameterValue.
+package swift
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/objectstorage/v1/accounts"
+	"github.com/gophercloud/gophercloud/v2/openstack/objectstorage/v1/containers"
+	"github.com/gophercloud/gophercloud/v2/openstack/objectstorage/v1/objects"
+
+	ironic "github.com/goironic/ironic"
+)
+
+// Config is the [swift] section's keystoneauth options under their Ironic
+// names, plus swift_max_retries.
+type Config struct {
+	// AuthType is auth_type: "none" (or unset; EndpointOverride is then
+	// required), "password" or "v3password".
+	AuthType                                             string
+	AuthURL, Username, UserID, Password                  string
+	ProjectName, ProjectID, UserDomainName, UserDomainID string
+	ProjectDomainName, ProjectDomainID, SystemScope      string
+	CAFile, CertFile, KeyFile                            string
+	Insecure                                             bool
+	Timeout                                              time.Duration
+	// ServiceType defaults to "object-store"; ValidInterfaces are tried in
+	// order (default internal, public) when the endpoint comes from the
+	// catalog.
+	ServiceType, ServiceName, RegionName string
+	ValidInterfaces                      []string
+	EndpointOverride                     string
+	// MaxRetries is swift_max_retries (2): requests that could not connect
+	// or were answered 5xx are retried that many times.
+	MaxRetries int
+}
+
+// Client talks to one Swift account. It is safe for concurrent use;
+// nothing is contacted before the first call.
+type Client struct {
+	cfg Config
+	log *slog.Logger
+	// now is the clock temp URLs expire from.
+	now func() time.Time
+
+	mu sync.Mutex
+	sc *gophercloud.ServiceClient
+}
+
+// New returns a client.
+func New(cfg Config, log *slog.Logger) *Client {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ServiceType == "" {
+		cfg.ServiceType = "object-store"
+	}
+	return &Client{cfg: cfg, log: log, now: time.Now}
+}
+
+// SetClock makes temp URLs expire relative to now (tests).
+func (c *Client) SetClock(now func() time.Time) { c.now = now }
+
+func (c *Client) service(ctx context.Context) (*gophercloud.ServiceClient, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sc != nil {
+		return c.sc, nil
+	}
+	sc, err := c.build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.sc = sc
+	return sc, nil
+}
+
+func (c *Client) build(ctx context.Context) (*gophercloud.ServiceClient, error) {
+	hc, err := c.httpClient()
+	if err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(c.cfg.AuthType) {
+	case "", "none", "noauth":
+		if c.cfg.EndpointOverride == "" {
+			return nil, c.catalogNotFound()
+		}
+		pc := &gophercloud.ProviderClient{HTTPClient: *hc, RetryFunc: c.retry}
+		return serviceAt(pc, c.cfg.EndpointOverride), nil
+	case "password", "v3password":
+	default:
+		return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [swift] auth_type %s is not supported by this service (use none or password)", c.cfg.AuthType)
+	}
+	pc, err := openstack.NewClient(c.cfg.AuthURL)
+	if err != nil {
+		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
+	}
+	pc.HTTPClient = *hc
+	pc.RetryFunc = c.retry
+	opts := gophercloud.AuthOptions{
+		IdentityEndpoint: c.cfg.AuthURL, Username: c.cfg.Username, UserID: c.cfg.UserID, Password: c.cfg.Password,
+		DomainID: c.cfg.UserDomainID, DomainName: c.cfg.UserDomainName, AllowReauth: true,
+	}
+	switch {
+	case c.cfg.SystemScope != "":
+		opts.Scope = &gophercloud.AuthScope{System: true}
+	case c.cfg.ProjectID != "":
+		opts.Scope = &gophercloud.AuthScope{ProjectID: c.cfg.ProjectID}
+	case c.cfg.ProjectName != "":
+		opts.Scope = &gophercloud.AuthScope{ProjectName: c.cfg.ProjectName,
+			DomainID: c.cfg.ProjectDomainID, DomainName: c.cfg.ProjectDomainName}
+	}
+	if err := openstack.Authenticate(ctx, pc, opts); err != nil {
+		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
+			return nil, ironic.Errorf(ironic.KeystoneUnauthorized, "Not authorized in Keystone.")
+		}
+		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
+	}
+	if c.cfg.EndpointOverride != "" {
+		return serviceAt(pc, c.cfg.EndpointOverride), nil
+	}
+	interfaces := c.cfg.ValidInterfaces
+	if len(interfaces) == 0 {
+		interfaces = []string{"internal", "public"}
+	}
+	for _, iface := range interfaces {
+		u, err := pc.EndpointLocator(gophercloud.EndpointOpts{Type: c.cfg.ServiceType, Name: c.cfg.ServiceName,
+			Region: c.cfg.RegionName, Availability: gophercloud.Availability(strings.TrimSuffix(iface, "URL"))})
+		if err == nil {
+			return serviceAt(pc, u), nil
+		}
+	}
+	return nil, c.catalogNotFound()
+}
+
+func (c *Client) catalogNotFound() error {
+	return ironic.Errorf(ironic.CatalogNotFound, "Service type %s with endpoint type internal not found in keystone service catalog.", c.cfg.ServiceType)
+}
+
+// serviceAt is the object storage client of the account URL u
+// (http://host/v1/AUTH_project).
+func serviceAt(pc *gophercloud.ProviderClient, u string) *gophercloud.ServiceClient {
+	u = gophercloud.NormalizeURL(u)
+	return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: u, ResourceBase: u, Type: "object-store"}
+}
+
+func (c *Client) httpClient() (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if c.cfg.CAFile != "" || c.cfg.CertFile != "" || c.cfg.Insecure {
+		tc := &tls.Config{InsecureSkipVerify: c.cfg.Insecure} //nolint:gosec // [swift]insecure asks for it
+		if c.cfg.CAFile != "" {
+			pem, err := os.ReadFile(c.cfg.CAFile)
+			if err != nil {
+				return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [swift] cafile: %s", err)
+			}
+			pool := x509.NewCertPool()
+			pool.AppendCertsFromPEM(pem)
+			tc.RootCAs = pool
+		}
+		if c.cfg.CertFile != "" {
+			cert, err := tls.LoadX509KeyPair(c.cfg.CertFile, c.cfg.KeyFile)
+			if err != nil {
+				return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [swift] certfile: %s", err)
+			}
+			tc.Certificates = []tls.Certificate{cert}
+		}
+		tr.TLSClientConfig = tc
+	}
+	return &http.Client{Transport: tr, Timeout: c.cfg.Timeout}, nil
+}
+
+// retry is swiftclient's: connection failures and 5xx answers are retried
+// MaxRetries times with a doubling back-off from 1 s (at most 64 s).
+func (c *Client) retry(ctx context.Context, method, u string, _ *gophercloud.RequestOpts, err error, failCount uint) error {
+	var rc gophercloud.ErrUnexpectedResponseCode
+	if errors.As(err, &rc) && rc.Actual < 500 {
+		return err
+	}
+	if int(failCount) > c.cfg.MaxRetries {
+		return err
+	}
+	delay := time.Second << min(failCount-1, 6)
+	c.log.WarnContext(ctx, "retrying a Swift request", "method", method, "url", u, "attempt", failCount, "error", err)
+	select {
+	case <-ctx.Done():
+		return err
+	case <-time.After(delay):
+		return nil
+	}
+}
+
+func opError(op string, err error) error {
+	return ironic.Errorf(ironic.SwiftOperationError, "Swift operation '%s' failed: %s", op, err)
+}
+
+// CreateObject is SwiftAPI.create_object: PUT the container, then the
+// object with data and headers (e.g. X-Delete-After).
+func (c *Client) CreateObject(ctx context.Context, container, object string, data []byte, deleteAfter int) error {
+	sc, err := c.service(ctx)
+	if err != nil {
+		return err
+	}
+	if err := containers.Create(ctx, sc, container, nil).Err; err != nil {
+		return opError("put container", err)
+	}
+	opts := objects.CreateOpts{Content: bytes.NewReader(data), ContentLength: int64(len(data)), DeleteAfter: int64(deleteAfter)}
+	if err := objects.Create(ctx, sc, container, object, opts).Err; err != nil {
+		return opError("put object", err)
+	}
+	return nil
+}
+
+// TempURL is SwiftAPI.get_temp_url: a GET temp URL valid for ttl, signed
+// (HMAC-SHA256, swiftclient's default) with the account's
+// X-Account-Meta-Temp-URL-Key; Ironic reads no container key.
+func (c *Client) TempURL(ctx context.Context, container, object string, ttl time.Duration) (string, error) {
+	sc, err := c.service(ctx)
+	if err != nil {
+		return "", err
+	}
+	h, err := accounts.Get(ctx, sc, nil).Extract()
+	if err != nil {
+		return "", opError("head account", err)
+	}
+	if h.TempURLKey == "" {
+		return "", ironic.Errorf(ironic.MissingParameterValue, "Swift temporary URLs require a shared secret to be created. You must provide pre-generate the key on the project used to access Swift.")
+	}
+	u, err := objects.CreateTempURL(ctx, sc, container, object, objects.CreateTempURLOpts{
+		Method: objects.GET, TTL: int(ttl / time.Second), TempURLKey: h.TempURLKey, Digest: "sha256", Timestamp: c.now(),
+	})
+	if err != nil {
+		return "", opError("temp url", err)
+	}
+	return u, nil
+}
+
+// DeleteObject is SwiftAPI.delete_object; SwiftObjectNotFoundError when
+// the object is gone.
+func (c *Client) DeleteObject(ctx context.Context, container, object string) error {
+	sc, err := c.service(ctx)
+	if err != nil {
+		return err
+	}
+	if err := objects.Delete(ctx, sc, container, object, nil).Err; err != nil {
+		if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			return ironic.Errorf(ironic.SwiftObjectNotFoundError, "Swift object %s from container %s not found. Operation 'delete object' failed.", object, container)
+		}
+		return opError("delete object", err)
+	}
+	return nil
+}
