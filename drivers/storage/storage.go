@@ -52,7 +52,7 @@ type Deps struct {
 func Implementations(cfg Config, deps Deps) []drivers.Implementation {
 	return []drivers.Implementation{
 		{Kind: drivers.Storage, Name: "noop", Impl: Noop{}},
-		{Kind: drivers.Storage, Name: "external", Impl: &External{log: logOf(deps)}},
+		{Kind: drivers.Storage, Name: "external", Impl: NewExternal(deps)},
 		{Kind: drivers.Storage, Name: "cinder", Impl: NewCinderStorage(cfg, deps)},
 	}
 }
@@ -90,6 +90,9 @@ func (Noop) ShouldWriteImage(context.Context, drivers.Task) (bool, error) { retu
 type External struct{ log *slog.Logger }
 
 var _ drivers.StorageInterface = (*External)(nil)
+
+// NewExternal returns the "external" interface (it only uses deps.Log).
+func NewExternal(deps Deps) *External { return &External{log: logOf(deps)} }
 
 // GetProperties returns none.
 func (*External) GetProperties() drivers.Properties { return nil }
