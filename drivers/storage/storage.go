@@ -1,5 +1,5 @@
 // Package storage implements Ironic's storage interfaces
-// (ironic/drivers/modules/storage): "noop" (nothing to attach), "external"
+// (ironic/drivers/modules/storage; "noop" is drivers/generic's): "external"
 // (volumes attached outside Ironic) and "cinder" (volumes attached through
 // the Block Storage API, with the calls of ironic/common/cinder.py). The
 // Cinder client is declared here (Cinder) and implemented by
@@ -47,11 +47,11 @@ type Deps struct {
 	Now func() time.Time
 }
 
-// Implementations returns the storage interfaces of this package under
-// their Ironic names, for drivers.NewRegistry.
+// Implementations returns the storage interfaces of this package
+// ("cinder", "external") under their Ironic names, for
+// drivers.NewRegistry.
 func Implementations(cfg Config, deps Deps) []drivers.Implementation {
 	return []drivers.Implementation{
-		{Kind: drivers.Storage, Name: "noop", Impl: Noop{}},
 		{Kind: drivers.Storage, Name: "external", Impl: NewExternal(deps)},
 		{Kind: drivers.Storage, Name: "cinder", Impl: NewCinderStorage(cfg, deps)},
 	}
@@ -63,27 +63,6 @@ func logOf(d Deps) *slog.Logger {
 	}
 	return d.Log
 }
-
-// Noop is the "noop" storage interface: no volumes, the image is always
-// written.
-type Noop struct{}
-
-var _ drivers.StorageInterface = Noop{}
-
-// GetProperties returns none.
-func (Noop) GetProperties() drivers.Properties { return nil }
-
-// Validate accepts every node.
-func (Noop) Validate(context.Context, drivers.Task) error { return nil }
-
-// AttachVolumes does nothing.
-func (Noop) AttachVolumes(context.Context, drivers.Task) error { return nil }
-
-// DetachVolumes does nothing.
-func (Noop) DetachVolumes(context.Context, drivers.Task) error { return nil }
-
-// ShouldWriteImage is always true.
-func (Noop) ShouldWriteImage(context.Context, drivers.Task) (bool, error) { return true, nil }
 
 // External is the "external" storage interface: the volumes are attached
 // by something else; a node that boots from one must netboot with iPXE.

@@ -13,6 +13,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/drivers/storage"
 	"github.com/goironic/ironic/drivers/storage/cinderclient"
 	"github.com/goironic/ironic/test/fakecinder"
@@ -257,7 +258,7 @@ func TestShouldWriteImageAndExternal(t *testing.T) {
 			t.Errorf("%T: ShouldWriteImage without a boot volume = false", impl)
 		}
 	}
-	if w, _ := (storage.Noop{}).ShouldWriteImage(ctx, newTask(storage.Noop{}, false)); !w {
+	if w, _ := (generic.NoopStorage{}).ShouldWriteImage(ctx, newTask(generic.NoopStorage{}, false)); !w {
 		t.Error("noop: ShouldWriteImage = false")
 	}
 	err := ext.Validate(ctx, newTask(ext, false))
@@ -271,7 +272,7 @@ func TestShouldWriteImageAndExternal(t *testing.T) {
 
 func TestPopulateAndTearDown(t *testing.T) {
 	ctx := context.Background()
-	task := newTask(storage.Noop{}, true)
+	task := newTask(generic.NoopStorage{}, true)
 	if err := storage.PopulateInternalInfo(ctx, task); err != nil {
 		t.Fatal(err)
 	}

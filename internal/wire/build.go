@@ -42,6 +42,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	impls = append(impls, pxe.Implementations(pxe.DefaultConfig())...)
 	impls = append(impls, agent.Implementations(agent.DefaultConfig())...)
 	impls = append(impls, networkImplementations(cfg, log)...)
+	impls = append(impls, storageImplementations(cfg, log)...)
 	return drivers.NewRegistry(dc, impls...)
 }
 
