@@ -242,3 +242,40 @@ func TearDownConfiguration(ctx context.Context, task drivers.Task, log *slog.Log
 	delete(dii, "boot_from_volume_deploy")
 	return nil
 }
+
+// DeployPrepare is the storage part of the prepare step of Ironic's
+// agent ("direct"), anaconda and ramdisk deploy interfaces while the node
+// is deploying: PopulateInternalInfo, then the storage interface's
+// AttachVolumes. It reports whether an image is to be written; false
+// means the node boots from its volume and the deploy interface has
+// nothing more to prepare (no agent boot, no provisioning network). The
+// "fake" deploy interface calls none of this, as in Ironic.
+func DeployPrepare(ctx context.Context, task drivers.Task) (writeImage bool, err error) {
+	if err := PopulateInternalInfo(ctx, task); err != nil {
+		return false, err
+	}
+	st := task.Driver().Storage
+	if st == nil {
+		return true, nil
+	}
+	if err := st.AttachVolumes(ctx, task); err != nil {
+		return false, err
+	}
+	return st.ShouldWriteImage(ctx, task)
+}
+
+// DeployTearDown is the storage part of those deploy interfaces'
+// tear_down, after the node is powered off: the volumes are detached and
+// TearDownConfiguration deletes the node's volume targets; the node is
+// saved.
+func DeployTearDown(ctx context.Context, task drivers.Task, log *slog.Logger) error {
+	if st := task.Driver().Storage; st != nil {
+		if err := st.DetachVolumes(ctx, task); err != nil {
+			return err
+		}
+	}
+	if err := TearDownConfiguration(ctx, task, log); err != nil {
+		return err
+	}
+	return task.Save(ctx)
+}

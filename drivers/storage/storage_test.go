@@ -294,3 +294,31 @@ func TestPopulateAndTearDown(t *testing.T) {
 		t.Error("boot_from_volume kept")
 	}
 }
+
+func TestDeployPrepareAndTearDown(t *testing.T) {
+	ctx := context.Background()
+	fc := fakecinder.ForTest(t, fakecinder.Options{Volumes: []map[string]any{{"id": vol1}}})
+	cs := cinderFor(t, fc)
+	task := newTask(cs, true)
+	task.Node.ProvisionState = "deploying"
+	write, err := storage.DeployPrepare(ctx, task)
+	if err != nil || write {
+		t.Fatalf("DeployPrepare = %v, %v; want false (boot from volume)", write, err)
+	}
+	if task.Node.DriverInternalInfo["boot_from_volume"] != "t0" {
+		t.Errorf("driver_internal_info = %v", task.Node.DriverInternalInfo)
+	}
+	if task.Vols.TargetList[0].Properties["target_iqn"] == nil || fc.Volume(vol1)["status"] != "in-use" {
+		t.Errorf("not attached: properties %v, status %v", task.Vols.TargetList[0].Properties, fc.Volume(vol1)["status"])
+	}
+	task.Node.ProvisionState = "deleting"
+	if err := storage.DeployTearDown(ctx, task, nil); err != nil {
+		t.Fatal(err)
+	}
+	if fc.Volume(vol1)["status"] != "available" || len(task.Vols.TargetList) != 0 {
+		t.Errorf("after tear down: status %v, targets %v", fc.Volume(vol1)["status"], task.Vols.TargetList)
+	}
+	if _, ok := task.Node.DriverInternalInfo["boot_from_volume"]; ok {
+		t.Error("boot_from_volume kept")
+	}
+}
