@@ -33,7 +33,9 @@ type pxeBoot struct{ fake.Boot }
 
 func (pxeBoot) Capabilities() []string { return []string{"ramdisk_boot", "pxe_boot"} }
 
-func (ipxeBoot) Capabilities() []string { return []string{"iscsi_volume_boot", "ramdisk_boot", "ipxe_boot"} }
+func (ipxeBoot) Capabilities() []string {
+	return []string{"iscsi_volume_boot", "ramdisk_boot", "ipxe_boot"}
+}
 
 func newTask(st drivers.StorageInterface, ipxe bool) *fake.Task {
 	impls := []drivers.Implementation{{Kind: drivers.Storage, Name: "cinder", Impl: st}}
