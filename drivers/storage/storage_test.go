@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -56,7 +57,7 @@ func newTask(st drivers.StorageInterface, ipxe bool) *fake.Task {
 }
 
 func cinderFor(t *testing.T, fc *fakecinder.TestServer) *storage.CinderStorage {
-	client := cinderclient.New(cinderclient.Config{AuthType: "none", EndpointOverride: fc.URL}, nil)
+	client := cinderclient.New(cinderclient.Config{AuthType: "none", EndpointOverride: fc.URL + "/v3"}, nil)
 	return storage.NewCinderStorage(storage.Config{ActionRetries: 2, ActionRetryInterval: time.Second}, storage.Deps{
 		Cinder: client,
 		Sleep:  func(context.Context, time.Duration) error { return nil },
@@ -81,7 +82,7 @@ func TestCinderAttachDetach(t *testing.T) {
 	props := task.Vols.TargetList[0].Properties
 	for k, want := range map[string]any{
 		"target_iqn": "iqn.2010-10.org.openstack:volume-" + vol1, "target_portal": "192.0.2.10:3260",
-		"target_lun": float64(0), "auth_method": "CHAP", "volume_id": vol1, "ironic_volume_uuid": vol1,
+		"target_lun": json.Number("0"), "auth_method": "CHAP", "volume_id": vol1, "ironic_volume_uuid": vol1,
 	} {
 		if !cmp.Equal(props[k], want) {
 			t.Errorf("properties[%s] = %#v, want %#v", k, props[k], want)

@@ -40,7 +40,7 @@ func startCinder(t *testing.T) (*fakecinder.Server, string) {
 		}
 	}()
 	t.Cleanup(func() { _ = srv.Close() })
-	return s, "http://" + ln.Addr().String()
+	return s, "http://" + ln.Addr().String() + "/v3"
 }
 
 // testBootFromVolume drives a fake-hardware node with the cinder storage

@@ -4,8 +4,9 @@
 // os-begin_detaching, os-terminate_connection, os-detach, os-unreserve,
 // os-roll_detaching, and volume metadata), with Cinder's JSON bodies,
 // status codes, volume status rules and error answers ({"badRequest":
-// {"message", "code"}}, {"itemNotFound": ...}). Paths are accepted with or
-// without a project ID after /v3. Nothing is authenticated. Every request
+// {"message", "code"}}, {"itemNotFound": ...}). Paths are under /v3 (a
+// client's endpoint is http://host:port/v3), with or without a project ID
+// after it. Nothing is authenticated. Every request
 // is logged, so tests can assert what a client sent.
 package fakecinder
 

@@ -4,12 +4,14 @@
 // "none" (or unset) with endpoint_override talks to Cinder
 // unauthenticated; "password" and "v3password" get a token from Keystone
 // and find Cinder (service type volumev3) in its catalog or at
-// endpoint_override. A project ID in the endpoint is dropped, as Ironic
-// does. The client is built on first use, so that a Keystone or Cinder
+// endpoint_override. As with cinderclient, the endpoint is the versioned
+// one (".../v3"); with a token, a project ID after /v3 is dropped, as
+// Ironic does. The client is built on first use, so that a Keystone or Cinder
 // that is down doesn't stop the conductor from starting.
 package cinderclient
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -108,7 +110,7 @@ func (c *Client) build(ctx context.Context) (*gophercloud.ServiceClient, error) 
 		}
 		pc := &gophercloud.ProviderClient{HTTPClient: *hc}
 		pc.RetryFunc = c.retry
-		return serviceAt(pc, c.cfg.EndpointOverride, ""), nil
+		return serviceAt(pc, c.cfg.EndpointOverride, false), nil
 	case "password", "v3password":
 	default:
 		return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [cinder] auth_type %s is not supported by this service (use none or password)", c.cfg.AuthType)
@@ -139,7 +141,7 @@ func (c *Client) build(ctx context.Context) (*gophercloud.ServiceClient, error) 
 		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
 	}
 	if c.cfg.EndpointOverride != "" {
-		return serviceAt(pc, c.cfg.EndpointOverride, ""), nil
+		return serviceAt(pc, c.cfg.EndpointOverride, true), nil
 	}
 	interfaces := c.cfg.ValidInterfaces
 	if len(interfaces) == 0 {
@@ -149,7 +151,7 @@ func (c *Client) build(ctx context.Context) (*gophercloud.ServiceClient, error) 
 		eo := gophercloud.EndpointOpts{Type: c.cfg.ServiceType, Name: c.cfg.ServiceName, Region: c.cfg.RegionName,
 			Availability: gophercloud.Availability(strings.TrimSuffix(iface, "URL"))}
 		if u, err := pc.EndpointLocator(eo); err == nil {
-			return serviceAt(pc, u, ""), nil
+			return serviceAt(pc, u, true), nil
 		}
 	}
 	return nil, c.catalogNotFound()
@@ -159,14 +161,21 @@ func (c *Client) catalogNotFound() error {
 	return ironic.Errorf(ironic.CatalogNotFound, "Service type %s with endpoint type internal not found in keystone service catalog.", c.cfg.ServiceType)
 }
 
-// serviceAt is the block storage client of the endpoint u: requests go to
-// <u>/v3/volumes/..., with a project ID after /v3 dropped (Cinder 3.67+
-// needs none, and refuses one with service tokens).
-func serviceAt(pc *gophercloud.ProviderClient, u, _ string) *gophercloud.ServiceClient {
+// serviceAt is the block storage client of the endpoint u, which, as
+// for cinderclient, is the versioned endpoint ("http://cinder:8776/v3"):
+// requests go to <u>/volumes/.... With projectScoped (password auth), a
+// project ID after /v3 is dropped, as Ironic does (Cinder 3.67+ needs
+// none, and refuses one with service tokens).
+func serviceAt(pc *gophercloud.ProviderClient, u string, projectScoped bool) *gophercloud.ServiceClient {
 	u = gophercloud.NormalizeURL(u)
-	base := u + "v3/"
-	if i := strings.Index(u, "/v3/"); i >= 0 {
-		base = u[:i+len("/v3/")]
+	base := u
+	if projectScoped {
+		if i := strings.Index(u, "/v3/"); i >= 0 {
+			rest := strings.Trim(u[i+len("/v3/"):], "/")
+			if rest != "" && !strings.Contains(rest, "/") {
+				base = u[:i+len("/v3/")]
+			}
+		}
 	}
 	sc := &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: u, ResourceBase: base, Type: "volumev3"}
 	sc.MoreHeaders = map[string]string{"OpenStack-API-Version": "volume 3.0"}
@@ -324,7 +333,18 @@ func (c *Client) Reserve(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return c.translate(ctx, volumes.Reserve(ctx, sc, id).ExtractErr(), sc.ServiceURL("volumes", id, "action"))
+	return c.action(ctx, sc, id, "os-reserve")
+}
+
+// action posts {"<name>": null}, as cinderclient does for actions without
+// arguments (gophercloud would send {}).
+func (c *Client) action(ctx context.Context, sc *gophercloud.ServiceClient, id, name string) error {
+	u := sc.ServiceURL("volumes", id, "action")
+	resp, err := sc.Post(ctx, u, map[string]any{name: nil}, nil, &gophercloud.RequestOpts{OkCodes: []int{200, 202}})
+	if resp != nil && resp.Body != nil {
+		_ = resp.Body.Close()
+	}
+	return c.translate(ctx, err, u)
 }
 
 // InitializeConnection implements storage.Cinder.
@@ -333,12 +353,23 @@ func (c *Client) InitializeConnection(ctx context.Context, id string, connector 
 	if err != nil {
 		return nil, err
 	}
+	r := volumes.InitializeConnection(ctx, sc, id, raw{"os-initialize_connection": map[string]any{"connector": connector}})
+	if r.Err != nil {
+		return nil, c.translate(ctx, r.Err, sc.ServiceURL("volumes", id, "action"))
+	}
+	// Numbers stay as Cinder wrote them (target_lun 0, not 0.0), since
+	// the data is stored as the volume target's properties.
+	b, err := json.Marshal(r.Body)
+	if err != nil {
+		return nil, err
+	}
 	var out struct {
 		ConnectionInfo map[string]any `json:"connection_info"`
 	}
-	r := volumes.InitializeConnection(ctx, sc, id, raw{"os-initialize_connection": map[string]any{"connector": connector}})
-	if err := r.ExtractInto(&out); err != nil {
-		return nil, c.translate(ctx, err, sc.ServiceURL("volumes", id, "action"))
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("unexpected answer of Cinder to os-initialize_connection: %w", err)
 	}
 	if out.ConnectionInfo == nil {
 		out.ConnectionInfo = map[string]any{}
@@ -362,7 +393,7 @@ func (c *Client) BeginDetaching(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return c.translate(ctx, volumes.BeginDetaching(ctx, sc, id).ExtractErr(), sc.ServiceURL("volumes", id, "action"))
+	return c.action(ctx, sc, id, "os-begin_detaching")
 }
 
 // TerminateConnection implements storage.Cinder.
@@ -396,7 +427,7 @@ func (c *Client) Unreserve(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return c.translate(ctx, volumes.Unreserve(ctx, sc, id).ExtractErr(), sc.ServiceURL("volumes", id, "action"))
+	return c.action(ctx, sc, id, "os-unreserve")
 }
 
 // SetMetadata implements storage.Cinder.

@@ -12,9 +12,11 @@ import (
 
 const vol = "00000000-0000-0000-0000-00000000000a"
 
-func TestProjectInEndpointIsDropped(t *testing.T) {
+// TestEndpointIsVersioned: as for cinderclient, endpoint_override is the
+// versioned endpoint; with auth_type none a project ID in it is kept.
+func TestEndpointIsVersioned(t *testing.T) {
 	fc := fakecinder.ForTest(t, fakecinder.Options{Volumes: []map[string]any{{"id": vol}}})
-	for _, ep := range []string{fc.URL, fc.URL + "/v3", fc.URL + "/v3/", fc.URL + "/v3/6d1b0b4a21bd4a6d8f1f5c0bd3c2a9e1"} {
+	for _, ep := range []string{fc.URL + "/v3", fc.URL + "/v3/", fc.URL + "/v3/6d1b0b4a21bd4a6d8f1f5c0bd3c2a9e1"} {
 		c := cinderclient.New(cinderclient.Config{EndpointOverride: ep}, nil)
 		v, err := c.GetVolume(context.Background(), vol)
 		if err != nil || v.ID != vol || v.Status != "available" {
@@ -26,11 +28,16 @@ func TestProjectInEndpointIsDropped(t *testing.T) {
 			t.Errorf("request path %s", r.Path)
 		}
 	}
+	// Without /v3 the requests miss, as with Ironic's client.
+	c := cinderclient.New(cinderclient.Config{EndpointOverride: fc.URL}, nil)
+	if _, err := c.GetVolume(context.Background(), vol); err == nil || !strings.Contains(err.Error(), "(HTTP 404)") {
+		t.Errorf("unversioned endpoint: %v", err)
+	}
 }
 
 func TestErrorsReadAsCinderclient(t *testing.T) {
 	fc := fakecinder.ForTest(t)
-	c := cinderclient.New(cinderclient.Config{AuthType: "none", EndpointOverride: fc.URL}, nil)
+	c := cinderclient.New(cinderclient.Config{AuthType: "none", EndpointOverride: fc.URL + "/v3"}, nil)
 	_, err := c.GetVolume(context.Background(), vol)
 	var ae *cinderclient.APIError
 	if !errors.As(err, &ae) || ae.Status != 404 ||
