@@ -32,6 +32,7 @@ type harnessCfg struct {
 	fake    fake.Config
 	drivers drivers.Config
 	impls   []drivers.Implementation
+	added   []drivers.Implementation
 	tune    []func(*conductor.Config)
 }
 
@@ -82,6 +83,12 @@ func withImpl(k drivers.Kind, name string, impl any) harnessOpt {
 	}
 }
 
+// withAddedImpl offers an implementation the fake and generic packages
+// don't have (storage "cinder", ...).
+func withAddedImpl(impls ...drivers.Implementation) harnessOpt {
+	return func(c *harnessCfg) { c.added = append(c.added, impls...) }
+}
+
 // withWorkers sets [conductor]workers_pool_size.
 func withWorkers(n int) harnessOpt {
 	return withConfig(func(c *conductor.Config) { c.WorkersPoolSize = n })
@@ -111,6 +118,7 @@ func newHarness(t testing.TB, store *db.Store, opts ...harnessOpt) *harness {
 		}
 		impls[i] = o
 	}
+	impls = append(impls, hc.added...)
 	reg, err := drivers.NewRegistry(hc.drivers, impls...)
 	if err != nil {
 		t.Fatal(err)

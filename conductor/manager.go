@@ -211,6 +211,8 @@ type Store interface {
 	DestroyPortgroup(ctx context.Context, ref db.Ref) error
 	PortgroupValues(p *models.Portgroup, cols []string) (db.Values, error)
 
+	ListVolumeConnectors(ctx context.Context, f db.VolumeFilter, o db.ListOpts) ([]models.VolumeConnector, error)
+	ListVolumeTargets(ctx context.Context, f db.VolumeFilter, o db.ListOpts) ([]models.VolumeTarget, error)
 	GetVolumeConnector(ctx context.Context, ref db.Ref) (*models.VolumeConnector, error)
 	UpdateVolumeConnector(ctx context.Context, ref db.Ref, values db.Values) (*models.VolumeConnector, error)
 	DestroyVolumeConnector(ctx context.Context, ref db.Ref) error

@@ -2,6 +2,7 @@ package conductor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -107,9 +108,15 @@ func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.Po
 		return err
 	}
 	var err error
-	if newState == states.Rebooting {
+	if target == states.PowerOn && models.Deref(n.ProvisionState) == states.Active {
+		// An active node's volumes are attached before it powers on.
+		err = m.storage(t).AttachVolumes(ctx, t)
+	}
+	switch {
+	case err != nil:
+	case newState == states.Rebooting:
 		err = power.Reboot(ctx, t, timeout)
-	} else {
+	default:
 		err = power.SetPowerState(ctx, t, newState, timeout)
 	}
 	if err != nil {
@@ -119,7 +126,37 @@ func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.Po
 	}
 	n.PowerState = &target
 	n.TargetPowerState = nil
-	return t.Save(ctx)
+	if err := t.Save(ctx); err != nil {
+		return err
+	}
+	if target == states.PowerOff && models.Deref(n.ProvisionState) == states.Active {
+		// ... and detached once it is off; a StorageError is only logged.
+		if err := m.storage(t).DetachVolumes(ctx, t); err != nil {
+			var f *ironic.Fault
+			if !errors.As(err, &f) || f.Class != ironic.StorageError {
+				return err
+			}
+			m.log.WarnContext(ctx, fmt.Sprintf("Volume detachment for node %s failed: %v", n.UUID, err), "node", n.UUID)
+		}
+	}
+	return nil
+}
+
+// storage is the task's storage interface ("noop" when it has none).
+func (m *Manager) storage(t *task) drivers.StorageInterface {
+	if s, ok := t.driver.Interface(drivers.Storage).(drivers.StorageInterface); ok && s != nil {
+		return s
+	}
+	return noStorage{}
+}
+
+// noStorage stands in for a missing storage interface.
+type noStorage struct{ drivers.Interface }
+
+func (noStorage) AttachVolumes(context.Context, drivers.Task) error { return nil }
+func (noStorage) DetachVolumes(context.Context, drivers.Task) error { return nil }
+func (noStorage) ShouldWriteImage(context.Context, drivers.Task) (bool, error) {
+	return true, nil
 }
 
 // wipeOnPowerOff drops what must not survive a power off or reboot.

@@ -62,6 +62,10 @@ type Task interface {
 	SavePortgroup(ctx context.Context, pg Portgroup) error
 	// Shared reports whether the task holds a shared (read-only) lock.
 	Shared() bool
+	// Volumes is the node's volume connectors and targets (Ironic's
+	// task.volume_connectors and task.volume_targets), which storage
+	// interfaces attach and detach.
+	Volumes() VolumeStore
 	// BIOSSettings is the node's cached BIOS settings (the bios_settings
 	// table), which BIOS implementations keep in sync with the hardware.
 	BIOSSettings() BIOSSettingsStore
@@ -108,4 +112,40 @@ type BIOSSettingsStore interface {
 	// created, changed values updated and names not given deleted (Ironic's
 	// BIOSSettingList.sync_node_setting followed by create/save/delete).
 	Replace(ctx context.Context, settings []BIOSSetting) error
+}
+
+// VolumeConnector is what a driver sees of one of the node's volume
+// connectors: how the node connects to storage (type "iqn", "wwpn",
+// "wwnn", "ip", "mac", ...).
+type VolumeConnector struct {
+	UUID        string
+	Type        string
+	ConnectorID string
+}
+
+// VolumeTarget is what a driver sees of one of the node's volume targets.
+type VolumeTarget struct {
+	UUID       string
+	VolumeType string
+	// VolumeID is the storage service's volume ID ("" for None).
+	VolumeID string
+	// BootIndex 0 marks the boot volume.
+	BootIndex  int64
+	Properties map[string]any
+}
+
+// VolumeStore is a node's volume connectors and targets, ordered by id as
+// Ironic lists them.
+type VolumeStore interface {
+	// Connectors returns the node's volume connectors.
+	Connectors(ctx context.Context) ([]VolumeConnector, error)
+	// Targets returns the node's volume targets.
+	Targets(ctx context.Context) ([]VolumeTarget, error)
+	// SetTargetProperties replaces the properties of every volume target
+	// whose volume_id is volumeID (of any node, as Ironic's
+	// VolumeTarget.list_by_volume_id followed by save() does) and returns
+	// how many it changed.
+	SetTargetProperties(ctx context.Context, volumeID string, props map[string]any) (int, error)
+	// DestroyTarget deletes one of the node's volume targets.
+	DestroyTarget(ctx context.Context, uuid string) error
 }

@@ -37,6 +37,8 @@ type Task struct {
 	PortgroupList []drivers.Portgroup
 	SharedLock    bool
 	BIOS          *BIOSStore
+	// Vols holds the node's volume connectors and targets.
+	Vols *VolumeStore
 	// Saves counts calls to Save; PortSaves those to SavePort and
 	// SavePortgroup.
 	Saves     int
@@ -148,6 +150,61 @@ func (t *Task) BIOSSettings() drivers.BIOSSettingsStore {
 		t.BIOS = &BIOSStore{}
 	}
 	return t.BIOS
+}
+
+// Volumes implements drivers.Task.
+func (t *Task) Volumes() drivers.VolumeStore {
+	if t.Vols == nil {
+		t.Vols = &VolumeStore{}
+	}
+	return t.Vols
+}
+
+// VolumeStore is an in-memory drivers.VolumeStore of one node.
+type VolumeStore struct {
+	mu             sync.Mutex
+	ConnectorList  []drivers.VolumeConnector
+	TargetList     []drivers.VolumeTarget
+	PropertySaves  int
+	DestroyedUUIDs []string
+}
+
+// Connectors implements drivers.VolumeStore.
+func (s *VolumeStore) Connectors(context.Context) ([]drivers.VolumeConnector, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ConnectorList), nil
+}
+
+// Targets implements drivers.VolumeStore.
+func (s *VolumeStore) Targets(context.Context) ([]drivers.VolumeTarget, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.TargetList), nil
+}
+
+// SetTargetProperties implements drivers.VolumeStore.
+func (s *VolumeStore) SetTargetProperties(_ context.Context, volumeID string, props map[string]any) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for i := range s.TargetList {
+		if s.TargetList[i].VolumeID == volumeID {
+			s.TargetList[i].Properties = props
+			n++
+		}
+	}
+	s.PropertySaves += n
+	return n, nil
+}
+
+// DestroyTarget implements drivers.VolumeStore.
+func (s *VolumeStore) DestroyTarget(_ context.Context, uuid string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.TargetList = slices.DeleteFunc(s.TargetList, func(t drivers.VolumeTarget) bool { return t.UUID == uuid })
+	s.DestroyedUUIDs = append(s.DestroyedUUIDs, uuid)
+	return nil
 }
 
 // Save implements drivers.Task.

@@ -43,6 +43,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	impls = append(impls, pxe.Implementations(pxeConfig(cfg))...)
 	impls = append(impls, agent.Implementations(agent.DefaultConfig())...)
 	impls = append(impls, networkImplementations(cfg, log)...)
+	impls = append(impls, storageImplementations(cfg, log)...)
 	return drivers.NewRegistry(dc, impls...)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/goironic/ironic/test/differential"
+	"github.com/goironic/ironic/test/fakecinder"
 	"github.com/goironic/ironic/test/internal/osc"
 )
 
@@ -50,7 +51,7 @@ const (
 // serverConfig is the ironic.conf the test starts our server with: the
 // all-in-one defaults (conf.AllInOneDefaults) with a fixed host name, a
 // free port and a SQLite file in a temporary directory.
-func serverConfig(host string, port int, dbPath string) string {
+func serverConfig(host string, port int, dbPath, cinderURL string) string {
 	return fmt.Sprintf(`[DEFAULT]
 host = %s
 auth_strategy = noauth
@@ -67,7 +68,7 @@ enabled_network_interfaces = flat,noop
 enabled_power_interfaces = fake
 enabled_raid_interfaces = fake,no-raid
 enabled_rescue_interfaces = fake,no-rescue
-enabled_storage_interfaces = fake,noop
+enabled_storage_interfaces = fake,noop,cinder,external
 enabled_vendor_interfaces = fake,no-vendor
 default_network_interface = noop
 
@@ -80,7 +81,13 @@ connection = sqlite:///%s
 
 [dhcp]
 dhcp_provider = none
-`, host, port, dbPath)
+
+[cinder]
+auth_type = none
+endpoint_override = %s
+action_retries = 1
+action_retry_interval = 1
+`, host, port, dbPath, cinderURL)
 }
 
 // fakeHardwareEnabled is, per interface, the implementations that
@@ -98,7 +105,7 @@ func fakeHardwareEnabled() map[string][]string {
 		"power":      {"fake"},
 		"raid":       {"fake", "no-raid"},
 		"rescue":     {"fake", "no-rescue"},
-		"storage":    {"fake", "noop"},
+		"storage":    {"cinder", "external", "fake", "noop"},
 		"vendor":     {"fake", "no-vendor"},
 	}
 }
@@ -124,6 +131,9 @@ type world struct {
 	// own is true when the test started our server with serverConfig;
 	// checks that depend on that configuration run only then.
 	own bool
+	// cinder is the fake Cinder our server's cinder storage interface
+	// talks to (nil unless own).
+	cinder *fakecinder.Server
 	// rnd is random per run, so that names and MAC addresses do not clash
 	// with objects left in a long-lived target.
 	rnd [3]byte
@@ -185,7 +195,9 @@ func TestBaremetalCLI(t *testing.T) {
 	}
 	endpoint := os.Getenv(targetEnv)
 	if endpoint == "" {
-		endpoint = startServer(ctx, t)
+		var cinderURL string
+		w.cinder, cinderURL = startCinder(t)
+		endpoint = startServer(ctx, t, cinderURL)
 		w.host, w.own = testHost, true
 	} else {
 		endpoint = strings.TrimRight(endpoint, "/")
@@ -222,6 +234,7 @@ func TestBaremetalCLI(t *testing.T) {
 			{"deploy-templates", testDeployTemplates},
 			{"volume-connectors", testVolumeConnectors},
 			{"volume-targets", testVolumeTargets},
+			{"boot-from-volume", testBootFromVolume},
 			{"drivers", testDrivers},
 			{"conductors", testConductors},
 			{"errors", testErrors},
@@ -237,7 +250,7 @@ func TestBaremetalCLI(t *testing.T) {
 
 // startServer builds and starts our all-in-one server and returns its
 // endpoint once it answers. The server is stopped when t ends.
-func startServer(ctx context.Context, t *testing.T) string {
+func startServer(ctx context.Context, t *testing.T, cinderURL string) string {
 	t.Helper()
 	root, err := differential.ModuleRoot(".")
 	if err != nil {
@@ -267,7 +280,7 @@ func startServer(ctx context.Context, t *testing.T) string {
 		t.Fatal(err)
 	}
 	confPath := filepath.Join(dir, "ironic.conf")
-	if err := os.WriteFile(confPath, []byte(serverConfig(testHost, port, filepath.Join(state, "ironic.sqlite"))), 0o644); err != nil {
+	if err := os.WriteFile(confPath, []byte(serverConfig(testHost, port, filepath.Join(state, "ironic.sqlite"), cinderURL)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(dir, "ironic.log")
