@@ -8,23 +8,19 @@ package swift
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"log/slog"
 	"net/http"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/objectstorage/v1/accounts"
 	"github.com/gophercloud/gophercloud/v2/openstack/objectstorage/v1/containers"
 	"github.com/gophercloud/gophercloud/v2/openstack/objectstorage/v1/objects"
 
 	ironic "github.com/goironic/ironic"
+	"github.com/goironic/ironic/internal/keystoneauth"
 )
 
 // Config is the [swift] section's keystoneauth options under their Ironic
@@ -91,65 +87,22 @@ func (c *Client) service(ctx context.Context) (*gophercloud.ServiceClient, error
 }
 
 func (c *Client) build(ctx context.Context) (*gophercloud.ServiceClient, error) {
-	hc, err := c.httpClient()
+	pc, u, _, err := keystoneauth.Connect(ctx, c.cfg.session(), c.retry)
 	if err != nil {
 		return nil, err
 	}
-	switch strings.ToLower(c.cfg.AuthType) {
-	case "", "none", "noauth":
-		if c.cfg.EndpointOverride == "" {
-			return nil, c.catalogNotFound()
-		}
-		pc := &gophercloud.ProviderClient{HTTPClient: *hc, RetryFunc: c.retry}
-		return serviceAt(pc, c.cfg.EndpointOverride), nil
-	case "password", "v3password":
-	default:
-		return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [swift] auth_type %s is not supported by this service (use none or password)", c.cfg.AuthType)
-	}
-	pc, err := openstack.NewClient(c.cfg.AuthURL)
-	if err != nil {
-		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
-	}
-	pc.HTTPClient = *hc
-	pc.RetryFunc = c.retry
-	opts := gophercloud.AuthOptions{
-		IdentityEndpoint: c.cfg.AuthURL, Username: c.cfg.Username, UserID: c.cfg.UserID, Password: c.cfg.Password,
-		DomainID: c.cfg.UserDomainID, DomainName: c.cfg.UserDomainName, AllowReauth: true,
-	}
-	switch {
-	case c.cfg.SystemScope != "":
-		opts.Scope = &gophercloud.AuthScope{System: true}
-	case c.cfg.ProjectID != "":
-		opts.Scope = &gophercloud.AuthScope{ProjectID: c.cfg.ProjectID}
-	case c.cfg.ProjectName != "":
-		opts.Scope = &gophercloud.AuthScope{ProjectName: c.cfg.ProjectName,
-			DomainID: c.cfg.ProjectDomainID, DomainName: c.cfg.ProjectDomainName}
-	}
-	if err := openstack.Authenticate(ctx, pc, opts); err != nil {
-		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
-			return nil, ironic.Errorf(ironic.KeystoneUnauthorized, "Not authorized in Keystone.")
-		}
-		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
-	}
-	if c.cfg.EndpointOverride != "" {
-		return serviceAt(pc, c.cfg.EndpointOverride), nil
-	}
-	interfaces := c.cfg.ValidInterfaces
-	if len(interfaces) == 0 {
-		interfaces = []string{"internal", "public"}
-	}
-	for _, iface := range interfaces {
-		u, err := pc.EndpointLocator(gophercloud.EndpointOpts{Type: c.cfg.ServiceType, Name: c.cfg.ServiceName,
-			Region: c.cfg.RegionName, Availability: gophercloud.Availability(strings.TrimSuffix(iface, "URL"))})
-		if err == nil {
-			return serviceAt(pc, u), nil
-		}
-	}
-	return nil, c.catalogNotFound()
+	return serviceAt(pc, u), nil
 }
 
-func (c *Client) catalogNotFound() error {
-	return ironic.Errorf(ironic.CatalogNotFound, "Service type %s with endpoint type internal not found in keystone service catalog.", c.cfg.ServiceType)
+// session is the section's keystoneauth options.
+func (cfg Config) session() keystoneauth.Options {
+	return keystoneauth.Options{Section: "swift", AuthType: cfg.AuthType,
+		AuthURL: cfg.AuthURL, Username: cfg.Username, UserID: cfg.UserID, Password: cfg.Password,
+		ProjectName: cfg.ProjectName, ProjectID: cfg.ProjectID, UserDomainName: cfg.UserDomainName,
+		UserDomainID: cfg.UserDomainID, ProjectDomainName: cfg.ProjectDomainName, ProjectDomainID: cfg.ProjectDomainID,
+		SystemScope: cfg.SystemScope, CAFile: cfg.CAFile, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile,
+		Insecure: cfg.Insecure, Timeout: cfg.Timeout, ServiceType: cfg.ServiceType, ServiceName: cfg.ServiceName,
+		RegionName: cfg.RegionName, ValidInterfaces: cfg.ValidInterfaces, EndpointOverride: cfg.EndpointOverride}
 }
 
 // serviceAt is the object storage client of the account URL u
@@ -157,31 +110,6 @@ func (c *Client) catalogNotFound() error {
 func serviceAt(pc *gophercloud.ProviderClient, u string) *gophercloud.ServiceClient {
 	u = gophercloud.NormalizeURL(u)
 	return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: u, ResourceBase: u, Type: "object-store"}
-}
-
-func (c *Client) httpClient() (*http.Client, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if c.cfg.CAFile != "" || c.cfg.CertFile != "" || c.cfg.Insecure {
-		tc := &tls.Config{InsecureSkipVerify: c.cfg.Insecure} //nolint:gosec // [swift]insecure asks for it
-		if c.cfg.CAFile != "" {
-			pem, err := os.ReadFile(c.cfg.CAFile)
-			if err != nil {
-				return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [swift] cafile: %s", err)
-			}
-			pool := x509.NewCertPool()
-			pool.AppendCertsFromPEM(pem)
-			tc.RootCAs = pool
-		}
-		if c.cfg.CertFile != "" {
-			cert, err := tls.LoadX509KeyPair(c.cfg.CertFile, c.cfg.KeyFile)
-			if err != nil {
-				return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [swift] certfile: %s", err)
-			}
-			tc.Certificates = []tls.Certificate{cert}
-		}
-		tr.TLSClientConfig = tc
-	}
-	return &http.Client{Transport: tr, Timeout: c.cfg.Timeout}, nil
 }
 
 // retry is swiftclient's: connection failures and 5xx answers are retried

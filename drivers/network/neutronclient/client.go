@@ -10,8 +10,6 @@ package neutronclient
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,21 +18,19 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/agents"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
-	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers/network"
+	"github.com/goironic/ironic/internal/keystoneauth"
 )
 
 // Config is the [neutron] section's keystoneauth options, under their
@@ -105,67 +101,22 @@ func (c *Client) service(ctx context.Context) (*gophercloud.ServiceClient, error
 }
 
 func (c *Client) build(ctx context.Context) (*gophercloud.ServiceClient, error) {
-	hc, err := c.httpClient()
+	pc, u, _, err := keystoneauth.Connect(ctx, c.cfg.session(), c.retry)
 	if err != nil {
 		return nil, err
 	}
-	switch strings.ToLower(c.cfg.AuthType) {
-	case "", "none", "noauth":
-		if c.cfg.EndpointOverride == "" {
-			return nil, c.catalogNotFound()
-		}
-		pc := &gophercloud.ProviderClient{HTTPClient: *hc}
-		pc.RetryFunc = c.retry
-		return serviceAt(pc, c.cfg.EndpointOverride), nil
-	case "password", "v3password":
-	default:
-		return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [neutron] auth_type %s is not supported by this service (use none or password)", c.cfg.AuthType)
-	}
-	pc, err := openstack.NewClient(c.cfg.AuthURL)
-	if err != nil {
-		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
-	}
-	pc.HTTPClient = *hc
-	pc.RetryFunc = c.retry
-	opts := gophercloud.AuthOptions{
-		IdentityEndpoint: c.cfg.AuthURL, Username: c.cfg.Username, UserID: c.cfg.UserID, Password: c.cfg.Password,
-		DomainID: c.cfg.UserDomainID, DomainName: c.cfg.UserDomainName, AllowReauth: true,
-	}
-	switch {
-	case c.cfg.SystemScope != "":
-		opts.Scope = &gophercloud.AuthScope{System: true}
-	case c.cfg.ProjectID != "":
-		opts.Scope = &gophercloud.AuthScope{ProjectID: c.cfg.ProjectID}
-	case c.cfg.ProjectName != "":
-		opts.Scope = &gophercloud.AuthScope{ProjectName: c.cfg.ProjectName,
-			DomainID: c.cfg.ProjectDomainID, DomainName: c.cfg.ProjectDomainName}
-	}
-	if err := openstack.Authenticate(ctx, pc, opts); err != nil {
-		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
-			return nil, ironic.Errorf(ironic.KeystoneUnauthorized, "Not authorized in Keystone.")
-		}
-		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
-	}
-	if c.cfg.EndpointOverride != "" {
-		return serviceAt(pc, c.cfg.EndpointOverride), nil
-	}
-	interfaces := c.cfg.ValidInterfaces
-	if len(interfaces) == 0 {
-		interfaces = []string{"internal", "public"}
-	}
-	for _, iface := range interfaces {
-		eo := gophercloud.EndpointOpts{Type: c.cfg.ServiceType, Name: c.cfg.ServiceName, Region: c.cfg.RegionName,
-			Availability: gophercloud.Availability(strings.TrimSuffix(iface, "URL"))}
-		u, err := pc.EndpointLocator(eo)
-		if err == nil {
-			return serviceAt(pc, u), nil
-		}
-	}
-	return nil, c.catalogNotFound()
+	return serviceAt(pc, u), nil
 }
 
-func (c *Client) catalogNotFound() error {
-	return ironic.Errorf(ironic.CatalogNotFound, "Service type %s with endpoint type internal not found in keystone service catalog.", c.cfg.ServiceType)
+// session is the section's keystoneauth options.
+func (cfg Config) session() keystoneauth.Options {
+	return keystoneauth.Options{Section: "neutron", AuthType: cfg.AuthType,
+		AuthURL: cfg.AuthURL, Username: cfg.Username, UserID: cfg.UserID, Password: cfg.Password,
+		ProjectName: cfg.ProjectName, ProjectID: cfg.ProjectID, UserDomainName: cfg.UserDomainName,
+		UserDomainID: cfg.UserDomainID, ProjectDomainName: cfg.ProjectDomainName, ProjectDomainID: cfg.ProjectDomainID,
+		SystemScope: cfg.SystemScope, CAFile: cfg.CAFile, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile,
+		Insecure: cfg.Insecure, Timeout: cfg.Timeout, ServiceType: cfg.ServiceType, ServiceName: cfg.ServiceName,
+		RegionName: cfg.RegionName, ValidInterfaces: cfg.ValidInterfaces, EndpointOverride: cfg.EndpointOverride}
 }
 
 // serviceAt is the networking client of the endpoint u, with or without
@@ -177,29 +128,6 @@ func serviceAt(pc *gophercloud.ProviderClient, u string) *gophercloud.ServiceCli
 		base = u
 	}
 	return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: u, ResourceBase: base, Type: "network"}
-}
-
-func (c *Client) httpClient() (*http.Client, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tlsCfg := &tls.Config{InsecureSkipVerify: c.cfg.Insecure} //nolint:gosec // [neutron]insecure asks for it.
-	if c.cfg.CAFile != "" {
-		pem, err := os.ReadFile(c.cfg.CAFile)
-		if err != nil {
-			return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [neutron] cafile: %s", err.Error())
-		}
-		pool := x509.NewCertPool()
-		pool.AppendCertsFromPEM(pem)
-		tlsCfg.RootCAs = pool
-	}
-	if c.cfg.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(c.cfg.CertFile, c.cfg.KeyFile)
-		if err != nil {
-			return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [neutron] certfile/keyfile: %s", err.Error())
-		}
-		tlsCfg.Certificates = []tls.Certificate{cert}
-	}
-	tr.TLSClientConfig = tlsCfg
-	return &http.Client{Transport: tr, Timeout: c.cfg.Timeout}, nil
 }
 
 // retry is the provider client's RetryFunc: connection failures and 503

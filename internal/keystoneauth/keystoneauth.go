@@ -1,0 +1,132 @@
+// Package keystoneauth connects to an OpenStack service as Ironic's
+// keystoneauth options in a service's section ([neutron], [cinder],
+// [swift]) say: auth_type "none" (or "noauth", or unset) talks to
+// endpoint_override unauthenticated; "password" and "v3password" get a
+// token from Keystone and find the service at endpoint_override or in the
+// catalog, trying valid_interfaces in order.
+package keystoneauth
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+
+	"github.com/goironic/ironic"
+)
+
+// Options are one section's keystoneauth options, under Ironic's names.
+type Options struct {
+	// Section names the ironic.conf section in error messages ("neutron").
+	Section string
+	// AuthType is auth_type: "none" (also "noauth", or unset), "password"
+	// or "v3password".
+	AuthType string
+	// The password plugin's options.
+	AuthURL, Username, UserID, Password                  string
+	ProjectName, ProjectID, UserDomainName, UserDomainID string
+	ProjectDomainName, ProjectDomainID, SystemScope      string
+	// Session options: TLS and the request timeout (0: none).
+	CAFile, CertFile, KeyFile string
+	Insecure                  bool
+	Timeout                   time.Duration
+	// Adapter options.
+	ServiceType, ServiceName, RegionName string
+	ValidInterfaces                      []string
+	EndpointOverride                     string
+}
+
+// Connect returns a provider client (retrying as retry says) and the
+// service's endpoint; authenticated tells whether it holds a token.
+func Connect(ctx context.Context, o Options, retry gophercloud.RetryFunc) (pc *gophercloud.ProviderClient, endpoint string, authenticated bool, err error) {
+	hc, err := httpClient(o)
+	if err != nil {
+		return nil, "", false, err
+	}
+	switch strings.ToLower(o.AuthType) {
+	case "", "none", "noauth":
+		if o.EndpointOverride == "" {
+			return nil, "", false, catalogNotFound(o)
+		}
+		return &gophercloud.ProviderClient{HTTPClient: *hc, RetryFunc: retry}, o.EndpointOverride, false, nil
+	case "password", "v3password":
+	default:
+		return nil, "", false, ironic.Errorf(ironic.ConfigInvalid,
+			"Invalid configuration file. [%s] auth_type %s is not supported by this service (use none or password)", o.Section, o.AuthType)
+	}
+	pc, err = openstack.NewClient(o.AuthURL)
+	if err != nil {
+		return nil, "", false, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
+	}
+	pc.HTTPClient = *hc
+	pc.RetryFunc = retry
+	opts := gophercloud.AuthOptions{
+		IdentityEndpoint: o.AuthURL, Username: o.Username, UserID: o.UserID, Password: o.Password,
+		DomainID: o.UserDomainID, DomainName: o.UserDomainName, AllowReauth: true,
+	}
+	switch {
+	case o.SystemScope != "":
+		opts.Scope = &gophercloud.AuthScope{System: true}
+	case o.ProjectID != "":
+		opts.Scope = &gophercloud.AuthScope{ProjectID: o.ProjectID}
+	case o.ProjectName != "":
+		opts.Scope = &gophercloud.AuthScope{ProjectName: o.ProjectName,
+			DomainID: o.ProjectDomainID, DomainName: o.ProjectDomainName}
+	}
+	if err := openstack.Authenticate(ctx, pc, opts); err != nil {
+		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
+			return nil, "", false, ironic.Errorf(ironic.KeystoneUnauthorized, "Not authorized in Keystone.")
+		}
+		return nil, "", false, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
+	}
+	if o.EndpointOverride != "" {
+		return pc, o.EndpointOverride, true, nil
+	}
+	interfaces := o.ValidInterfaces
+	if len(interfaces) == 0 {
+		interfaces = []string{"internal", "public"}
+	}
+	for _, iface := range interfaces {
+		u, err := pc.EndpointLocator(gophercloud.EndpointOpts{Type: o.ServiceType, Name: o.ServiceName,
+			Region: o.RegionName, Availability: gophercloud.Availability(strings.TrimSuffix(iface, "URL"))})
+		if err == nil {
+			return pc, u, true, nil
+		}
+	}
+	return nil, "", false, catalogNotFound(o)
+}
+
+func catalogNotFound(o Options) error {
+	return ironic.Errorf(ironic.CatalogNotFound, "Service type %s with endpoint type internal not found in keystone service catalog.", o.ServiceType)
+}
+
+// httpClient is the session's HTTP client: TLS from cafile, certfile,
+// keyfile and insecure, and the timeout.
+func httpClient(o Options) (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tlsCfg := &tls.Config{InsecureSkipVerify: o.Insecure} //nolint:gosec // the section's insecure asks for it.
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [%s] cafile: %s", o.Section, err.Error())
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pem)
+		tlsCfg.RootCAs = pool
+	}
+	if o.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+		if err != nil {
+			return nil, ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [%s] certfile/keyfile: %s", o.Section, err.Error())
+		}
+		tlsCfg.Certificates = []tls.Certificate{cert}
+	}
+	tr.TLSClientConfig = tlsCfg
+	return &http.Client{Transport: tr, Timeout: o.Timeout}, nil
+}
