@@ -188,3 +188,13 @@ func firstErr(a, b error) error {
 	}
 	return b
 }
+
+// PowerAction implements drivers.Task: node_power_action on the task's
+// own node, for deploy and boot interfaces.
+func (t *task) PowerAction(ctx context.Context, state string) error {
+	power, err := iface[drivers.PowerInterface](t, drivers.Power, "power")
+	if err != nil {
+		return err
+	}
+	return t.m.nodePowerAction(ctx, t, power, state, 0)
+}

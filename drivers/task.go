@@ -71,6 +71,14 @@ type Task interface {
 	BIOSSettings() BIOSSettingsStore
 	// Save persists the changes made to the node through the task.
 	Save(ctx context.Context) error
+	// PowerAction is Ironic's conductor.utils.node_power_action, for
+	// interfaces that drive a node's power as part of a bigger job
+	// (deploying, tearing down): it moves the node to state (PowerOn,
+	// PowerOff, Reboot, SoftPowerOff, SoftReboot) through its power
+	// interface, skipping a change to the state the hardware already
+	// reports, and records the result (power_state, last_error) on the
+	// node as the conductor does for the power API.
+	PowerAction(ctx context.Context, state string) error
 }
 
 // Port is what a driver sees of one of the node's ports.

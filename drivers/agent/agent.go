@@ -9,6 +9,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"regexp"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/drivers/storage"
 )
 
 // Config holds the options the agent interfaces read.
@@ -35,9 +37,19 @@ type Config struct {
 	// fast_track_timeout.
 	FastTrack        bool
 	FastTrackTimeout time.Duration
+	// PostDeployPowerStateRetries and PostDeployPowerStateRetryInterval
+	// are [agent]post_deploy_get_power_state_retries and
+	// post_deploy_get_power_state_retry_interval: how long tear_down_agent
+	// waits for the node to be off before forcing it.
+	PostDeployPowerStateRetries       int
+	PostDeployPowerStateRetryInterval time.Duration
 	// Clock tells the time for the agent liveness check; nil uses the
 	// system clock.
 	Clock ironic.Clock
+	// After waits (time.After when nil).
+	After func(time.Duration) <-chan time.Time
+	// Log receives the interfaces' warnings; nil discards them.
+	Log *slog.Logger
 }
 
 // DefaultConfig is Ironic's default configuration.
@@ -48,6 +60,9 @@ func DefaultConfig() Config {
 		HTTPRoot:            "/httpboot",
 		HTTPImageSubdir:     "agent_images",
 		FastTrackTimeout:    300 * time.Second,
+
+		PostDeployPowerStateRetries:       6,
+		PostDeployPowerStateRetryInterval: 5 * time.Second,
 	}
 }
 
@@ -57,10 +72,13 @@ func Implementations(cfg Config) []drivers.Implementation {
 	if cfg.Clock == nil {
 		cfg.Clock = ironic.SystemClock{}
 	}
+	if cfg.After == nil {
+		cfg.After = time.After
+	}
 	return []drivers.Implementation{
 		{Kind: drivers.Deploy, Name: "direct", Impl: &Deploy{cfg: cfg, name: "direct", image: true}},
 		{Kind: drivers.Deploy, Name: "custom-agent", Impl: &Deploy{cfg: cfg, name: "custom-agent"}},
-		{Kind: drivers.Deploy, Name: "ramdisk", Impl: &RamdiskDeploy{}},
+		{Kind: drivers.Deploy, Name: "ramdisk", Impl: &RamdiskDeploy{DeployBase: drivers.DeployBase{Log: cfg.Log}}},
 		{Kind: drivers.RAID, Name: "agent", Impl: &RAID{}},
 		{Kind: drivers.Rescue, Name: "agent", Impl: &Rescue{cfg: cfg}},
 		{Kind: drivers.Power, Name: "agent", Impl: &Power{cfg: cfg}},
@@ -220,46 +238,6 @@ func validNoProxy(v any) bool {
 	return true
 }
 
-// Deploy starts a deployment: not implemented yet.
-func (d *Deploy) Deploy(context.Context, drivers.Task) (string, error) {
-	return "", drivers.NotImplemented(d.name, drivers.Deploy, "deploy")
-}
-
-// TearDown is not implemented yet.
-func (d *Deploy) TearDown(context.Context, drivers.Task) (string, error) {
-	return "", drivers.NotImplemented(d.name, drivers.Deploy, "tear down")
-}
-
-// Prepare is not implemented yet.
-func (d *Deploy) Prepare(context.Context, drivers.Task) error {
-	return drivers.NotImplemented(d.name, drivers.Deploy, "prepare")
-}
-
-// CleanUp is not implemented yet.
-func (d *Deploy) CleanUp(context.Context, drivers.Task) error {
-	return drivers.NotImplemented(d.name, drivers.Deploy, "clean up")
-}
-
-// TakeOver is not implemented yet.
-func (d *Deploy) TakeOver(context.Context, drivers.Task) error {
-	return drivers.NotImplemented(d.name, drivers.Deploy, "take over")
-}
-
-// PrepareCleaning is not implemented yet.
-func (d *Deploy) PrepareCleaning(context.Context, drivers.Task) (string, error) {
-	return "", drivers.NotImplemented(d.name, drivers.Deploy, "prepare cleaning")
-}
-
-// TearDownCleaning is not implemented yet.
-func (d *Deploy) TearDownCleaning(context.Context, drivers.Task) error {
-	return drivers.NotImplemented(d.name, drivers.Deploy, "tear down cleaning")
-}
-
-// Heartbeat is not implemented yet.
-func (d *Deploy) Heartbeat(context.Context, drivers.Task, drivers.Heartbeat) error {
-	return drivers.NotImplemented(d.name, drivers.Deploy, "handle heartbeats")
-}
-
 // RamdiskDeploy is the "ramdisk" deploy interface: the node boots a
 // ramdisk and stays there.
 type RamdiskDeploy struct{ drivers.DeployBase }
@@ -289,30 +267,88 @@ func hasCapability(caps []string, c string) bool {
 	return false
 }
 
-// Deploy is not implemented yet.
-func (*RamdiskDeploy) Deploy(context.Context, drivers.Task) (string, error) {
-	return "", drivers.NotImplemented("ramdisk", drivers.Deploy, "deploy")
+// Steps declares the "deploy" deploy step (100).
+func (*RamdiskDeploy) Steps() []drivers.Step {
+	return []drivers.Step{{Phase: drivers.DeployStep, Interface: drivers.Deploy, Name: deployStepDeploy, Priority: 100}}
 }
 
-// TearDown is not implemented yet.
-func (*RamdiskDeploy) TearDown(context.Context, drivers.Task) (string, error) {
-	return "", drivers.NotImplemented("ramdisk", drivers.Deploy, "tear down")
+// ExecuteStep runs the "deploy" step.
+func (r *RamdiskDeploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ map[string]any) (string, error) {
+	if name != deployStepDeploy {
+		return "", drivers.InvalidParameter("Step %s is not supported by this interface.", name)
+	}
+	return r.Deploy(ctx, task)
 }
 
-// Prepare is not implemented yet.
-func (*RamdiskDeploy) Prepare(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("ramdisk", drivers.Deploy, "prepare")
+// Deploy is Ironic's RamdiskDeploy.deploy: the node is powered off, put
+// on its tenant networks, set to boot its instance ramdisk and powered
+// on; the deployment is then done. A configuration drive is ignored (with
+// a warning) by boot interfaces that can't pass one to a ramdisk.
+func (r *RamdiskDeploy) Deploy(ctx context.Context, task drivers.Task) (string, error) {
+	drv := task.Driver()
+	if _, ok := task.InstanceInfo()["configdrive"]; ok && !hasCapability(drv.Boot.Capabilities(), "ramdisk_boot_configdrive") && r.Log != nil {
+		r.Log.WarnContext(ctx, "A configuration drive is present in the ramdisk deployment request of node "+task.NodeUUID()+
+			" with boot interface "+task.InterfaceName(drivers.Boot)+". The configuration drive will be ignored for this deployment.", "node", task.NodeUUID())
+	}
+	if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+		return "", err
+	}
+	if drv.Network != nil {
+		if err := withNetworkPower(ctx, task, true, func() error { return drv.Network.ConfigureTenantNetworks(ctx, task) }); err != nil {
+			return "", err
+		}
+	}
+	if err := drv.Boot.PrepareInstance(ctx, task); err != nil {
+		return "", err
+	}
+	if err := task.PowerAction(ctx, drivers.PowerOn); err != nil {
+		return "", err
+	}
+	if r.Log != nil {
+		r.Log.InfoContext(ctx, "Deployment setup for node "+task.NodeUUID()+" done", "node", task.NodeUUID())
+	}
+	return "", nil
 }
 
-// CleanUp is not implemented yet.
-func (*RamdiskDeploy) CleanUp(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("ramdisk", drivers.Deploy, "clean up")
+// Prepare is Ironic's RamdiskDeploy.prepare: while deploying, the network
+// is checked, the node powered off and its volumes attached; an active
+// (taken over) or unrescuing node gets its instance boot prepared again.
+func (*RamdiskDeploy) Prepare(ctx context.Context, task drivers.Task) error {
+	if err := storage.PopulateInternalInfo(ctx, task); err != nil {
+		return err
+	}
+	drv := task.Driver()
+	switch task.ProvisionState() {
+	case stateDeploying:
+		if drv.Network != nil {
+			if err := drv.Network.Validate(ctx, task); err != nil {
+				return err
+			}
+		}
+		if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+			return err
+		}
+		if drv.Storage != nil {
+			return drv.Storage.AttachVolumes(ctx, task)
+		}
+	case stateActive, stateUnrescuing:
+		return drv.Boot.PrepareInstance(ctx, task)
+	}
+	return nil
 }
 
-// TakeOver is not implemented yet.
-func (*RamdiskDeploy) TakeOver(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("ramdisk", drivers.Deploy, "take over")
+// TearDown is AgentBaseMixin.tear_down (see Deploy.TearDown).
+func (r *RamdiskDeploy) TearDown(ctx context.Context, task drivers.Task) (string, error) {
+	return tearDown(ctx, task, r.Log)
 }
+
+// CleanUp is AgentBaseMixin.clean_up, the ramdisk boot always managed.
+func (*RamdiskDeploy) CleanUp(ctx context.Context, task drivers.Task) error {
+	return cleanUp(ctx, task, true)
+}
+
+// TakeOver has nothing to do.
+func (*RamdiskDeploy) TakeOver(context.Context, drivers.Task) error { return nil }
 
 // RAID is the "agent" RAID interface: the agent builds the volumes.
 type RAID struct{ drivers.RAIDBase }

@@ -43,6 +43,8 @@ type Task struct {
 	// SavePortgroup.
 	Saves     int
 	PortSaves int
+	// PowerActions records the states PowerAction was asked for, in order.
+	PowerActions []string
 }
 
 var _ drivers.Task = (*Task)(nil)
@@ -103,6 +105,41 @@ func (t *Task) PowerState() string { return t.Node.PowerState }
 
 // SetPowerState implements drivers.Task.
 func (t *Task) SetPowerState(s string) { t.Node.PowerState = s }
+
+// PowerAction implements drivers.Task: the driver's power interface
+// moves the node (no call when it already reports state, as the
+// conductor skips it too) and the resulting state is recorded.
+func (t *Task) PowerAction(ctx context.Context, state string) error {
+	t.PowerActions = append(t.PowerActions, state)
+	if t.Drv == nil || t.Drv.Power == nil {
+		return fmt.Errorf("fake task: node %s has no power interface", t.Node.UUID)
+	}
+	target := drivers.PowerOff
+	if state == drivers.PowerOn || state == drivers.Reboot || state == drivers.SoftReboot {
+		target = drivers.PowerOn
+	}
+	if state == drivers.PowerOn || state == drivers.PowerOff || state == drivers.SoftPowerOff {
+		cur, err := t.Drv.Power.GetPowerState(ctx, t)
+		if err != nil {
+			return err
+		}
+		if cur == target {
+			t.Node.PowerState = cur
+			return nil
+		}
+	}
+	var err error
+	if state == drivers.Reboot {
+		err = t.Drv.Power.Reboot(ctx, t, 0)
+	} else {
+		err = t.Drv.Power.SetPowerState(ctx, t, state, 0)
+	}
+	if err != nil {
+		return err
+	}
+	t.Node.PowerState = target
+	return nil
+}
 
 // ProvisionState implements drivers.Task.
 func (t *Task) ProvisionState() string { return t.Node.ProvisionState }

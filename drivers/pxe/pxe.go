@@ -7,6 +7,7 @@ package pxe
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 
 	"github.com/goironic/ironic"
@@ -31,6 +32,17 @@ type Config struct {
 	AutomatedClean bool
 	// KickstartTemplate is [anaconda]default_ks_template.
 	KickstartTemplate string
+	// DefaultBootMode is [deploy]default_boot_mode ("" means uefi).
+	DefaultBootMode string
+	// Log receives the boot mode and secure boot messages; nil discards.
+	Log *slog.Logger
+}
+
+func (c Config) defaultBootMode() string {
+	if c.DefaultBootMode == "" {
+		return drivers.BootModeUEFI
+	}
+	return c.DefaultBootMode
 }
 
 // DefaultConfig is Ironic's default configuration.
@@ -39,6 +51,7 @@ func DefaultConfig() Config {
 		HTTPRoot:          "/httpboot",
 		AutomatedClean:    true,
 		KickstartTemplate: "$pybasedir/drivers/modules/ks.cfg.template",
+		DefaultBootMode:   drivers.BootModeUEFI,
 	}
 }
 
@@ -178,28 +191,75 @@ func (b *Boot) PrepareRamdisk(ctx context.Context, task drivers.Task, _ map[stri
 	if err := b.parseDriverInfo(task, mode); err != nil {
 		return err
 	}
+	if err := deployutil.SyncBootMode(ctx, task, b.cfg.defaultBootMode(), b.cfg.Log); err != nil {
+		return err
+	}
 	return setBootDevice(ctx, task, drivers.BootDevicePXE, false)
 }
 
 // CleanUpRamdisk has nothing to remove: no per-node file exists.
 func (b *Boot) CleanUpRamdisk(context.Context, drivers.Task, string) error { return nil }
 
-// PrepareInstance makes an active node boot its instance: from the
-// network (iPXE script: boot from volume, ramdisk, or netboot kernel and
-// ramdisk) or else from its local disk.
+// PrepareInstance is Ironic's PXEBaseMixin.prepare_instance: the boot
+// mode is synchronised and secure boot configured, then a node booting
+// from an iSCSI volume or a ramdisk is set to boot from the network
+// persistently (its iPXE script, rendered when it boots, holds the
+// sanhook or the instance kernel and ramdisk) and any other from its
+// local disk. An active node (conductor takeover) keeps its boot device.
 func (b *Boot) PrepareInstance(ctx context.Context, task drivers.Task) error {
+	if err := deployutil.SyncBootMode(ctx, task, b.cfg.defaultBootMode(), b.cfg.Log); err != nil {
+		return err
+	}
+	opt := deployutil.BootOption(task)
+	if opt != "kickstart" {
+		if err := deployutil.ConfigureSecureBoot(ctx, task, true, b.cfg.Log); err != nil {
+			return err
+		}
+	}
 	dev := drivers.BootDeviceDisk
-	ii := task.InstanceInfo()
-	if _, bfv := task.DriverInternalInfo()["boot_from_volume"].(string); bfv ||
-		deployutil.BootOption(task) == "ramdisk" ||
-		(py.Truthy(ii["kernel"]) && py.Truthy(ii["ramdisk"]) && !py.Truthy(task.DriverInternalInfo()["is_whole_disk_image"])) {
+	iscsi, err := isISCSIBoot(ctx, task)
+	if err != nil {
+		return err
+	}
+	if iscsi || opt == "ramdisk" || opt == "kickstart" {
 		dev = drivers.BootDevicePXE
+	}
+	if task.ProvisionState() == "active" {
+		return nil
+	}
+	if dev == drivers.BootDeviceDisk && strings.ToLower(py.Str(task.Properties()["vendor"])) == "lenovo" && task.ProvisionState() == "deploying" {
+		if mode, err := deployutil.BootMode(task, b.cfg.defaultBootMode()); err == nil && mode == drivers.BootModeUEFI {
+			// Lenovo's UEFI NVRAM may drop the change (Ironic bug 2053064).
+			return nil
+		}
 	}
 	return setBootDevice(ctx, task, dev, true)
 }
 
-// CleanUpInstance has nothing to remove: no per-node file exists.
-func (b *Boot) CleanUpInstance(context.Context, drivers.Task) error { return nil }
+// isISCSIBoot is Ironic's deploy_utils.is_iscsi_boot: the node's boot
+// volume (driver_internal_info/boot_from_volume) is an iSCSI one.
+func isISCSIBoot(ctx context.Context, task drivers.Task) (bool, error) {
+	id, _ := task.DriverInternalInfo()["boot_from_volume"].(string)
+	if id == "" {
+		return false, nil
+	}
+	targets, err := task.Volumes().Targets(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range targets {
+		if t.UUID == id {
+			return strings.Contains(t.VolumeType, "iscsi"), nil
+		}
+	}
+	return false, nil
+}
+
+// CleanUpInstance has no per-node file to remove; secure boot, when the
+// instance asked for it, is turned off again.
+func (b *Boot) CleanUpInstance(ctx context.Context, task drivers.Task) error {
+	return deployutil.ConfigureSecureBoot(ctx, task, false, b.cfg.Log)
+}
 
 // setBootDevice is manager_utils.node_set_boot_device with the node's
 // force_persistent_boot_device (Always/Never/Default, and the deprecated

@@ -70,7 +70,7 @@ func TestValidateRescueAndInspection(t *testing.T) {
 
 // recMgmt records SetBootDevice calls.
 type recMgmt struct {
-	drivers.ManagementInterface
+	fake.Management
 	calls []string
 }
 
@@ -97,17 +97,42 @@ func TestPrepareSetsBootDevice(t *testing.T) {
 		{"ramdisk always persistent", func(tk *fake.Task) error { return b.PrepareRamdisk(ctx, tk, nil, "deploy") },
 			task(map[string]any{"deploy_kernel": "k", "deploy_ramdisk": "r", "force_persistent_boot_device": "Always"}, nil), "pxe persistent"},
 		{"whole disk", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, map[string]any{"image_source": "http://i"}), "disk persistent"},
-		{"netboot", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, map[string]any{"kernel": "k", "ramdisk": "r"}), "pxe persistent"},
-		{"boot from volume", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, func() *fake.Task {
-			tk := task(kr, nil)
-			tk.Node.DriverInternalInfo = map[string]any{"boot_from_volume": "t"}
+		// Ironic 21.4 has no netboot of partition images: they boot locally.
+		{"partition image", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, map[string]any{"kernel": "k", "ramdisk": "r"}), "disk persistent"},
+		{"ramdisk deploy", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, func() *fake.Task {
+			tk := task(kr, map[string]any{"kernel": "k", "ramdisk": "r"})
+			tk.Node.Interfaces = map[drivers.Kind]string{drivers.Deploy: "ramdisk"}
 			return tk
 		}(), "pxe persistent"},
+		{"boot from iscsi volume", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, func() *fake.Task {
+			tk := task(kr, nil)
+			tk.Node.DriverInternalInfo = map[string]any{"boot_from_volume": "t"}
+			tk.Vols = &fake.VolumeStore{TargetList: []drivers.VolumeTarget{{UUID: "t", VolumeType: "iscsi"}}}
+			return tk
+		}(), "pxe persistent"},
+		{"boot from fibre channel volume", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, func() *fake.Task {
+			tk := task(kr, nil)
+			tk.Node.DriverInternalInfo = map[string]any{"boot_from_volume": "t"}
+			tk.Vols = &fake.VolumeStore{TargetList: []drivers.VolumeTarget{{UUID: "t", VolumeType: "fibre_channel"}}}
+			return tk
+		}(), "disk persistent"},
+		{"active (takeover) keeps the boot device", func(tk *fake.Task) error {
+			tk.Node.ProvisionState = "active"
+			if err := b.PrepareInstance(ctx, tk); err != nil {
+				return err
+			}
+			return b.PrepareRamdisk(ctx, tk, nil, "deploy")
+		}, task(kr, nil), "pxe once"},
 	} {
 		m := &recMgmt{}
 		tc.task.Drv = &drivers.Driver{Management: m}
 		if err := tc.run(tc.task); err != nil || len(m.calls) != 1 || m.calls[0] != tc.want {
 			t.Errorf("%s: %v %v, want %s", tc.name, err, m.calls, tc.want)
+		}
+		// The fake management interface can't tell or set the boot mode:
+		// the default is recorded, as Ironic's sync_boot_mode does.
+		if got := tc.task.Node.DriverInternalInfo["deploy_boot_mode"]; got != "uefi" {
+			t.Errorf("%s: deploy_boot_mode %v, want uefi", tc.name, got)
 		}
 	}
 	if err := b.PrepareRamdisk(ctx, task(nil, nil), nil, "rescue"); !ironic.IsClass(err, ironic.MissingParameterValue) {

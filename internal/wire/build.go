@@ -40,16 +40,31 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	impls = append(impls, generic.Implementations()...)
 	impls = append(impls, ipmi.Implementations(ipmi.Config{})...)
 	impls = append(impls, redfish.Implementations(redfish.DefaultConfig())...)
-	impls = append(impls, pxe.Implementations(pxeConfig(cfg))...)
-	impls = append(impls, agent.Implementations(agent.DefaultConfig())...)
+	impls = append(impls, pxe.Implementations(pxeConfig(cfg, log))...)
+	impls = append(impls, agent.Implementations(agentConfig(cfg, log))...)
 	impls = append(impls, networkImplementations(cfg, log)...)
 	impls = append(impls, storageImplementations(cfg, log)...)
 	return drivers.NewRegistry(dc, impls...)
 }
 
+// agentConfig is the agent-based interfaces' options.
+func agentConfig(cfg *conf.Config, log *slog.Logger) agent.Config {
+	ac := agent.DefaultConfig()
+	ac.ManageAgentBoot = cfg.Agent.ManageAgentBoot
+	ac.ImageDownloadSource = cfg.Agent.ImageDownloadSource
+	ac.HTTPURL, ac.HTTPRoot, ac.HTTPImageSubdir = cfg.Deploy.HTTPURL, cfg.Deploy.HTTPRoot, cfg.Deploy.HTTPImageSubdir
+	ac.FastTrack, ac.FastTrackTimeout = cfg.Deploy.FastTrack, cfg.Deploy.FastTrackTimeout
+	ac.PostDeployPowerStateRetries = cfg.Agent.PostDeployGetPowerStateRetries
+	ac.PostDeployPowerStateRetryInterval = cfg.Agent.PostDeployGetPowerStateRetryInterval
+	ac.Log = log
+	return ac
+}
+
 // pxeConfig is the pxe/ipxe boot interfaces' options.
-func pxeConfig(cfg *conf.Config) pxe.Config {
+func pxeConfig(cfg *conf.Config, log *slog.Logger) pxe.Config {
 	pc := pxe.DefaultConfig()
+	pc.DefaultBootMode = cfg.Deploy.DefaultBootMode
+	pc.Log = log
 	pc.HTTPURL, pc.HTTPRoot = cfg.Deploy.HTTPURL, cfg.Deploy.HTTPRoot
 	pc.DeployKernel, pc.DeployRamdisk = cfg.Conductor.DeployKernel, cfg.Conductor.DeployRamdisk
 	pc.RescueKernel, pc.RescueRamdisk = cfg.Conductor.RescueKernel, cfg.Conductor.RescueRamdisk

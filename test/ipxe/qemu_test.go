@@ -3,7 +3,6 @@ package ipxe
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,14 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite"
-
 	"github.com/goironic/ironic/test/differential"
+	"github.com/goironic/ironic/test/fakecinder"
 )
 
 const (
@@ -29,6 +28,8 @@ const (
 	testBudget = 4 * time.Minute
 	// guestHost is the host as QEMU's user network shows it to the guest.
 	guestHost = "10.0.2.2"
+	// bfvVolume is the Cinder volume the boot-from-volume node boots from.
+	bfvVolume = "b00710a0-0000-4000-8000-00000000b0f3"
 )
 
 // listenIn listens on the first free port of 127.0.0.1:[lo, hi].
@@ -100,26 +101,41 @@ func (s *server) call(method, path string, body any) map[string]any {
 	return out
 }
 
-// node enrolls a node with a port and puts it in state (written to the
-// database directly: no conductor work is needed to be there).
-func (s *server) node(mac, state string, driverInfo, instanceInfo map[string]any) string {
+// node enrolls a node (fields of POST /v1/nodes on top of fake-hardware
+// with ipxe boot) with a port and makes it available, through the API.
+func (s *server) node(mac string, fields map[string]any) string {
 	s.t.Helper()
-	n := s.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "boot_interface": "ipxe", "driver_info": driverInfo})
+	body := map[string]any{"driver": "fake-hardware", "boot_interface": "ipxe"}
+	for k, v := range fields {
+		body[k] = v
+	}
+	n := s.call("POST", "/v1/nodes", body)
 	uuid := n["uuid"].(string)
 	s.call("POST", "/v1/ports", map[string]any{"node_uuid": uuid, "address": mac})
-	db, err := sql.Open("sqlite", s.dbPath)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer db.Close()
-	ii, _ := json.Marshal(instanceInfo)
-	if _, err := db.Exec("UPDATE nodes SET provision_state = ?, instance_info = ? WHERE uuid = ?", state, string(ii), uuid); err != nil {
-		s.t.Fatal(err)
-	}
+	s.provision(uuid, map[string]any{"target": "manage"}, "manageable")
+	s.provision(uuid, map[string]any{"target": "provide"}, "available")
 	return uuid
 }
 
-func startServer(ctx context.Context, t *testing.T, fileURL string) *server {
+// provision asks for a provision state change and waits (bounded) until
+// the node reaches want.
+func (s *server) provision(uuid string, req map[string]any, want string) {
+	s.t.Helper()
+	s.call("PUT", "/v1/nodes/"+uuid+"/states/provision", req)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := s.call("GET", "/v1/nodes/"+uuid, nil)
+		if n["provision_state"] == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("node %s: provision state %v (last_error %v), want %s", uuid, n["provision_state"], n["last_error"], want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func startServer(ctx context.Context, t *testing.T, fileURL, cinderURL string) *server {
 	t.Helper()
 	root, err := differential.ModuleRoot(".")
 	if err != nil {
@@ -143,7 +159,7 @@ auth_strategy = noauth
 rpc_transport = none
 enabled_hardware_types = fake-hardware
 enabled_boot_interfaces = fake,ipxe,pxe
-enabled_deploy_interfaces = fake,direct,ramdisk
+enabled_deploy_interfaces = fake,direct,custom-agent,ramdisk
 enabled_management_interfaces = fake
 enabled_power_interfaces = fake
 enabled_network_interfaces = noop
@@ -169,7 +185,14 @@ endpoint_override = http://%s:%d
 
 [dhcp]
 dhcp_provider = none
-`, p, dbPath, fileURL, dir, guestHost, p)
+
+[conductor]
+automated_clean = false
+
+[cinder]
+auth_type = none
+endpoint_override = %s
+`, p, dbPath, fileURL, dir, guestHost, p, cinderURL)
 	confPath := filepath.Join(dir, "ironic.conf")
 	if err := os.WriteFile(confPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -280,18 +303,34 @@ func TestIPXEBootsFromOurScript(t *testing.T) {
 	}()
 	t.Cleanup(func() { il.Close() })
 
-	s := startServer(ctx, t, fileURL)
+	// Cinder: the boot volume's connection data names that portal.
+	cinder := fakecinder.ForTest(t, fakecinder.Options{Volumes: []map[string]any{{"id": bfvVolume}},
+		Portal: fmt.Sprintf("%s:%d", guestHost, port(il))})
+
+	s := startServer(ctx, t, fileURL, cinder.URL+"/v3")
 	apiPort := s.url[strings.LastIndexByte(s.url, ':')+1:]
 	di := map[string]any{"deploy_kernel": fileURL + "/deploy.kernel", "deploy_ramdisk": fileURL + "/deploy.initramfs"}
 
-	s.node("52:54:00:12:34:01", "deploying", di, nil)
-	netboot := map[string]any{"image_source": fileURL + "/part.img", "kernel": fileURL + "/instance.vmlinuz", "ramdisk": fileURL + "/instance.initrd"}
-	s.node("52:54:00:12:34:02", "active", di, netboot)
-	bfv := s.node("52:54:00:12:34:03", "active", di, map[string]any{})
-	s.call("POST", "/v1/volume/targets", map[string]any{"node_uuid": bfv, "volume_type": "iscsi", "boot_index": 0, "volume_id": "vol-0",
-		"properties": map[string]any{"target_portal": fmt.Sprintf("%s:%d", guestHost, port(il)), "target_iqn": "iqn.2010-10.org.openstack:vol-0",
-			"target_lun": 0, "auth_username": "chap", "auth_password": "secret"}})
-	s.node("52:54:00:12:34:04", "available", di, nil)
+	// Every node gets where it is through the API and the conductor.
+	// custom-agent: deploying boots the agent ramdisk and waits for its
+	// call back, which never comes here.
+	agentNode := s.node("52:54:00:12:34:01", map[string]any{"deploy_interface": "custom-agent", "driver_info": di})
+	s.provision(agentNode, map[string]any{"target": "active"}, "wait call-back")
+	// ramdisk: the instance kernel and ramdisk boot over the network.
+	ramdisk := s.node("52:54:00:12:34:02", map[string]any{"deploy_interface": "ramdisk", "driver_info": di,
+		"instance_info": map[string]any{"kernel": fileURL + "/instance.vmlinuz", "ramdisk": fileURL + "/instance.initrd"}})
+	s.provision(ramdisk, map[string]any{"target": "active"}, "active")
+	// direct + cinder: the node boots from its iSCSI volume, attached in
+	// Cinder during the deployment; no image is written.
+	bfv := s.node("52:54:00:12:34:03", map[string]any{"deploy_interface": "direct", "storage_interface": "cinder", "driver_info": di,
+		"properties": map[string]any{"capabilities": "iscsi_boot:True"}})
+	s.call("POST", "/v1/volume/connectors", map[string]any{"node_uuid": bfv, "type": "iqn", "connector_id": "iqn.2010-10.org.openstack:node-3"})
+	s.call("POST", "/v1/volume/targets", map[string]any{"node_uuid": bfv, "volume_type": "iscsi", "boot_index": 0, "volume_id": bfvVolume})
+	s.provision(bfv, map[string]any{"target": "active"}, "active")
+	if got := cinder.Server.Actions(); !slices.Contains(got, "os-attach "+bfvVolume) {
+		t.Errorf("Cinder saw no attachment of %s: %v", bfvVolume, got)
+	}
+	s.node("52:54:00:12:34:04", nil)
 
 	// iPXE expands ${mac} as 52:54:00:12:34:01, ${mac:hexhyp} as
 	// 52-54-00-12-34-02; both reach the node.
@@ -299,8 +338,8 @@ func TestIPXEBootsFromOurScript(t *testing.T) {
 		name, mac, macVar string
 		done              func() bool
 	}{
-		{"deploying", "52:54:00:12:34:01", "${mac}", func() bool { return f.saw("/deploy.kernel") && f.saw("/deploy.initramfs") }},
-		{"active netboot", "52:54:00:12:34:02", "${mac:hexhyp}", func() bool { return f.saw("/instance.vmlinuz") && f.saw("/instance.initrd") }},
+		{"wait call-back", "52:54:00:12:34:01", "${mac}", func() bool { return f.saw("/deploy.kernel") && f.saw("/deploy.initramfs") }},
+		{"active ramdisk", "52:54:00:12:34:02", "${mac:hexhyp}", func() bool { return f.saw("/instance.vmlinuz") && f.saw("/instance.initrd") }},
 		{"active boot from volume", "52:54:00:12:34:03", "${mac}", func() bool {
 			select {
 			case <-connected:

@@ -1,0 +1,476 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/internal/deployutil"
+	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/drivers/storage"
+)
+
+// The provision states the deploy interfaces look at.
+const (
+	stateDeploying   = "deploying"
+	stateActive      = "active"
+	stateUnrescuing  = "unrescuing"
+	stateAdopting    = "adopting"
+	stateRescuing    = "rescuing"
+	stateRescueWait  = "rescue wait"
+	stateRescue      = "rescue"
+	stateRescueFail  = "rescue failed"
+	deployStepDeploy = "deploy"
+)
+
+// Steps declares the out-of-band deploy steps of Ironic's agent deploy
+// interfaces: deploy (100), write_image (80, "direct" only),
+// prepare_instance_boot (60), tear_down_agent (40),
+// switch_to_tenant_network (30) and boot_instance (20). The agent's
+// in-band steps would come on top once it heartbeats.
+func (d *Deploy) Steps() []drivers.Step {
+	step := func(name string, prio int) drivers.Step {
+		return drivers.Step{Phase: drivers.DeployStep, Interface: drivers.Deploy, Name: name, Priority: prio}
+	}
+	steps := []drivers.Step{step(deployStepDeploy, 100)}
+	if d.image {
+		steps = append(steps, step("write_image", 80))
+	}
+	return append(steps, step("prepare_instance_boot", 60), step("tear_down_agent", 40),
+		step("switch_to_tenant_network", 30), step("boot_instance", 20))
+}
+
+// ExecuteStep runs one of the steps Steps declares.
+func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ map[string]any) (string, error) {
+	switch name {
+	case deployStepDeploy:
+		return d.Deploy(ctx, task)
+	case "write_image":
+		if d.image {
+			return "", d.writeImage(ctx, task)
+		}
+	case "prepare_instance_boot":
+		return "", d.prepareInstanceBoot(ctx, task)
+	case "tear_down_agent":
+		return "", d.tearDownAgent(ctx, task)
+	case "switch_to_tenant_network":
+		return "", switchToTenantNetwork(ctx, task)
+	case "boot_instance":
+		return "", bootInstance(ctx, task)
+	}
+	// An in-band step: it needs a running agent, which never heartbeats
+	// here yet.
+	oob := make([]string, 0, 6)
+	for _, st := range d.Steps() {
+		oob = append(oob, fmt.Sprintf("{'step': %s, 'priority': %d, 'argsinfo': None, 'interface': 'deploy'}", py.Repr(st.Name), st.Priority))
+	}
+	return "", ironic.Errorf(ironic.InstanceDeployFailure,
+		"Deploy step {'interface': 'deploy', 'step': %s} has not been found. Available out-of-band steps: [%s]. Agent is not running.",
+		py.Repr(name), strings.Join(oob, ", "))
+}
+
+// shouldWriteImage is the node's storage interface's should_write_image
+// (true without one).
+func shouldWriteImage(ctx context.Context, task drivers.Task) (bool, error) {
+	if st := task.Driver().Storage; st != nil {
+		return st.ShouldWriteImage(ctx, task)
+	}
+	return true, nil
+}
+
+// Prepare is Ironic's CustomAgentDeploy.prepare. While deploying, the
+// node is powered off; unless it boots from a volume, the provisioning
+// network replaces the tenant one; the volumes are attached, and a node
+// booting from a volume is ready (no agent needed). Otherwise the agent
+// ramdisk is prepared to boot; an active node (conductor take-over) gets
+// its instance boot prepared again.
+func (d *Deploy) Prepare(ctx context.Context, task drivers.Task) error {
+	if err := storage.PopulateInternalInfo(ctx, task); err != nil {
+		return err
+	}
+	drv := task.Driver()
+	state := task.ProvisionState()
+	if state == stateDeploying {
+		if drv.Network != nil {
+			if err := drv.Network.Validate(ctx, task); err != nil {
+				return err
+			}
+		}
+		fast, err := d.isFastTrack(ctx, task)
+		if err != nil {
+			return err
+		}
+		if !fast {
+			if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+				return err
+			}
+		}
+		write, err := shouldWriteImage(ctx, task)
+		if err != nil {
+			return err
+		}
+		if write {
+			err := withNetworkPower(ctx, task, !fast, func() error {
+				if drv.Network == nil {
+					return nil
+				}
+				if err := drv.Network.UnconfigureTenantNetworks(ctx, task); err != nil {
+					return err
+				}
+				return drv.Network.AddProvisioningNetwork(ctx, task)
+			})
+			if err != nil {
+				return err
+			}
+			if fast {
+				if err := d.updateInstanceInfo(ctx, task); err != nil {
+					return err
+				}
+			}
+		}
+		if drv.Storage != nil {
+			if err := drv.Storage.AttachVolumes(ctx, task); err != nil {
+				return err
+			}
+		}
+		if !write || fast {
+			return nil
+		}
+	}
+	switch state {
+	case stateActive, stateUnrescuing:
+		return drv.Boot.PrepareInstance(ctx, task)
+	case stateAdopting:
+		return nil
+	case stateRescuing, stateRescueWait, stateRescue, stateRescueFail:
+	default:
+		if err := d.updateInstanceInfo(ctx, task); err != nil {
+			return err
+		}
+	}
+	if d.cfg.ManageAgentBoot {
+		return drv.Boot.PrepareRamdisk(ctx, task, map[string]any{}, deployutil.RescueOrDeployMode(task))
+	}
+	return nil
+}
+
+// updateInstanceInfo is _update_instance_info: nothing for
+// "custom-agent"; "direct" would build the image information the agent
+// downloads (build_instance_info_for_deploy), which needs the agent
+// protocol this service does not speak yet.
+func (d *Deploy) updateInstanceInfo(context.Context, drivers.Task) error {
+	if !d.image {
+		return nil
+	}
+	return ironic.Errorf(ironic.InstanceDeployFailure,
+		"The %q deploy interface cannot write images yet: the Ironic Python Agent protocol is not implemented. "+
+			"Boot from a volume, or use the \"ramdisk\" or \"custom-agent\" deploy interface.", d.name)
+}
+
+// Deploy is the "deploy" deploy step: with an image to write, the node
+// reboots into the agent ramdisk (unless an earlier step did) and the
+// deployment waits for the agent's call back; booting from a volume it
+// has nothing to do.
+func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (string, error) {
+	fast, err := d.isFastTrack(ctx, task)
+	if err != nil {
+		return "", err
+	}
+	if fast {
+		return "", ironic.Errorf(ironic.InstanceDeployFailure,
+			"Fast-track deployment of node %s needs the agent's deploy steps: the Ironic Python Agent protocol is not implemented.", task.NodeUUID())
+	}
+	write, err := shouldWriteImage(ctx, task)
+	if err != nil || !write {
+		return "", err
+	}
+	dii := task.DriverInternalInfo()
+	if !py.Truthy(dii["deployment_reboot"]) {
+		if err := task.PowerAction(ctx, drivers.Reboot); err != nil {
+			return "", err
+		}
+	}
+	delete(dii, "deployment_reboot")
+	if err := task.Save(ctx); err != nil {
+		return "", err
+	}
+	return drivers.StateDeployWait, nil
+}
+
+// writeImage is the write_image step: nothing when booting from a
+// volume; writing needs the agent.
+func (d *Deploy) writeImage(ctx context.Context, task drivers.Task) error {
+	write, err := shouldWriteImage(ctx, task)
+	if err != nil || !write {
+		return err
+	}
+	return d.updateInstanceInfo(ctx, task)
+}
+
+// prepareInstanceBoot is the prepare_instance_boot step: the boot
+// interface prepares the instance's boot. "direct" writing an image would
+// first ask the agent for the partition UUIDs.
+func (d *Deploy) prepareInstanceBoot(ctx context.Context, task drivers.Task) error {
+	if d.image {
+		write, err := shouldWriteImage(ctx, task)
+		if err != nil {
+			return err
+		}
+		if write {
+			return d.updateInstanceInfo(ctx, task)
+		}
+		return task.Driver().Boot.PrepareInstance(ctx, task)
+	}
+	if err := task.Driver().Boot.PrepareInstance(ctx, task); err != nil {
+		if d.cfg.Log != nil {
+			d.cfg.Log.ErrorContext(ctx, fmt.Sprintf("Preparing instance for booting failed for node %s. %s: %s",
+				task.NodeUUID(), faultClass(err), err), "node", task.NodeUUID())
+		}
+		return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to prepare instance for booting")
+	}
+	return nil
+}
+
+// tearDownAgent is the tear_down_agent step: the node is switched off
+// before it boots the instance — through the agent when it can, or by
+// waiting for it to be off and forcing it off after
+// [agent]post_deploy_get_power_state_retries. With no agent running (a
+// node booting from a volume) the soft power-off request fails as in
+// Ironic, which then checks the power state.
+func (d *Deploy) tearDownAgent(ctx context.Context, task drivers.Task) error {
+	drv := task.Driver()
+	supported, err := drv.Power.GetSupportedPowerStates(ctx, task)
+	if err != nil {
+		return err
+	}
+	canPowerOn := slices.Contains(supported, drivers.PowerOn)
+	oob, err := deployutil.BoolFromString(orFalse(task.DriverInfo()["deploy_forces_oob_reboot"]))
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		return ironic.Errorf(ironic.InstanceDeployFailure, "Error rebooting node %s after deploy. %s: %s", task.NodeUUID(), faultClass(err), err)
+	}
+	switch {
+	case !canPowerOn:
+		if err := agentCommand(task, "standby.sync"); err != nil {
+			return fail(err)
+		}
+		if err := task.PowerAction(ctx, drivers.Reboot); err != nil {
+			return fail(err)
+		}
+	case !oob:
+		if err := agentCommand(task, "standby.power_off"); err != nil && d.cfg.Log != nil {
+			d.cfg.Log.WarnContext(ctx, fmt.Sprintf("Failed to soft power off node %s. %s: %s", task.NodeUUID(), faultClass(err), err), "node", task.NodeUUID())
+		}
+		if !d.waitPoweredOff(ctx, task) {
+			if d.cfg.Log != nil {
+				d.cfg.Log.WarnContext(ctx, fmt.Sprintf("Failed to soft power off node %s in at least %d seconds. Forcing hard power off and proceeding.",
+					task.NodeUUID(), int(d.cfg.PostDeployPowerStateRetryInterval.Seconds())*d.cfg.PostDeployPowerStateRetries), "node", task.NodeUUID())
+			}
+			if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+				return fail(err)
+			}
+		}
+	default:
+		if err := agentCommand(task, "standby.sync"); err != nil {
+			return fail(err)
+		}
+		if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+			return fail(err)
+		}
+	}
+	return nil
+}
+
+// waitPoweredOff polls the power state up to
+// [agent]post_deploy_get_power_state_retries+1 times, until it is off.
+func (d *Deploy) waitPoweredOff(ctx context.Context, task drivers.Task) bool {
+	power := task.Driver().Power
+	for i := 0; i <= d.cfg.PostDeployPowerStateRetries; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-d.cfg.After(d.cfg.PostDeployPowerStateRetryInterval):
+			}
+		}
+		if st, err := power.GetPowerState(ctx, task); err == nil && st == drivers.PowerOff {
+			return true
+		}
+	}
+	return false
+}
+
+// agentCommand sends an agent command. Without an agent_url the agent is
+// unreachable, as in Ironic; with one, talking to the agent is not
+// implemented yet.
+func agentCommand(task drivers.Task, name string) error {
+	if !py.Truthy(task.DriverInternalInfo()["agent_url"]) {
+		return ironic.Errorf(ironic.AgentConnectionFailed, "Agent driver requires agent_url in driver_internal_info")
+	}
+	return ironic.Errorf(ironic.AgentConnectionFailed, "Sending the %s command to the agent is not implemented", name)
+}
+
+// switchToTenantNetwork is the switch_to_tenant_network step.
+func switchToTenantNetwork(ctx context.Context, task drivers.Task) error {
+	nw := task.Driver().Network
+	if nw == nil {
+		return nil
+	}
+	err := withNetworkPower(ctx, task, true, func() error {
+		if err := nw.RemoveProvisioningNetwork(ctx, task); err != nil {
+			return err
+		}
+		return nw.ConfigureTenantNetworks(ctx, task)
+	})
+	if err != nil {
+		return ironic.Errorf(ironic.InstanceDeployFailure, "Error changing node %s to tenant networks after deploy. %s: %s", task.NodeUUID(), faultClass(err), err)
+	}
+	return nil
+}
+
+// bootInstance is the boot_instance step: the node is powered on when its
+// power interface can.
+func bootInstance(ctx context.Context, task drivers.Task) error {
+	supported, err := task.Driver().Power.GetSupportedPowerStates(ctx, task)
+	if err == nil && slices.Contains(supported, drivers.PowerOn) {
+		err = task.PowerAction(ctx, drivers.PowerOn)
+	}
+	if err != nil {
+		return ironic.Errorf(ironic.InstanceDeployFailure, "Error booting node %s after deploy. %s: %s", task.NodeUUID(), faultClass(err), err)
+	}
+	return nil
+}
+
+// TearDown is AgentBaseMixin.tear_down: the node is powered off, its
+// volumes detached and its volume targets deleted, and it leaves the
+// tenant and provisioning networks.
+func (d *Deploy) TearDown(ctx context.Context, task drivers.Task) (string, error) {
+	return tearDown(ctx, task, d.cfg.Log)
+}
+
+func tearDown(ctx context.Context, task drivers.Task, log *slog.Logger) (string, error) {
+	if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+		return "", err
+	}
+	if err := storage.DeployTearDown(ctx, task, log); err != nil {
+		return "", err
+	}
+	nw := task.Driver().Network
+	if nw != nil {
+		err := withNetworkPower(ctx, task, true, func() error {
+			if err := nw.UnconfigureTenantNetworks(ctx, task); err != nil {
+				return err
+			}
+			return nw.RemoveProvisioningNetwork(ctx, task)
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	return drivers.StateDeleted, nil
+}
+
+// CleanUp is AgentBaseMixin.clean_up: the boot interface forgets the
+// agent ramdisk (when Ironic manages its boot) and the instance.
+func (d *Deploy) CleanUp(ctx context.Context, task drivers.Task) error {
+	return cleanUp(ctx, task, d.cfg.ManageAgentBoot)
+}
+
+func cleanUp(ctx context.Context, task drivers.Task, manageBoot bool) error {
+	boot := task.Driver().Boot
+	if manageBoot {
+		if err := boot.CleanUpRamdisk(ctx, task, ""); err != nil {
+			return err
+		}
+	}
+	return boot.CleanUpInstance(ctx, task)
+}
+
+// TakeOver has nothing to do.
+func (d *Deploy) TakeOver(context.Context, drivers.Task) error { return nil }
+
+// PrepareCleaning would boot the agent for in-band cleaning, which is not
+// implemented yet.
+func (d *Deploy) PrepareCleaning(context.Context, drivers.Task) (string, error) {
+	return "", drivers.NotImplemented(d.name, drivers.Deploy, "prepare in-band cleaning (the agent protocol is not implemented)")
+}
+
+// TearDownCleaning has nothing to undo.
+func (d *Deploy) TearDownCleaning(context.Context, drivers.Task) error { return nil }
+
+// Heartbeat would drive the deployment from the agent's call backs: not
+// implemented yet.
+func (d *Deploy) Heartbeat(context.Context, drivers.Task, drivers.Heartbeat) error {
+	return drivers.NotImplemented(d.name, drivers.Deploy, "handle heartbeats (the agent protocol is not implemented)")
+}
+
+// isFastTrack is Ironic's is_fast_track: fast track enabled for the node,
+// its agent alive and its power on.
+func (d *Deploy) isFastTrack(ctx context.Context, task drivers.Task) (bool, error) {
+	enabled := d.cfg.FastTrack
+	if v, ok := task.DriverInfo()["fast_track"]; ok && v != nil {
+		b, err := deployutil.BoolFromString(v)
+		if err != nil {
+			return false, drivers.InvalidParameter("Invalid value of fast_track: %s", err.Error())
+		}
+		enabled = b
+	}
+	if !enabled || !(&Power{cfg: d.cfg}).agentAlive(task) {
+		return false, nil
+	}
+	st, err := task.Driver().Power.GetPowerState(ctx, task)
+	return st == drivers.PowerOn, err
+}
+
+// withNetworkPower runs fn with the node powered on when its network
+// interface needs that to configure it (Ironic's
+// power_on_node_if_needed / restore_power_state_if_needed, and the
+// power_state_for_network_configuration context), the previous state
+// restored afterwards. Ironic also waits twice
+// [agent]neutron_agent_poll_interval around the switch; no network
+// interface here needs power (only Neutron smart NICs do).
+func withNetworkPower(ctx context.Context, task drivers.Task, manage bool, fn func() error) error {
+	nw := task.Driver().Network
+	restore := ""
+	if manage && nw != nil && nw.NeedPowerOn(ctx, task) {
+		st, err := task.Driver().Power.GetPowerState(ctx, task)
+		if err != nil {
+			return err
+		}
+		if st == drivers.PowerOff {
+			if err := task.PowerAction(ctx, drivers.PowerOn); err != nil {
+				return err
+			}
+			restore = st
+		}
+	}
+	err := fn()
+	if restore != "" {
+		if perr := task.PowerAction(ctx, restore); err == nil {
+			err = perr
+		}
+	}
+	return err
+}
+
+// faultClass is the Python exception class name of err, as Ironic's
+// messages quote it.
+func faultClass(err error) string {
+	if f, ok := err.(*ironic.Fault); ok {
+		return string(f.Class)
+	}
+	return "Exception"
+}
+
+func orFalse(v any) any {
+	if v == nil {
+		return false
+	}
+	return v
+}

@@ -1,0 +1,248 @@
+package agent_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/agent"
+	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/drivers/generic"
+	"github.com/goironic/ironic/drivers/pxe"
+)
+
+// recStorage is a storage interface that records what the deploy
+// interfaces ask of it; write says what ShouldWriteImage answers.
+type recStorage struct {
+	generic.NoopStorage
+	write bool
+	calls *[]string
+}
+
+func (s recStorage) AttachVolumes(context.Context, drivers.Task) error {
+	*s.calls = append(*s.calls, "attach")
+	return nil
+}
+
+func (s recStorage) DetachVolumes(context.Context, drivers.Task) error {
+	*s.calls = append(*s.calls, "detach")
+	return nil
+}
+
+func (s recStorage) ShouldWriteImage(context.Context, drivers.Task) (bool, error) { return s.write, nil }
+
+// recMgmt is the fake management interface recording boot devices.
+type recMgmt struct {
+	fake.Management
+	calls *[]string
+}
+
+func (m *recMgmt) SetBootDevice(_ context.Context, _ drivers.Task, dev string, persistent bool) error {
+	*m.calls = append(*m.calls, "boot device "+dev+map[bool]string{true: " persistent", false: " once"}[persistent])
+	return nil
+}
+
+// bfvTask is a deploying ipxe node whose boot volume is an iSCSI target.
+func bfvTask(deploy string, write bool, calls *[]string) *fake.Task {
+	boot := pxe.NewBoot(pxe.Config{HTTPURL: "http://h", HTTPRoot: "/r"}, true)
+	tk := &fake.Task{
+		Node: &fake.Node{UUID: "n1", Driver: "fake-hardware", ProvisionState: "deploying", PowerState: drivers.PowerOn,
+			Interfaces: map[drivers.Kind]string{drivers.Deploy: deploy},
+			Properties: map[string]any{"capabilities": "iscsi_boot:True"},
+			DriverInfo: map[string]any{"deploy_kernel": "http://h/k", "deploy_ramdisk": "http://h/r"}},
+		PortList: []drivers.Port{{UUID: "p", Address: "52:54:00:00:00:01"}},
+		Vols: &fake.VolumeStore{TargetList: []drivers.VolumeTarget{
+			{UUID: "t0", VolumeType: "iscsi", VolumeID: "v0", BootIndex: 0},
+			{UUID: "t1", VolumeType: "iscsi", VolumeID: "v1", BootIndex: 1},
+		}},
+	}
+	impls := fake.Implementations(fake.Config{})
+	var power drivers.PowerInterface
+	for _, im := range impls {
+		if im.Kind == drivers.Power {
+			power = im.Impl.(drivers.PowerInterface)
+		}
+	}
+	tk.Drv = &drivers.Driver{Power: power, Boot: boot, Management: &recMgmt{calls: calls},
+		Network: generic.NoopNetwork{}, Storage: recStorage{write: write, calls: calls}}
+	return tk
+}
+
+func runSteps(ctx context.Context, t *testing.T, st drivers.Stepper, tk *fake.Task) []string {
+	t.Helper()
+	var names []string
+	steps := st.Steps()
+	slices.SortStableFunc(steps, func(a, b drivers.Step) int { return b.Priority - a.Priority })
+	for _, s := range steps {
+		res, err := st.ExecuteStep(ctx, tk, s.Name, nil)
+		if err != nil {
+			t.Fatalf("step %s: %v", s.Name, err)
+		}
+		names = append(names, s.Name+"="+res)
+	}
+	return names
+}
+
+// TestDirectBootFromVolume follows Ironic's "direct" deploy of a node
+// booting from an iSCSI volume: prepare powers off, attaches and skips
+// the agent; the steps write nothing, set the node to boot from the
+// network persistently (its iPXE script holds the sanhook) and power it
+// on; tear down powers off, detaches and deletes the targets.
+func TestDirectBootFromVolume(t *testing.T) {
+	ctx := context.Background()
+	var calls []string
+	cfg := agent.DefaultConfig()
+	cfg.After = func(time.Duration) <-chan time.Time { t.Fatal("tear_down_agent waited"); return nil }
+	d := impl[drivers.DeployInterface](t, cfg, drivers.Deploy, "direct")
+	tk := bfvTask("direct", false, &calls)
+	if err := d.Prepare(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	if got := tk.Node.DriverInternalInfo["boot_from_volume"]; got != "t0" {
+		t.Errorf("boot_from_volume %v", got)
+	}
+	if want := []string{"attach"}; !slices.Equal(calls, want) {
+		t.Errorf("prepare: %v, want %v (no agent boot)", calls, want)
+	}
+	steps := runSteps(ctx, t, d.(drivers.Stepper), tk)
+	if want := []string{"deploy=", "write_image=", "prepare_instance_boot=", "tear_down_agent=", "switch_to_tenant_network=", "boot_instance="}; !slices.Equal(steps, want) {
+		t.Errorf("steps %v, want %v", steps, want)
+	}
+	if want := []string{"power off", "power on"}; !slices.Equal(tk.PowerActions, want) {
+		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
+	}
+	if want := []string{"attach", "boot device pxe persistent"}; !slices.Equal(calls, want) {
+		t.Errorf("calls %v, want %v", calls, want)
+	}
+	if got := tk.Node.DriverInternalInfo["deploy_boot_mode"]; got != "uefi" {
+		t.Errorf("deploy_boot_mode %v", got)
+	}
+	calls = nil
+	tk.Node.ProvisionState = "deleting"
+	if err := d.CleanUp(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := d.TearDown(ctx, tk); err != nil || st != drivers.StateDeleted {
+		t.Fatalf("tear down: %q %v", st, err)
+	}
+	if want := []string{"detach"}; !slices.Equal(calls, want) {
+		t.Errorf("tear down calls %v, want %v", calls, want)
+	}
+	if targets, _ := tk.Vols.Targets(ctx); len(targets) != 0 {
+		t.Errorf("targets left after tear down: %v", targets)
+	}
+	if _, ok := tk.Node.DriverInternalInfo["boot_from_volume"]; ok {
+		t.Error("boot_from_volume kept after tear down")
+	}
+	if got := tk.PowerActions[len(tk.PowerActions)-1]; got != "power off" {
+		t.Errorf("last power action %s", got)
+	}
+}
+
+// TestCustomAgentWaitsForAgent: with an image to write, prepare boots the
+// agent ramdisk (boot from the network once) and the deploy step reboots
+// the node and waits for the call back.
+func TestCustomAgentWaitsForAgent(t *testing.T) {
+	ctx := context.Background()
+	var calls []string
+	d := impl[drivers.DeployInterface](t, agent.DefaultConfig(), drivers.Deploy, "custom-agent")
+	tk := bfvTask("custom-agent", true, &calls)
+	tk.Vols = &fake.VolumeStore{}
+	if err := d.Prepare(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"attach", "boot device pxe once"}; !slices.Equal(calls, want) {
+		t.Errorf("prepare: %v, want %v", calls, want)
+	}
+	res, err := d.Deploy(ctx, tk)
+	if err != nil || res != drivers.StateDeployWait {
+		t.Fatalf("deploy: %q %v", res, err)
+	}
+	if want := []string{"power off", "rebooting"}; !slices.Equal(tk.PowerActions, want) {
+		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
+	}
+	// An earlier step that rebooted says so; the step doesn't reboot again.
+	tk.Node.DriverInternalInfo["deployment_reboot"] = true
+	if res, err := d.Deploy(ctx, tk); err != nil || res != drivers.StateDeployWait || len(tk.PowerActions) != 2 {
+		t.Errorf("deploy after a reboot: %q %v %v", res, err, tk.PowerActions)
+	}
+	if _, ok := tk.Node.DriverInternalInfo["deployment_reboot"]; ok {
+		t.Error("deployment_reboot kept")
+	}
+}
+
+// TestDirectRefusesImageWrite: "direct" with an image to write fails
+// clearly at prepare, since the agent protocol is not implemented.
+func TestDirectRefusesImageWrite(t *testing.T) {
+	ctx := context.Background()
+	var calls []string
+	d := impl[drivers.DeployInterface](t, agent.DefaultConfig(), drivers.Deploy, "direct")
+	tk := bfvTask("direct", true, &calls)
+	err := d.Prepare(ctx, tk)
+	if !ironic.IsClass(err, ironic.InstanceDeployFailure) || !strings.Contains(err.Error(), "Ironic Python Agent protocol is not implemented") {
+		t.Fatalf("prepare: %v", err)
+	}
+}
+
+// TestTearDownAgentForcesPowerOff: a node still on after the soft
+// power-off request (no agent) is polled, then forced off.
+func TestTearDownAgentForcesPowerOff(t *testing.T) {
+	ctx := context.Background()
+	var calls []string
+	cfg := agent.DefaultConfig()
+	waits := 0
+	cfg.After = func(d time.Duration) <-chan time.Time {
+		waits++
+		if d != 5*time.Second {
+			t.Errorf("waited %s", d)
+		}
+		c := make(chan time.Time, 1)
+		c <- time.Time{}
+		return c
+	}
+	d := impl[drivers.DeployInterface](t, cfg, drivers.Deploy, "direct")
+	tk := bfvTask("direct", false, &calls)
+	if _, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "tear_down_agent", nil); err != nil {
+		t.Fatal(err)
+	}
+	if waits != 6 || !slices.Equal(tk.PowerActions, []string{"power off"}) || tk.Node.PowerState != drivers.PowerOff {
+		t.Errorf("waits %d, power actions %v, state %s", waits, tk.PowerActions, tk.Node.PowerState)
+	}
+	tk.Node.DriverInfo["deploy_forces_oob_reboot"] = true
+	_, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "tear_down_agent", nil)
+	if err == nil || err.Error() != "Error rebooting node n1 after deploy. AgentConnectionFailed: Agent driver requires agent_url in driver_internal_info" {
+		t.Errorf("oob reboot without agent: %v", err)
+	}
+	if _, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "erase_devices", nil); err == nil ||
+		!strings.HasPrefix(err.Error(), "Deploy step {'interface': 'deploy', 'step': 'erase_devices'} has not been found.") {
+		t.Errorf("in-band step: %v", err)
+	}
+}
+
+// TestRamdiskDeploy: the ramdisk deploy interface powers off, prepares the
+// instance (network boot) and powers on in its single step.
+func TestRamdiskDeploy(t *testing.T) {
+	ctx := context.Background()
+	var calls []string
+	d := impl[drivers.DeployInterface](t, agent.DefaultConfig(), drivers.Deploy, "ramdisk")
+	tk := bfvTask("ramdisk", true, &calls)
+	tk.Vols = &fake.VolumeStore{}
+	tk.Node.InstanceInfo = map[string]any{"kernel": "http://h/k", "ramdisk": "http://h/r"}
+	if err := d.Prepare(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	steps := runSteps(ctx, t, d.(drivers.Stepper), tk)
+	if !slices.Equal(steps, []string{"deploy="}) {
+		t.Errorf("steps %v", steps)
+	}
+	if want := []string{"power off", "power off", "power on"}; !slices.Equal(tk.PowerActions, want) {
+		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
+	}
+	if want := []string{"attach", "boot device pxe persistent"}; !slices.Equal(calls, want) {
+		t.Errorf("calls %v, want %v", calls, want)
+	}
+}
