@@ -33,7 +33,9 @@ func (s recStorage) DetachVolumes(context.Context, drivers.Task) error {
 	return nil
 }
 
-func (s recStorage) ShouldWriteImage(context.Context, drivers.Task) (bool, error) { return s.write, nil }
+func (s recStorage) ShouldWriteImage(context.Context, drivers.Task) (bool, error) {
+	return s.write, nil
+}
 
 // recMgmt is the fake management interface recording boot devices.
 type recMgmt struct {
