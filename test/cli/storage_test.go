@@ -113,8 +113,46 @@ func testBootFromVolume(t *testing.T, w *world) {
 		c.OK(t, "node", "undeploy", name, "--wait", "60")
 	})
 
+	// The direct deploy interface deploys a node that boots from its
+	// volume without any agent: the volume is attached during the
+	// deployment, and tear down detaches it and deletes the node's
+	// volume targets, as Ironic's agent deploy does.
+	t.Run("deploy-direct", func(t *testing.T) {
+		c.OK(t, "node", "set", name, "--deploy-interface", "direct", "--driver-info", "deploy_kernel=http://192.0.2.1/k",
+			"--driver-info", "deploy_ramdisk=http://192.0.2.1/r")
+		before := len(w.cinder.Actions())
+		c.OK(t, "node", "deploy", name, "--wait", "60")
+		n := c.Object(t, "node", "show", node)
+		checkFields(t, "node after direct deploy", n, object{"provision_state": "active", "power_state": "power on", "last_error": nil})
+		if dii, _ := n["driver_internal_info"].(object); dii["deploy_boot_mode"] != nil || dii["boot_from_volume"] != nil {
+			// fake boot can't boot a volume: Ironic records no
+			// boot_from_volume, and fake boot syncs no boot mode.
+			t.Errorf("driver_internal_info after direct deploy: %v", dii)
+		}
+		if got := w.cinder.Volume(bfvVolume)["status"]; got != "in-use" {
+			t.Errorf("Cinder volume status after direct deploy = %v, want in-use", got)
+		}
+		var actions []string
+		for _, a := range w.cinder.Actions()[before:] {
+			actions = append(actions, strings.Fields(a)[0])
+		}
+		if got, want := strings.Join(actions, " "), "GET os-reserve os-initialize_connection os-attach metadata"; got != want {
+			t.Errorf("Cinder calls of the deployment: %s\nwant %s", got, want)
+		}
+		c.OK(t, "node", "undeploy", name, "--wait", "60")
+		checkFields(t, "node after undeploy", c.Object(t, "node", "show", node), object{"provision_state": "available", "power_state": "power off"})
+		if got := w.cinder.Volume(bfvVolume)["status"]; got != "available" {
+			t.Errorf("Cinder volume status after undeploy = %v, want available", got)
+		}
+		if rows := c.Rows(t, "volume", "target", "list", "--node", node); len(rows) != 0 {
+			t.Errorf("volume targets left after undeploy: %v", rows)
+		}
+		if rows := c.Rows(t, "volume", "connector", "list", "--node", node); len(rows) != 1 {
+			t.Errorf("volume connectors after undeploy: %v, want the one kept", rows)
+		}
+	})
+
 	t.Run("delete", func(t *testing.T) {
-		c.OK(t, "volume", "target", "delete", target)
 		c.OK(t, "volume", "connector", "delete", conn)
 		c.OK(t, "node", "delete", name)
 	})
