@@ -68,6 +68,12 @@ type ScriptConfig struct {
 	// ErrorSleep is how long the error script waits before it exits
 	// (seconds; 30 when 0).
 	ErrorSleep int
+	// NetbootFallback is [pxe]enable_netboot_fallback: an active node
+	// that boots from its local disk gets a script that boots that disk
+	// (Ironic's "goto boot_whole_disk" config). Without it Ironic removes
+	// the node's config at the end of the deployment, so such a node
+	// gets the error script.
+	NetbootFallback bool
 }
 
 // Script is a generated iPXE script. Problem is non-empty when the script
@@ -195,9 +201,9 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 	}
 	ii := n.InstanceInfo
 	d.AppendParams = clean(append_)
-	switch {
-	case bootVolume(n) != nil:
-		iscsi, problem := volumeOptions(n)
+	switch boot := iscsiBootVolume(n); {
+	case boot != nil:
+		iscsi, problem := volumeOptions(n, boot)
 		if problem != "" {
 			return d, problem
 		}
@@ -221,10 +227,28 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 		if r, ok := n.DriverInternalInfo["root_uuid_or_disk_id"].(string); ok && r != "" {
 			d.Root = clean("UUID=" + r)
 		}
-	default:
+	case s.cfg.NetbootFallback:
 		d.Goto = "boot_whole_disk"
+	default:
+		return d, localBootProblem(n)
 	}
 	return d, ""
+}
+
+// localBootProblem is why an active node that boots from its local disk
+// has no script: pxe_base.prepare_instance removes its (i)PXE config
+// unless [pxe]enable_netboot_fallback. A boot volume iPXE does not attach
+// (Fibre Channel: the ipxe boot interface has no fibre_channel_volume_boot
+// capability, so Ironic records no boot_from_volume) is booted as the local
+// disk the firmware presents, so it is named as a hint.
+func localBootProblem(n ScriptNode) string {
+	msg := fmt.Sprintf("node %s is active and boots from its local disk: it has no network boot configuration without [pxe]enable_netboot_fallback", n.UUID)
+	for _, t := range n.VolumeTargets {
+		if t.BootIndex != nil && *t.BootIndex == 0 && t.VolumeType != "iscsi" {
+			msg += fmt.Sprintf(" (boot volume %s is %s, which iPXE does not attach: the firmware boots it as a local disk)", t.UUID, t.VolumeType)
+		}
+	}
+	return msg
 }
 
 // netboot: the instance's kernel and ramdisk are booted over the network
@@ -298,19 +322,19 @@ func (s *Scripter) appendParams(n ScriptNode) (string, string) {
 	return p, ""
 }
 
-// bootVolume is the target driver_internal_info's boot_from_volume names,
-// else the boot_index 0 target.
-func bootVolume(n ScriptNode) *VolumeTarget {
+// iscsiBootVolume is deploy_utils.is_iscsi_boot: the target that
+// driver_internal_info's boot_from_volume names, when it is an iSCSI one.
+// Ironic records boot_from_volume at deploy time only when the boot
+// interface can boot the volume's type (ipxe: iscsi_volume_boot), so a
+// Fibre Channel boot volume, or targets added to an active node, do not
+// make it boot from a volume.
+func iscsiBootVolume(n ScriptNode) *VolumeTarget {
 	want, _ := n.DriverInternalInfo["boot_from_volume"].(string)
-	for i := range n.VolumeTargets {
-		t := &n.VolumeTargets[i]
-		if want != "" && t.UUID == want {
-			return t
-		}
+	if want == "" {
+		return nil
 	}
 	for i := range n.VolumeTargets {
-		t := &n.VolumeTargets[i]
-		if t.BootIndex != nil && *t.BootIndex == 0 {
+		if t := &n.VolumeTargets[i]; t.UUID == want && t.VolumeType == "iscsi" {
 			return t
 		}
 	}
@@ -321,11 +345,7 @@ func bootVolume(n ScriptNode) *VolumeTarget {
 // iSCSI URL and CHAP credentials, the initiator IQN of the node's iqn
 // connector, and every other iSCSI target as an extra sanhook drive
 // (0x81, 0x82, ... in boot_index order).
-func volumeOptions(n ScriptNode) (*iscsiData, string) {
-	boot := bootVolume(n)
-	if !strings.Contains(boot.VolumeType, "iscsi") {
-		return nil, fmt.Sprintf("node %s boots from volume %s of type %q, which iPXE cannot boot from", n.UUID, boot.UUID, boot.VolumeType)
-	}
+func volumeOptions(n ScriptNode, boot *VolumeTarget) (*iscsiData, string) {
 	d := &iscsiData{
 		Username: clean(str(boot.Properties["auth_username"])),
 		Password: clean(str(boot.Properties["auth_password"])),

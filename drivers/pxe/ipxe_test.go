@@ -34,17 +34,39 @@ func bfvNode() ScriptNode {
 	}
 }
 
+// fcNode is an active node whose boot volume is Fibre Channel, as a
+// deployment with the ipxe boot interface leaves it: no boot_from_volume.
+func fcNode() ScriptNode {
+	n := bfvNode()
+	n.DriverInternalInfo = map[string]any{"is_whole_disk_image": true}
+	n.VolumeTargets = []VolumeTarget{{UUID: "t-fc", VolumeType: "fibre_channel", BootIndex: ptr(0), Properties: map[string]any{
+		"target_wwn": []any{"500a09808e2b2a1f"}, "target_lun": 0}}}
+	n.VolumeConnectors = []VolumeConnector{{Type: "wwpn", ConnectorID: "21000024ff37a4b2"}, {Type: "wwnn", ConnectorID: "20000024ff37a4b2"}}
+	return n
+}
+
 func TestIPXEScriptGoldens(t *testing.T) {
 	cfg := ScriptConfig{HTTPURL: "http://10.0.2.2:5781/", KernelAppendParams: "nofb nomodeset vga=normal", APIURL: "http://10.0.2.2:5780"}
 	deployDI := map[string]any{"deploy_kernel": "glance-kernel-uuid", "deploy_ramdisk": "glance-ramdisk-uuid",
 		"rescue_kernel": "http://images.example/rescue.kernel", "rescue_ramdisk": "http://images.example/rescue.initramfs"}
+	fallback := func(c *ScriptConfig) { c.NetbootFallback = true }
+	localNode := ScriptNode{UUID: nodeUUID, ProvisionState: "active", DriverInternalInfo: map[string]any{"is_whole_disk_image": true}}
 	cases := map[string]struct {
 		cfg  func(*ScriptConfig)
 		node ScriptNode
 	}{
 		"active_bfv_iscsi": {node: bfvNode()},
-		"active_bfv_fc":    {node: func() ScriptNode { n := bfvNode(); n.VolumeTargets[1].VolumeType = "fibre_channel"; return n }()},
-		"active_local":     {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DriverInternalInfo: map[string]any{"is_whole_disk_image": true}}},
+		// A Fibre Channel boot volume: the ipxe boot interface has no
+		// fibre_channel_volume_boot capability, so Ironic records no
+		// boot_from_volume and boots the node as a local-boot one.
+		"active_bfv_fc":          {node: fcNode()},
+		"active_bfv_fc_fallback": {cfg: fallback, node: fcNode()},
+		// iSCSI targets without boot_from_volume (added after the
+		// deployment, or a boot interface without iscsi_volume_boot):
+		// is_iscsi_boot is false, the node boots locally.
+		"active_bfv_unrecorded": {cfg: fallback, node: func() ScriptNode { n := bfvNode(); n.DriverInternalInfo = map[string]any{}; return n }()},
+		"active_local":          {node: localNode},
+		"active_local_fallback": {cfg: fallback, node: localNode},
 		"active_netboot": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active",
 			InstanceInfo:       map[string]any{"image_source": "http://images.example/part.img", "kernel": "http://images.example/vmlinuz", "ramdisk": "initrd-glance-id", "capabilities": map[string]any{"boot_option": "netboot"}},
 			DriverInternalInfo: map[string]any{"root_uuid_or_disk_id": "4b4f5ad2-7e5e-4c2a-a3c5-6a1d8bb0e5c5"}}},

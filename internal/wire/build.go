@@ -70,6 +70,7 @@ func ipxeScripter(cfg *conf.Config) (*pxe.Scripter, error) {
 		DeployRamdisk:      cfg.Conductor.DeployRamdisk,
 		RescueKernel:       cfg.Conductor.RescueKernel,
 		RescueRamdisk:      cfg.Conductor.RescueRamdisk,
+		NetbootFallback:    cfg.PXE.EnableNetbootFallback,
 	})
 }
 

@@ -107,16 +107,22 @@ func (s *server) node(mac, state string, driverInfo, instanceInfo map[string]any
 	n := s.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "boot_interface": "ipxe", "driver_info": driverInfo})
 	uuid := n["uuid"].(string)
 	s.call("POST", "/v1/ports", map[string]any{"node_uuid": uuid, "address": mac})
+	ii, _ := json.Marshal(instanceInfo)
+	s.sql("UPDATE nodes SET provision_state = ?, instance_info = ? WHERE uuid = ?", state, string(ii), uuid)
+	return uuid
+}
+
+// sql runs a statement on the server's database.
+func (s *server) sql(query string, args ...any) {
+	s.t.Helper()
 	db, err := sql.Open("sqlite", s.dbPath)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	defer db.Close()
-	ii, _ := json.Marshal(instanceInfo)
-	if _, err := db.Exec("UPDATE nodes SET provision_state = ?, instance_info = ? WHERE uuid = ?", state, string(ii), uuid); err != nil {
+	if _, err := db.Exec(query, args...); err != nil {
 		s.t.Fatal(err)
 	}
-	return uuid
 }
 
 func startServer(ctx context.Context, t *testing.T, fileURL string) *server {
@@ -288,9 +294,12 @@ func TestIPXEBootsFromOurScript(t *testing.T) {
 	netboot := map[string]any{"image_source": fileURL + "/part.img", "kernel": fileURL + "/instance.vmlinuz", "ramdisk": fileURL + "/instance.initrd"}
 	s.node("52:54:00:12:34:02", "active", di, netboot)
 	bfv := s.node("52:54:00:12:34:03", "active", di, map[string]any{})
-	s.call("POST", "/v1/volume/targets", map[string]any{"node_uuid": bfv, "volume_type": "iscsi", "boot_index": 0, "volume_id": "vol-0",
+	vt := s.call("POST", "/v1/volume/targets", map[string]any{"node_uuid": bfv, "volume_type": "iscsi", "boot_index": 0, "volume_id": "vol-0",
 		"properties": map[string]any{"target_portal": fmt.Sprintf("%s:%d", guestHost, port(il)), "target_iqn": "iqn.2010-10.org.openstack:vol-0",
 			"target_lun": 0, "auth_username": "chap", "auth_password": "secret"}})
+	// What the deployment records when the boot interface boots iSCSI
+	// volumes (deploy_utils.populate_storage_driver_internal_info).
+	s.sql("UPDATE nodes SET driver_internal_info = ? WHERE uuid = ?", fmt.Sprintf(`{"boot_from_volume": %q}`, vt["uuid"]), bfv)
 	s.node("52:54:00:12:34:04", "available", di, nil)
 
 	// iPXE expands ${mac} as 52:54:00:12:34:01, ${mac:hexhyp} as
