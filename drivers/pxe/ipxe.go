@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
 )
 
@@ -74,6 +75,13 @@ type ScriptConfig struct {
 	// the node's config at the end of the deployment, so such a node
 	// gets the error script.
 	NetbootFallback bool
+	// IPXEUseSwift is [pxe]ipxe_use_swift. Ironic then gives iPXE Swift
+	// temporary URLs for deploy and rescue images that are Glance images,
+	// which it finds through Glance; this service has no Glance client, so
+	// a node whose deploy or rescue image is a Glance image gets the error
+	// script saying so, rather than an <http_url> location that nothing
+	// fills (Ironic does not cache those images when the option is set).
+	IPXEUseSwift bool
 }
 
 // Script is a generated iPXE script. Problem is non-empty when the script
@@ -184,10 +192,21 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 		return d, err
 	}
 	if mode, ok := deployLikeStates[n.ProvisionState]; ok {
-		k, r := s.agentImages(n, mode)
-		if k == "" || r == "" {
+		kref, rref := s.agentImages(n, mode)
+		if kref == nil || rref == nil {
 			return d, fmt.Sprintf("node %s is %s but has no %s_kernel and %s_ramdisk in its driver_info or the configuration", n.UUID, n.ProvisionState, mode, mode)
 		}
+		if s.cfg.IPXEUseSwift {
+			for _, img := range []struct {
+				label string
+				ref   any
+			}{{mode + "_kernel", kref}, {mode + "_ramdisk", rref}} {
+				if deployutil.IsGlanceImage(img.ref) {
+					return d, fmt.Sprintf("node %s's %s %s is a Glance image and [pxe]ipxe_use_swift is set, but this service has no Glance client to make a Swift temporary URL for it: give the image as an http(s) URL", n.UUID, img.label, py.Str(img.ref))
+				}
+			}
+		}
+		k, r := s.imageURL(n, kref, mode+"_kernel"), s.imageURL(n, rref, mode+"_ramdisk")
 		params := append_
 		if s.cfg.APIURL != "" {
 			params = strings.TrimSpace(params + " ipa-api-url=" + s.cfg.APIURL)
@@ -268,8 +287,9 @@ func netboot(n ScriptNode) bool {
 }
 
 // agentImages is pxe_utils.parse_driver_info: driver_info's
-// <mode>_kernel/<mode>_ramdisk, else the [conductor] defaults.
-func (s *Scripter) agentImages(n ScriptNode, mode string) (string, string) {
+// <mode>_kernel/<mode>_ramdisk, else the [conductor] defaults; nil, nil
+// when either is missing.
+func (s *Scripter) agentImages(n ScriptNode, mode string) (any, any) {
 	k, r := n.DriverInfo[mode+"_kernel"], n.DriverInfo[mode+"_ramdisk"]
 	if !py.Truthy(k) && !py.Truthy(r) {
 		if mode == "rescue" {
@@ -279,9 +299,9 @@ func (s *Scripter) agentImages(n ScriptNode, mode string) (string, string) {
 		}
 	}
 	if !py.Truthy(k) || !py.Truthy(r) {
-		return "", ""
+		return nil, nil
 	}
-	return s.imageURL(n, k, mode+"_kernel"), s.imageURL(n, r, mode+"_ramdisk")
+	return k, r
 }
 
 // imageURL is where iPXE fetches an image: the reference itself when it is

