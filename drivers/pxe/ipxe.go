@@ -124,6 +124,9 @@ type scriptData struct {
 	RamdiskOpts  string
 	BootISO      string
 	ISCSI        *iscsiData
+	// KSCfg, Stage2 and Repo are the anaconda (kickstart) boot's inst.ks,
+	// inst.stage2 and inst.repo.
+	KSCfg, Stage2, Repo string
 }
 
 type iscsiData struct {
@@ -164,7 +167,7 @@ func (s *Scripter) Render(n ScriptNode) Script {
 // spaced finds an image location with white space in it: iPXE would read
 // the rest as further arguments (or, after "||", as another command).
 func spaced(d scriptData) string {
-	for _, v := range []string{d.Kernel, d.Ramdisk, d.BootISO} {
+	for _, v := range []string{d.Kernel, d.Ramdisk, d.BootISO, d.KSCfg, d.Stage2, d.Repo} {
 		if strings.ContainsAny(v, " \t") {
 			return v
 		}
@@ -190,6 +193,9 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 	append_, err := s.appendParams(n)
 	if err != "" {
 		return d, err
+	}
+	if n.DeployInterface == "anaconda" && (n.ProvisionState == "deploying" || n.ProvisionState == "wait call-back") {
+		return s.anaconda(n, d, append_)
 	}
 	if mode, ok := deployLikeStates[n.ProvisionState]; ok {
 		kref, rref := s.agentImages(n, mode)
@@ -250,6 +256,33 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 		d.Goto = "boot_whole_disk"
 	default:
 		return d, localBootProblem(n)
+	}
+	return d, ""
+}
+
+// anaconda is the anaconda deploy interface's boot: its deploy step runs
+// the boot interface's prepare_instance, which switches the node's config
+// to "goto boot_anaconda" (pxe_utils.build_instance_pxe_options with
+// service=True), and the node stays there until the installer calls back.
+// The instance kernel and ramdisk come from instance_info (Ironic copies a
+// Glance image's kernel_id/ramdisk_id there); the kickstart file and the
+// stage2 image are the files the Python conductor renders and caches in
+// Ironic's <http_url>/<node> layout (ks.cfg; LiveOS/squashfs.img under the
+// stage2 URL, the node's directory); with is_source_a_path the
+// image_source is the installation tree (inst.repo) instead of stage2.
+func (s *Scripter) anaconda(n ScriptNode, d scriptData, append_ string) (scriptData, string) {
+	ii := n.InstanceInfo
+	if !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) {
+		return d, fmt.Sprintf("node %s is %s with the anaconda deploy interface but its instance_info has no kernel and ramdisk", n.UUID, n.ProvisionState)
+	}
+	base := strings.TrimRight(s.cfg.HTTPURL, "/") + "/" + n.UUID
+	d.Goto, d.AppendParams = "boot_anaconda", clean(append_)
+	d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii["kernel"], "kernel")), clean(s.imageURL(n, ii["ramdisk"], "ramdisk"))
+	d.KSCfg = clean(base + "/ks.cfg")
+	if py.Truthy(n.DriverInternalInfo["is_source_a_path"]) {
+		d.Repo = clean(str(ii["image_source"]))
+	} else {
+		d.Stage2 = clean(base)
 	}
 	return d, ""
 }

@@ -95,7 +95,16 @@ func TestIPXEScriptGoldens(t *testing.T) {
 				"deploy_kernel": "http://images.example/ipa.kernel", "deploy_ramdisk": "glance://0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11"}}},
 		"rescuing_swift_urls": {cfg: func(c *ScriptConfig) { c.IPXEUseSwift = true },
 			node: ScriptNode{UUID: nodeUUID, ProvisionState: "rescuing", DriverInfo: deployDI}},
-		"unknown_node": {},
+		// The anaconda deploy interface while the installer runs.
+		"anaconda_wait_call-back": {cfg: func(c *ScriptConfig) { c.IPXETimeout = 30 }, node: ScriptNode{UUID: nodeUUID, ProvisionState: "wait call-back", DeployInterface: "anaconda", DriverInfo: deployDI,
+			InstanceInfo: map[string]any{"image_source": "0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11", "kernel": "kernel-glance-id", "ramdisk": "http://images.example/initrd.img"}}},
+		"anaconda_deploying_repo": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DeployInterface: "anaconda", DriverInfo: deployDI,
+			InstanceInfo:       map[string]any{"image_source": "http://mirror.example/9-stream/BaseOS/x86_64/os/", "kernel": "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/vmlinuz", "ramdisk": "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/initrd.img"},
+			DriverInternalInfo: map[string]any{"is_source_a_path": true}}},
+		"anaconda_nokernel": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "wait call-back", DeployInterface: "anaconda", DriverInfo: deployDI}},
+		// Cleaning an anaconda node runs IPA as any other.
+		"anaconda_cleaning": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "cleaning", DeployInterface: "anaconda", DriverInfo: deployDI}},
+		"unknown_node":      {},
 		"spaced_image": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
 			DriverInfo: map[string]any{"deploy_kernel": "http://x/k || shell", "deploy_ramdisk": "http://x/r"}}},
 	}
