@@ -4,7 +4,6 @@ import (
 	"embed"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 	"text/template"
 
@@ -396,8 +395,9 @@ func iscsiBootVolume(n ScriptNode) *VolumeTarget {
 
 // volumeOptions is pxe_utils.get_volume_pxe_options: the boot volume's
 // iSCSI URL and CHAP credentials, the initiator IQN of the node's iqn
-// connector, and every other iSCSI target as an extra sanhook drive
-// (0x81, 0x82, ... in boot_index order).
+// connector, and every other iSCSI target (boot_index not 0) as an extra
+// sanhook drive, 0x81, 0x82, ... in the order the node's targets are
+// listed (by id, as Ironic's task.volume_targets).
 func volumeOptions(n ScriptNode, boot *VolumeTarget) (*iscsiData, string) {
 	d := &iscsiData{
 		Username: clean(str(boot.Properties["auth_username"])),
@@ -414,11 +414,10 @@ func volumeOptions(n ScriptNode, boot *VolumeTarget) (*iscsiData, string) {
 	}
 	extra := make([]VolumeTarget, 0, len(n.VolumeTargets))
 	for _, t := range n.VolumeTargets {
-		if t.UUID != boot.UUID && strings.Contains(t.VolumeType, "iscsi") {
+		if (t.BootIndex == nil || *t.BootIndex != 0) && strings.Contains(t.VolumeType, "iscsi") {
 			extra = append(extra, t)
 		}
 	}
-	sort.SliceStable(extra, func(i, j int) bool { return bootIndex(extra[i]) < bootIndex(extra[j]) })
 	for i, t := range extra {
 		d.Extra = append(d.Extra, iscsiVolume{
 			Drive: fmt.Sprintf("0x%x", 0x81+i), URL: clean(iscsiURL(t.Properties)),
@@ -426,13 +425,6 @@ func volumeOptions(n ScriptNode, boot *VolumeTarget) (*iscsiData, string) {
 		})
 	}
 	return d, ""
-}
-
-func bootIndex(t VolumeTarget) int64 {
-	if t.BootIndex == nil {
-		return 1 << 62
-	}
-	return *t.BootIndex
 }
 
 // iscsiURL is get_volume_pxe_options' __generate_iscsi_url:
