@@ -305,9 +305,13 @@ func localBootProblem(n ScriptNode) string {
 // netboot: the instance's kernel and ramdisk are booted over the network
 // (a partition image with boot_option netboot, or one that names its
 // kernel and ramdisk without asking for local boot).
+//
+// Not for the anaconda deploy interface: its instance kernel and ramdisk
+// are the installer's, and once the installer called back Ironic removes
+// the node's config (clean_up_instance) and boots it from its disk.
 func netboot(n ScriptNode) bool {
 	ii := n.InstanceInfo
-	if !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) || py.Truthy(n.DriverInternalInfo["is_whole_disk_image"]) {
+	if n.DeployInterface == "anaconda" || !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) || py.Truthy(n.DriverInternalInfo["is_whole_disk_image"]) {
 		return false
 	}
 	if caps, ok := ii["capabilities"].(map[string]any); ok {

@@ -102,6 +102,10 @@ func TestIPXEScriptGoldens(t *testing.T) {
 			InstanceInfo:       map[string]any{"image_source": "http://mirror.example/9-stream/BaseOS/x86_64/os/", "kernel": "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/vmlinuz", "ramdisk": "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/initrd.img"},
 			DriverInternalInfo: map[string]any{"is_source_a_path": true}}},
 		"anaconda_nokernel": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "wait call-back", DeployInterface: "anaconda", DriverInfo: deployDI}},
+		// Installed: local boot (Ironic removed the config), not netboot
+		// of the installer.
+		"anaconda_active": {cfg: fallback, node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DeployInterface: "anaconda",
+			InstanceInfo: map[string]any{"image_source": "0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11", "kernel": "kernel-glance-id", "ramdisk": "http://images.example/initrd.img"}}},
 		// Cleaning an anaconda node runs IPA as any other.
 		"anaconda_cleaning": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "cleaning", DeployInterface: "anaconda", DriverInfo: deployDI}},
 		"unknown_node":      {},
