@@ -88,16 +88,29 @@ func TestIPXEConfigActive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var bootTarget string
 	for i, props := range []map[string]any{
 		{"target_portal": "10.0.2.2:5790", "target_iqn": "iqn.2010-10.org.openstack:boot", "target_lun": 0, "auth_username": "chap", "auth_password": "secret"},
 		{"target_portal": "10.0.2.2:5791", "target_iqn": "iqn.2010-10.org.openstack:data", "target_lun": 1, "auth_username": "u1", "auth_password": "p1"},
 	} {
 		idx := int64(i)
-		if _, err := s.Store.CreateVolumeTarget(context.Background(), &models.VolumeTarget{NodeID: &n.ID, VolumeType: models.Ptr("iscsi"),
-			BootIndex: &idx, VolumeID: models.Ptr("vol-" + string(rune('a'+i))), Properties: props}); err != nil {
+		vt, err := s.Store.CreateVolumeTarget(context.Background(), &models.VolumeTarget{NodeID: &n.ID, VolumeType: models.Ptr("iscsi"),
+			BootIndex: &idx, VolumeID: models.Ptr("vol-" + string(rune('a'+i))), Properties: props})
+		if err != nil {
 			t.Fatal(err)
 		}
+		if i == 0 {
+			bootTarget = vt.UUID
+		}
 	}
+	// Targets alone do not make it boot from a volume: Ironic's
+	// is_iscsi_boot needs the boot_from_volume the deployment records.
+	setState(t, s, uuid, db.Values{"instance_info": map[string]any{}, "driver_internal_info": map[string]any{"is_whole_disk_image": true}})
+	body = getScript(t, s, ipxePath+"?node_uuid="+uuid)
+	if !strings.Contains(body, "boots from its local disk") || !strings.Contains(body, "\nexit 1\n") {
+		t.Errorf("local boot without [pxe]enable_netboot_fallback:\n%s", body)
+	}
+	setState(t, s, uuid, db.Values{"driver_internal_info": map[string]any{"is_whole_disk_image": true, "boot_from_volume": bootTarget}})
 	body = getScript(t, s, ipxePath+"?node_uuid="+uuid)
 	for _, want := range []string{
 		"set username chap\nset password secret\nsanhook --drive 0x80 iscsi:10.0.2.2::5790:0:iqn.2010-10.org.openstack:boot || goto fail_iscsi_retry",
@@ -107,6 +120,19 @@ func TestIPXEConfigActive(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("no %q in\n%s", want, body)
 		}
+	}
+}
+
+// TestIPXEConfigNetbootFallback: [pxe]enable_netboot_fallback from
+// ironic.conf gives a local-boot node Ironic's boot_whole_disk script.
+func TestIPXEConfigNetbootFallback(t *testing.T) {
+	s := NewSetup(t, WithConf("pxe.enable_netboot_fallback", "true"))
+	n := s.Must(http.StatusCreated, "POST", "/v1/nodes", map[string]any{"driver": "fake-hardware"})
+	uuid := n.Field("uuid").(string)
+	setState(t, s, uuid, db.Values{"provision_state": "active", "driver_internal_info": map[string]any{"is_whole_disk_image": true}})
+	body := getScript(t, s, ipxePath+"?node_uuid="+uuid)
+	if want := "#!ipxe\n\ngoto boot_whole_disk\n\n:boot_whole_disk\nsanboot --no-describe || exit 0\n"; strings.TrimRight(body, "\n")+"\n" != want {
+		t.Errorf("got\n%s\nwant\n%s", body, want)
 	}
 }
 

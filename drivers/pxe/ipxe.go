@@ -4,10 +4,10 @@ import (
 	"embed"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 	"text/template"
 
+	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
 )
 
@@ -68,6 +68,19 @@ type ScriptConfig struct {
 	// ErrorSleep is how long the error script waits before it exits
 	// (seconds; 30 when 0).
 	ErrorSleep int
+	// NetbootFallback is [pxe]enable_netboot_fallback: an active node
+	// that boots from its local disk gets a script that boots that disk
+	// (Ironic's "goto boot_whole_disk" config). Without it Ironic removes
+	// the node's config at the end of the deployment, so such a node
+	// gets the error script.
+	NetbootFallback bool
+	// IPXEUseSwift is [pxe]ipxe_use_swift. Ironic then gives iPXE Swift
+	// temporary URLs for deploy and rescue images that are Glance images,
+	// which it finds through Glance; this service has no Glance client, so
+	// a node whose deploy or rescue image is a Glance image gets the error
+	// script saying so, rather than an <http_url> location that nothing
+	// fills (Ironic does not cache those images when the option is set).
+	IPXEUseSwift bool
 }
 
 // Script is a generated iPXE script. Problem is non-empty when the script
@@ -110,6 +123,9 @@ type scriptData struct {
 	RamdiskOpts  string
 	BootISO      string
 	ISCSI        *iscsiData
+	// KSCfg, Stage2 and Repo are the anaconda (kickstart) boot's inst.ks,
+	// inst.stage2 and inst.repo.
+	KSCfg, Stage2, Repo string
 }
 
 type iscsiData struct {
@@ -150,7 +166,7 @@ func (s *Scripter) Render(n ScriptNode) Script {
 // spaced finds an image location with white space in it: iPXE would read
 // the rest as further arguments (or, after "||", as another command).
 func spaced(d scriptData) string {
-	for _, v := range []string{d.Kernel, d.Ramdisk, d.BootISO} {
+	for _, v := range []string{d.Kernel, d.Ramdisk, d.BootISO, d.KSCfg, d.Stage2, d.Repo} {
 		if strings.ContainsAny(v, " \t") {
 			return v
 		}
@@ -177,11 +193,25 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 	if err != "" {
 		return d, err
 	}
+	if n.DeployInterface == "anaconda" && (n.ProvisionState == "deploying" || n.ProvisionState == "wait call-back") {
+		return s.anaconda(n, d, append_)
+	}
 	if mode, ok := deployLikeStates[n.ProvisionState]; ok {
-		k, r := s.agentImages(n, mode)
-		if k == "" || r == "" {
+		kref, rref := s.agentImages(n, mode)
+		if kref == nil || rref == nil {
 			return d, fmt.Sprintf("node %s is %s but has no %s_kernel and %s_ramdisk in its driver_info or the configuration", n.UUID, n.ProvisionState, mode, mode)
 		}
+		if s.cfg.IPXEUseSwift {
+			for _, img := range []struct {
+				label string
+				ref   any
+			}{{mode + "_kernel", kref}, {mode + "_ramdisk", rref}} {
+				if deployutil.IsGlanceImage(img.ref) {
+					return d, fmt.Sprintf("node %s's %s %s is a Glance image and [pxe]ipxe_use_swift is set, but this service has no Glance client to make a Swift temporary URL for it: give the image as an http(s) URL", n.UUID, img.label, py.Str(img.ref))
+				}
+			}
+		}
+		k, r := s.imageURL(n, kref, mode+"_kernel"), s.imageURL(n, rref, mode+"_ramdisk")
 		params := append_
 		if s.cfg.APIURL != "" {
 			params = strings.TrimSpace(params + " ipa-api-url=" + s.cfg.APIURL)
@@ -195,9 +225,9 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 	}
 	ii := n.InstanceInfo
 	d.AppendParams = clean(append_)
-	switch {
-	case bootVolume(n) != nil:
-		iscsi, problem := volumeOptions(n)
+	switch boot := iscsiBootVolume(n); {
+	case boot != nil:
+		iscsi, problem := volumeOptions(n, boot)
 		if problem != "" {
 			return d, problem
 		}
@@ -221,18 +251,67 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 		if r, ok := n.DriverInternalInfo["root_uuid_or_disk_id"].(string); ok && r != "" {
 			d.Root = clean("UUID=" + r)
 		}
-	default:
+	case s.cfg.NetbootFallback:
 		d.Goto = "boot_whole_disk"
+	default:
+		return d, localBootProblem(n)
 	}
 	return d, ""
+}
+
+// anaconda is the anaconda deploy interface's boot: its deploy step runs
+// the boot interface's prepare_instance, which switches the node's config
+// to "goto boot_anaconda" (pxe_utils.build_instance_pxe_options with
+// service=True), and the node stays there until the installer calls back.
+// The instance kernel and ramdisk come from instance_info (Ironic copies a
+// Glance image's kernel_id/ramdisk_id there); the kickstart file and the
+// stage2 image are the files the Python conductor renders and caches in
+// Ironic's <http_url>/<node> layout (ks.cfg; LiveOS/squashfs.img under the
+// stage2 URL, the node's directory); with is_source_a_path the
+// image_source is the installation tree (inst.repo) instead of stage2.
+func (s *Scripter) anaconda(n ScriptNode, d scriptData, append_ string) (scriptData, string) {
+	ii := n.InstanceInfo
+	if !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) {
+		return d, fmt.Sprintf("node %s is %s with the anaconda deploy interface but its instance_info has no kernel and ramdisk", n.UUID, n.ProvisionState)
+	}
+	base := strings.TrimRight(s.cfg.HTTPURL, "/") + "/" + n.UUID
+	d.Goto, d.AppendParams = "boot_anaconda", clean(append_)
+	d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii["kernel"], "kernel")), clean(s.imageURL(n, ii["ramdisk"], "ramdisk"))
+	d.KSCfg = clean(base + "/ks.cfg")
+	if py.Truthy(n.DriverInternalInfo["is_source_a_path"]) {
+		d.Repo = clean(str(ii["image_source"]))
+	} else {
+		d.Stage2 = clean(base)
+	}
+	return d, ""
+}
+
+// localBootProblem is why an active node that boots from its local disk
+// has no script: pxe_base.prepare_instance removes its (i)PXE config
+// unless [pxe]enable_netboot_fallback. A boot volume iPXE does not attach
+// (Fibre Channel: the ipxe boot interface has no fibre_channel_volume_boot
+// capability, so Ironic records no boot_from_volume) is booted as the local
+// disk the firmware presents, so it is named as a hint.
+func localBootProblem(n ScriptNode) string {
+	msg := fmt.Sprintf("node %s is active and boots from its local disk: it has no network boot configuration without [pxe]enable_netboot_fallback", n.UUID)
+	for _, t := range n.VolumeTargets {
+		if t.BootIndex != nil && *t.BootIndex == 0 && t.VolumeType != "iscsi" {
+			msg += fmt.Sprintf(" (boot volume %s is %s, which iPXE does not attach: the firmware boots it as a local disk)", t.UUID, t.VolumeType)
+		}
+	}
+	return msg
 }
 
 // netboot: the instance's kernel and ramdisk are booted over the network
 // (a partition image with boot_option netboot, or one that names its
 // kernel and ramdisk without asking for local boot).
+//
+// Not for the anaconda deploy interface: its instance kernel and ramdisk
+// are the installer's, and once the installer called back Ironic removes
+// the node's config (clean_up_instance) and boots it from its disk.
 func netboot(n ScriptNode) bool {
 	ii := n.InstanceInfo
-	if !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) || py.Truthy(n.DriverInternalInfo["is_whole_disk_image"]) {
+	if n.DeployInterface == "anaconda" || !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) || py.Truthy(n.DriverInternalInfo["is_whole_disk_image"]) {
 		return false
 	}
 	if caps, ok := ii["capabilities"].(map[string]any); ok {
@@ -244,8 +323,9 @@ func netboot(n ScriptNode) bool {
 }
 
 // agentImages is pxe_utils.parse_driver_info: driver_info's
-// <mode>_kernel/<mode>_ramdisk, else the [conductor] defaults.
-func (s *Scripter) agentImages(n ScriptNode, mode string) (string, string) {
+// <mode>_kernel/<mode>_ramdisk, else the [conductor] defaults; nil, nil
+// when either is missing.
+func (s *Scripter) agentImages(n ScriptNode, mode string) (any, any) {
 	k, r := n.DriverInfo[mode+"_kernel"], n.DriverInfo[mode+"_ramdisk"]
 	if !py.Truthy(k) && !py.Truthy(r) {
 		if mode == "rescue" {
@@ -255,9 +335,9 @@ func (s *Scripter) agentImages(n ScriptNode, mode string) (string, string) {
 		}
 	}
 	if !py.Truthy(k) || !py.Truthy(r) {
-		return "", ""
+		return nil, nil
 	}
-	return s.imageURL(n, k, mode+"_kernel"), s.imageURL(n, r, mode+"_ramdisk")
+	return k, r
 }
 
 // imageURL is where iPXE fetches an image: the reference itself when it is
@@ -298,19 +378,19 @@ func (s *Scripter) appendParams(n ScriptNode) (string, string) {
 	return p, ""
 }
 
-// bootVolume is the target driver_internal_info's boot_from_volume names,
-// else the boot_index 0 target.
-func bootVolume(n ScriptNode) *VolumeTarget {
+// iscsiBootVolume is deploy_utils.is_iscsi_boot: the target that
+// driver_internal_info's boot_from_volume names, when it is an iSCSI one.
+// Ironic records boot_from_volume at deploy time only when the boot
+// interface can boot the volume's type (ipxe: iscsi_volume_boot), so a
+// Fibre Channel boot volume, or targets added to an active node, do not
+// make it boot from a volume.
+func iscsiBootVolume(n ScriptNode) *VolumeTarget {
 	want, _ := n.DriverInternalInfo["boot_from_volume"].(string)
-	for i := range n.VolumeTargets {
-		t := &n.VolumeTargets[i]
-		if want != "" && t.UUID == want {
-			return t
-		}
+	if want == "" {
+		return nil
 	}
 	for i := range n.VolumeTargets {
-		t := &n.VolumeTargets[i]
-		if t.BootIndex != nil && *t.BootIndex == 0 {
+		if t := &n.VolumeTargets[i]; t.UUID == want && t.VolumeType == "iscsi" {
 			return t
 		}
 	}
@@ -319,13 +399,10 @@ func bootVolume(n ScriptNode) *VolumeTarget {
 
 // volumeOptions is pxe_utils.get_volume_pxe_options: the boot volume's
 // iSCSI URL and CHAP credentials, the initiator IQN of the node's iqn
-// connector, and every other iSCSI target as an extra sanhook drive
-// (0x81, 0x82, ... in boot_index order).
-func volumeOptions(n ScriptNode) (*iscsiData, string) {
-	boot := bootVolume(n)
-	if !strings.Contains(boot.VolumeType, "iscsi") {
-		return nil, fmt.Sprintf("node %s boots from volume %s of type %q, which iPXE cannot boot from", n.UUID, boot.UUID, boot.VolumeType)
-	}
+// connector, and every other iSCSI target (boot_index not 0) as an extra
+// sanhook drive, 0x81, 0x82, ... in the order the node's targets are
+// listed (by id, as Ironic's task.volume_targets).
+func volumeOptions(n ScriptNode, boot *VolumeTarget) (*iscsiData, string) {
 	d := &iscsiData{
 		Username: clean(str(boot.Properties["auth_username"])),
 		Password: clean(str(boot.Properties["auth_password"])),
@@ -341,11 +418,10 @@ func volumeOptions(n ScriptNode) (*iscsiData, string) {
 	}
 	extra := make([]VolumeTarget, 0, len(n.VolumeTargets))
 	for _, t := range n.VolumeTargets {
-		if t.UUID != boot.UUID && strings.Contains(t.VolumeType, "iscsi") {
+		if (t.BootIndex == nil || *t.BootIndex != 0) && strings.Contains(t.VolumeType, "iscsi") {
 			extra = append(extra, t)
 		}
 	}
-	sort.SliceStable(extra, func(i, j int) bool { return bootIndex(extra[i]) < bootIndex(extra[j]) })
 	for i, t := range extra {
 		d.Extra = append(d.Extra, iscsiVolume{
 			Drive: fmt.Sprintf("0x%x", 0x81+i), URL: clean(iscsiURL(t.Properties)),
@@ -353,13 +429,6 @@ func volumeOptions(n ScriptNode) (*iscsiData, string) {
 		})
 	}
 	return d, ""
-}
-
-func bootIndex(t VolumeTarget) int64 {
-	if t.BootIndex == nil {
-		return 1 << 62
-	}
-	return *t.BootIndex
 }
 
 // iscsiURL is get_volume_pxe_options' __generate_iscsi_url:

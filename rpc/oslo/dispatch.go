@@ -8,6 +8,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 )
 
@@ -88,6 +89,17 @@ func guard(a *args, call func() (any, error)) (any, error) {
 		return nil, a.err
 	}
 	return call()
+}
+
+// vendorResult is a vendor passthru answer as Ironic's manager returns
+// it: the dict {'return': ..., 'async': ..., 'attach': ...}, built in
+// that order, which json.dumps keeps (a Go struct or map would be
+// written with sorted keys).
+func vendorResult(r *rpc.VendorResult, err error) (any, error) {
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return pyjson.Object{{Key: "return", Value: r.Return}, {Key: "async", Value: r.Async}, {Key: "attach", Value: r.Attach}}, nil
 }
 
 func guard0(a *args, call func() error) (any, error) {
@@ -300,11 +312,11 @@ var handlers = map[string]handler{
 	},
 	"vendor_passthru": func(ctx context.Context, d call, a *args) (any, error) {
 		id, m, hm, info := a.str("node_id"), a.str("driver_method"), a.str("http_method"), a.anyValue("info", true)
-		return guard(a, func() (any, error) { return d.api.VendorPassthru(ctx, d.topic, id, m, hm, info) })
+		return guard(a, func() (any, error) { return vendorResult(d.api.VendorPassthru(ctx, d.topic, id, m, hm, info)) })
 	},
 	"driver_vendor_passthru": func(ctx context.Context, d call, a *args) (any, error) {
 		drv, m, hm, info := a.str("driver_name"), a.str("driver_method"), a.str("http_method"), a.anyValue("info", true)
-		return guard(a, func() (any, error) { return d.api.DriverVendorPassthru(ctx, d.topic, drv, m, hm, info) })
+		return guard(a, func() (any, error) { return vendorResult(d.api.DriverVendorPassthru(ctx, d.topic, drv, m, hm, info)) })
 	},
 	"do_node_deploy": func(ctx context.Context, d call, a *args) (any, error) {
 		id, rebuild, cd := a.str("node_id"), a.boolean("rebuild", false), a.anyValue("configdrive", false)

@@ -52,7 +52,8 @@ func (f *framesTransport) Cast(ctx context.Context, topic string, req *Request) 
 // TestIPXEConfigFrames: the ipxe_config call (driver_vendor_passthru with
 // the query as info) and its reply, whose result dict carries Ironic's
 // {"return", "async", "attach"} with attach true and the script as the
-// return value.
+// return value. The reply golden is the frame Python writes, keys in the
+// manager's order (testdata/golden/reply/vendor_reply.py prints it).
 func TestIPXEConfigFrames(t *testing.T) {
 	fake := oslotest.New()
 	script := "#!ipxe\n\ngoto deploy\n"
