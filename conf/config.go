@@ -350,6 +350,13 @@ type DeploySection struct {
 	FastTrackTimeout           time.Duration
 	PowerOffAfterDeployFailure bool
 	RamdiskImageDownloadSource string
+	// The disk erasure options the agent gets for cleaning.
+	ShredRandomOverwriteIterations int
+	ShredFinalOverwriteWithZeros   bool
+	ContinueIfDiskSecureEraseFails bool
+	EnableNVMeSecureErase          bool
+	EnableATASecureErase           bool
+	DiskErasureConcurrency         int
 }
 
 // DHCPSection holds the [dhcp] options.

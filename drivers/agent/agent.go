@@ -50,6 +50,17 @@ type Config struct {
 	After func(time.Duration) <-chan time.Time
 	// Log receives the interfaces' warnings; nil discards them.
 	Log *slog.Logger
+
+	// The [deploy] disk erasure options handed to the agent for cleaning:
+	// shred_random_overwrite_iterations, shred_final_overwrite_with_zeros,
+	// continue_if_disk_secure_erase_fails, enable_nvme_secure_erase,
+	// enable_ata_secure_erase and disk_erasure_concurrency.
+	ShredRandomOverwriteIterations int
+	ShredFinalOverwriteWithZeros   bool
+	ContinueIfDiskSecureEraseFails bool
+	EnableNVMeSecureErase          bool
+	EnableATASecureErase           bool
+	DiskErasureConcurrency         int
 }
 
 // DefaultConfig is Ironic's default configuration.
@@ -63,6 +74,12 @@ func DefaultConfig() Config {
 
 		PostDeployPowerStateRetries:       6,
 		PostDeployPowerStateRetryInterval: 5 * time.Second,
+
+		ShredRandomOverwriteIterations: 1,
+		ShredFinalOverwriteWithZeros:   true,
+		EnableNVMeSecureErase:          true,
+		EnableATASecureErase:           true,
+		DiskErasureConcurrency:         4,
 	}
 }
 
@@ -78,7 +95,7 @@ func Implementations(cfg Config) []drivers.Implementation {
 	return []drivers.Implementation{
 		{Kind: drivers.Deploy, Name: "direct", Impl: &Deploy{cfg: cfg, name: "direct", image: true}},
 		{Kind: drivers.Deploy, Name: "custom-agent", Impl: &Deploy{cfg: cfg, name: "custom-agent"}},
-		{Kind: drivers.Deploy, Name: "ramdisk", Impl: &RamdiskDeploy{DeployBase: drivers.DeployBase{Log: cfg.Log}}},
+		{Kind: drivers.Deploy, Name: "ramdisk", Impl: &RamdiskDeploy{DeployBase: drivers.DeployBase{Log: cfg.Log}, cfg: cfg}},
 		{Kind: drivers.RAID, Name: "agent", Impl: &RAID{}},
 		{Kind: drivers.Rescue, Name: "agent", Impl: &Rescue{cfg: cfg}},
 		{Kind: drivers.Power, Name: "agent", Impl: &Power{cfg: cfg}},
@@ -240,7 +257,10 @@ func validNoProxy(v any) bool {
 
 // RamdiskDeploy is the "ramdisk" deploy interface: the node boots a
 // ramdisk and stays there.
-type RamdiskDeploy struct{ drivers.DeployBase }
+type RamdiskDeploy struct {
+	drivers.DeployBase
+	cfg Config
+}
 
 // GetProperties returns none.
 func (*RamdiskDeploy) GetProperties() drivers.Properties { return nil }
@@ -349,6 +369,17 @@ func (*RamdiskDeploy) CleanUp(ctx context.Context, task drivers.Task) error {
 
 // TakeOver has nothing to do.
 func (*RamdiskDeploy) TakeOver(context.Context, drivers.Task) error { return nil }
+
+// PrepareCleaning is AgentBaseMixin.prepare_cleaning: the agent ramdisk
+// boots for in-band cleaning.
+func (r *RamdiskDeploy) PrepareCleaning(ctx context.Context, task drivers.Task) (string, error) {
+	return r.cfg.prepareInbandCleaning(ctx, task, true)
+}
+
+// TearDownCleaning is AgentBaseMixin.tear_down_cleaning.
+func (r *RamdiskDeploy) TearDownCleaning(ctx context.Context, task drivers.Task) error {
+	return r.cfg.tearDownInbandCleaning(ctx, task, true)
+}
 
 // RAID is the "agent" RAID interface: the agent builds the volumes.
 type RAID struct{ drivers.RAIDBase }

@@ -395,14 +395,86 @@ func cleanUp(ctx context.Context, task drivers.Task, manageBoot bool) error {
 // TakeOver has nothing to do.
 func (d *Deploy) TakeOver(context.Context, drivers.Task) error { return nil }
 
-// PrepareCleaning would boot the agent for in-band cleaning, which is not
-// implemented yet.
-func (d *Deploy) PrepareCleaning(context.Context, drivers.Task) (string, error) {
-	return "", drivers.NotImplemented(d.name, drivers.Deploy, "prepare in-band cleaning (the agent protocol is not implemented)")
+// PrepareCleaning is AgentBaseMixin.prepare_cleaning.
+func (d *Deploy) PrepareCleaning(ctx context.Context, task drivers.Task) (string, error) {
+	return d.cfg.prepareInbandCleaning(ctx, task, d.cfg.ManageAgentBoot)
 }
 
-// TearDownCleaning has nothing to undo.
-func (d *Deploy) TearDownCleaning(context.Context, drivers.Task) error { return nil }
+// TearDownCleaning is AgentBaseMixin.tear_down_cleaning.
+func (d *Deploy) TearDownCleaning(ctx context.Context, task drivers.Task) error {
+	return d.cfg.tearDownInbandCleaning(ctx, task, d.cfg.ManageAgentBoot)
+}
+
+// prepareInbandCleaning is Ironic's deploy_utils.prepare_inband_cleaning:
+// the node joins the cleaning network, driver_internal_info gets the
+// agent's disk erasure options, the agent ramdisk is prepared to boot and
+// the node reboots into it; cleaning then waits for the agent (clean
+// wait). With fast track (a live agent on a powered node) nothing
+// reboots and the steps go on at once.
+func (c Config) prepareInbandCleaning(ctx context.Context, task drivers.Task, manageBoot bool) (string, error) {
+	fast, err := c.isFastTrack(ctx, task)
+	if err != nil {
+		return "", err
+	}
+	if nw := task.Driver().Network; nw != nil {
+		err := withNetworkPower(ctx, task, !fast, func() error {
+			_, err := nw.AddCleaningNetwork(ctx, task)
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	dii := task.DriverInternalInfo()
+	dii["agent_erase_devices_iterations"] = c.ShredRandomOverwriteIterations
+	dii["agent_erase_devices_zeroize"] = c.ShredFinalOverwriteWithZeros
+	dii["agent_continue_if_secure_erase_failed"] = c.ContinueIfDiskSecureEraseFails
+	dii["agent_continue_if_ata_erase_failed"] = c.ContinueIfDiskSecureEraseFails
+	dii["agent_enable_nvme_secure_erase"] = c.EnableNVMeSecureErase
+	dii["agent_enable_ata_secure_erase"] = c.EnableATASecureErase
+	dii["disk_erasure_concurrency"] = c.DiskErasureConcurrency
+	if err := task.Save(ctx); err != nil {
+		return "", err
+	}
+	if manageBoot {
+		if err := task.Driver().Boot.PrepareRamdisk(ctx, task, map[string]any{}, deployutil.RescueOrDeployMode(task)); err != nil {
+			return "", err
+		}
+	}
+	if fast, err = c.isFastTrack(ctx, task); err != nil || fast {
+		return "", err
+	}
+	if err := task.PowerAction(ctx, drivers.Reboot); err != nil {
+		return "", err
+	}
+	return drivers.StateCleanWait, nil
+}
+
+// tearDownInbandCleaning is Ironic's deploy_utils.tear_down_inband_cleaning:
+// the node is powered off (not when fast tracked), the agent ramdisk's
+// boot cleaned up and the cleaning network removed. Ironic keeps a node
+// whose cleaning failed powered on; the node's fault is not visible to
+// drivers here, so such a node is powered off too.
+func (c Config) tearDownInbandCleaning(ctx context.Context, task drivers.Task, manageBoot bool) error {
+	fast, err := c.isFastTrack(ctx, task)
+	if err != nil {
+		return err
+	}
+	if !fast {
+		if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+			return err
+		}
+	}
+	if manageBoot {
+		if err := task.Driver().Boot.CleanUpRamdisk(ctx, task, ""); err != nil {
+			return err
+		}
+	}
+	if nw := task.Driver().Network; nw != nil {
+		return withNetworkPower(ctx, task, true, func() error { return nw.RemoveCleaningNetwork(ctx, task) })
+	}
+	return nil
+}
 
 // Heartbeat would drive the deployment from the agent's call backs: not
 // implemented yet.
@@ -413,7 +485,11 @@ func (d *Deploy) Heartbeat(context.Context, drivers.Task, drivers.Heartbeat) err
 // isFastTrack is Ironic's is_fast_track: fast track enabled for the node,
 // its agent alive and its power on.
 func (d *Deploy) isFastTrack(ctx context.Context, task drivers.Task) (bool, error) {
-	enabled := d.cfg.FastTrack
+	return d.cfg.isFastTrack(ctx, task)
+}
+
+func (c Config) isFastTrack(ctx context.Context, task drivers.Task) (bool, error) {
+	enabled := c.FastTrack
 	if v, ok := task.DriverInfo()["fast_track"]; ok && v != nil {
 		b, err := deployutil.BoolFromString(v)
 		if err != nil {
@@ -421,7 +497,7 @@ func (d *Deploy) isFastTrack(ctx context.Context, task drivers.Task) (bool, erro
 		}
 		enabled = b
 	}
-	if !enabled || !(&Power{cfg: d.cfg}).agentAlive(task) {
+	if !enabled || !(&Power{cfg: c}).agentAlive(task) {
 		return false, nil
 	}
 	st, err := task.Driver().Power.GetPowerState(ctx, task)

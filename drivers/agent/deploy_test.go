@@ -248,3 +248,34 @@ func TestRamdiskDeploy(t *testing.T) {
 		t.Errorf("calls %v, want %v", calls, want)
 	}
 }
+
+// TestPrepareCleaningBootsAgent: in-band cleaning records the agent's
+// disk erasure options, boots the agent ramdisk (network boot once),
+// reboots and waits; tearing it down powers the node off.
+func TestPrepareCleaningBootsAgent(t *testing.T) {
+	ctx := context.Background()
+	var calls []string
+	d := impl[drivers.DeployInterface](t, agent.DefaultConfig(), drivers.Deploy, "direct")
+	tk := bfvTask("direct", true, &calls)
+	tk.Node.ProvisionState = "cleaning"
+	st, err := d.PrepareCleaning(ctx, tk)
+	if err != nil || st != drivers.StateCleanWait {
+		t.Fatalf("prepare cleaning: %q %v", st, err)
+	}
+	dii := tk.Node.DriverInternalInfo
+	for k, want := range map[string]any{"agent_erase_devices_iterations": 1, "agent_erase_devices_zeroize": true,
+		"agent_continue_if_secure_erase_failed": false, "agent_enable_ata_secure_erase": true, "disk_erasure_concurrency": 4} {
+		if dii[k] != want {
+			t.Errorf("%s = %v, want %v", k, dii[k], want)
+		}
+	}
+	if want := []string{"boot device pxe once"}; !slices.Equal(calls, want) {
+		t.Errorf("calls %v, want %v", calls, want)
+	}
+	if err := d.TearDownCleaning(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"rebooting", "power off"}; !slices.Equal(tk.PowerActions, want) {
+		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
+	}
+}

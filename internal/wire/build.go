@@ -56,6 +56,11 @@ func agentConfig(cfg *conf.Config, log *slog.Logger) agent.Config {
 	ac.FastTrack, ac.FastTrackTimeout = cfg.Deploy.FastTrack, cfg.Deploy.FastTrackTimeout
 	ac.PostDeployPowerStateRetries = cfg.Agent.PostDeployGetPowerStateRetries
 	ac.PostDeployPowerStateRetryInterval = cfg.Agent.PostDeployGetPowerStateRetryInterval
+	d := cfg.Deploy
+	ac.ShredRandomOverwriteIterations, ac.ShredFinalOverwriteWithZeros = d.ShredRandomOverwriteIterations, d.ShredFinalOverwriteWithZeros
+	ac.ContinueIfDiskSecureEraseFails = d.ContinueIfDiskSecureEraseFails
+	ac.EnableNVMeSecureErase, ac.EnableATASecureErase = d.EnableNVMeSecureErase, d.EnableATASecureErase
+	ac.DiskErasureConcurrency = d.DiskErasureConcurrency
 	ac.Log = log
 	return ac
 }
