@@ -8,8 +8,8 @@
 // (each only when given and non-empty, as Python's truth test decides). JSON
 // files are written as Python's json.dump writes them. The image itself is
 // laid out in memory (isowriter.go): ISO 9660 with genisoimage's names plus
-// Rock Ridge with the real ones, as `genisoimage -r -J -l -V config-2`
-// writes it, less the Joliet tree.
+// Rock Ridge with the real ones, and a Joliet tree, as `genisoimage -r -J
+// -l -V config-2` writes it.
 package configdrive
 
 import (
@@ -154,7 +154,8 @@ type Builder struct {
 	Now func() time.Time
 }
 
-// ISO writes the ISO 9660 + Rock Ridge image of files, labelled config-2.
+// ISO writes the ISO 9660 + Rock Ridge + Joliet image of files, labelled
+// config-2.
 func (b Builder) ISO(ctx context.Context, files []File) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -203,7 +204,7 @@ func TestIsoinfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := isoinfo(t, "-d", "-i", iso)
-	for _, want := range []string{"\nVolume id: config-2\n", "\nPublisher id: metalsmith\n", "\nRock Ridge signatures version 1 found"} {
+	for _, want := range []string{"\nVolume id: config-2\n", "\nPublisher id: metalsmith\n", "\nJoliet with UCS level 3 found\n", "\nRock Ridge signatures version 1 found"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("isoinfo -d lacks %q:\n%s", want, d)
 		}
@@ -215,15 +216,18 @@ func TestIsoinfo(t *testing.T) {
 			t.Errorf("blkid: %v\n%s", err, out)
 		}
 	}
-	listing := isoinfo(t, "-l", "-R", "-i", iso)
-	for _, f := range files {
-		name := f.Path[strings.LastIndex(f.Path, "/")+1:]
-		if !strings.Contains(listing, name) {
-			t.Errorf("isoinfo -l lacks %s:\n%s", f.Path, listing)
-		}
-		got := isoinfo(t, "-R", "-i", iso, "-x", "/"+f.Path)
-		if got != string(f.Data) {
-			t.Errorf("isoinfo -x %s = %q, want %q", f.Path, got, f.Data)
+	// Every file, by its real name, through Rock Ridge and through Joliet.
+	for _, tree := range []string{"-R", "-J"} {
+		listing := isoinfo(t, "-l", tree, "-i", iso)
+		for _, f := range files {
+			name := f.Path[strings.LastIndex(f.Path, "/")+1:]
+			if !strings.Contains(listing, " "+name+" \n") {
+				t.Errorf("isoinfo -l %s lacks %s:\n%s", tree, f.Path, listing)
+			}
+			got := isoinfo(t, tree, "-i", iso, "-x", "/"+f.Path)
+			if got != string(f.Data) {
+				t.Errorf("isoinfo %s -x %s = %q, want %q", tree, f.Path, got, f.Data)
+			}
 		}
 	}
 	// The JSON read back is the input (plus the node's uuid and name).
@@ -250,6 +254,7 @@ func TestIsoinfo(t *testing.T) {
 	}
 
 	golden, goldenISO := "testdata/reference-tree.golden", "testdata/reference-tree-iso9660.golden"
+	goldenJoliet := "testdata/reference-tree-joliet.golden"
 	if *update {
 		ref := filepath.Join(t.TempDir(), "reference.iso")
 		cmd := exec.Command("/usr/bin/python3", "testdata/reference.py", "testdata/sample.json", ref)
@@ -260,6 +265,9 @@ func TestIsoinfo(t *testing.T) {
 			if err := os.WriteFile(g, []byte(strings.Join(tree(t, ref, rr), "\n")+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if err := os.WriteFile(goldenJoliet, []byte(jolietListing(t, ref)), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 	// The Rock Ridge names (what Linux and cloud-init see) and the ISO 9660
@@ -273,6 +281,29 @@ func TestIsoinfo(t *testing.T) {
 			t.Errorf("file tree (Rock Ridge %v) differs from Ironic 21.4's:\n got:\n%s\nwant:\n%s", rr, got, want)
 		}
 	}
+	// So is the Joliet tree: names, sizes, modes, in isoinfo's order.
+	want, err := os.ReadFile(goldenJoliet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jolietListing(t, iso); got != string(want) {
+		t.Errorf("Joliet tree differs from Ironic 21.4's:\n got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// isoinfoDateExtent is the part of an `isoinfo -l` line that depends on
+// when and how the image was laid out: the date and the extent (the file
+// flags after it stay).
+var isoinfoDateExtent = regexp.MustCompile(` [A-Z][a-z]{2} [ 0-9]\d \d{4} \[ *\d+ `)
+
+// jolietListing is `isoinfo -J -l`, without dates, extents and trailing
+// blanks.
+func jolietListing(t *testing.T, iso string) string {
+	lines := strings.Split(isoinfo(t, "-J", "-l", "-i", iso), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(isoinfoDateExtent.ReplaceAllString(l, " ["), " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // BenchmarkBuild64KiB builds a config drive with 64 KiB of user_data (the
