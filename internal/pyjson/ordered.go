@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // DecodeOrdered decodes one JSON document the way Python's json.loads does,
@@ -89,4 +90,75 @@ func decodeOrderedValue(dec *json.Decoder) (any, error) {
 	default:
 		return t, nil
 	}
+}
+
+// PythonNumbers returns v (decoded JSON: nil, bool, string, json.Number,
+// []any, Object, map[string]any) with its numbers as json.loads holds
+// them, so that Marshal writes what json.dumps(json.loads(...)) writes: a
+// number with a fraction or an exponent is a float (1e5 is 100000.0,
+// 1.50 is 1.5, 1e400 is Infinity), an integer keeps its digits ("-0" is
+// 0). Containers are copied only where a number changes.
+func PythonNumbers(v any) any {
+	out, _ := pythonNumbers(v)
+	return out
+}
+
+func pythonNumbers(v any) (any, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		s := string(x)
+		if bytes.ContainsAny([]byte(s), ".eE") {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return v, false
+			}
+			return f, true
+		}
+		if s == "-0" {
+			return json.Number("0"), true
+		}
+	case Object:
+		var out Object
+		for i, m := range x {
+			if nv, changed := pythonNumbers(m.Value); changed {
+				if out == nil {
+					out = append(Object(nil), x...)
+				}
+				out[i].Value = nv
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if nv, changed := pythonNumbers(e); changed {
+				if out == nil {
+					out = make(map[string]any, len(x))
+					for k2, e2 := range x {
+						out[k2] = e2
+					}
+				}
+				out[k] = nv
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			if nv, changed := pythonNumbers(e); changed {
+				if out == nil {
+					out = append([]any(nil), x...)
+				}
+				out[i] = nv
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }
