@@ -112,12 +112,12 @@ func Files(node Node, c Contents) ([]File, error) {
 		return nil, fmt.Errorf("meta_data: %w", err)
 	}
 	var netJSON, vendorJSON, userData []byte
-	if truthy(c.NetworkData) {
+	if Truthy(c.NetworkData) {
 		if netJSON, err = marshal(c.NetworkData); err != nil {
 			return nil, fmt.Errorf("network_data: %w", err)
 		}
 	}
-	if truthy(c.VendorData) {
+	if Truthy(c.VendorData) {
 		if vendorJSON, err = marshal(c.VendorData); err != nil {
 			return nil, fmt.Errorf("vendor_data: %w", err)
 		}
@@ -150,12 +150,10 @@ func Files(node Node, c Contents) ([]File, error) {
 	return files, nil
 }
 
-// Truthy is Python's truth test for a decoded JSON value: Ironic builds
-// and stores a configdrive only when it is truthy.
-func Truthy(v any) bool { return truthy(v) }
-
-// truthy is Python's truth test for a decoded JSON value.
-func truthy(v any) bool {
+// Truthy is Python's truth test for a decoded JSON value: Ironic writes a
+// file only for a truthy value, and builds and stores a configdrive only
+// when it is truthy.
+func Truthy(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return false
