@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/kdomanski/iso9660"
 )
@@ -100,7 +100,7 @@ func isoIdent(name string, dir bool) string {
 func jolietIdent(name string) string {
 	b := make([]byte, 0, 2*len(name))
 	for _, r := range name {
-		if r < 0x20 || r > 0xFFFF || utf16.IsSurrogate(r) || strings.ContainsRune(`*/:;?\`, r) {
+		if r < 0x20 || r > 0xFFFF || strings.ContainsRune(`*/:;?\`, r) {
 			r = '_'
 		}
 		b = append(b, byte(r>>8), byte(r))
@@ -306,7 +306,7 @@ func writeISO(files []File, volumeID string, now time.Time) ([]byte, error) {
 				}
 			}
 			if next == nil {
-				if len(utf16.Encode([]rune(p))) > jolietMaxName {
+				if utf8.RuneCountInString(p) > jolietMaxName {
 					return nil, fmt.Errorf("%q: Joliet names have at most %d characters", p, jolietMaxName)
 				}
 				next = &isoNode{name: p, dir: i < len(parts)-1, parent: d}
