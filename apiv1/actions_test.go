@@ -12,6 +12,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 )
 
@@ -91,7 +92,7 @@ func TestProvisionCalls(t *testing.T) {
 			Call{"DoNodeDeploy", []any{uuid, false, "H4sI", []map[string]any(nil)}}},
 		{"active-dict", "deploy failed", map[string]any{"target": "active", "configdrive": map[string]any{"meta_data": map[string]any{}},
 			"deploy_steps": []any{map[string]any{"interface": "deploy", "step": "s", "args": map[string]any{}, "priority": 5}}},
-			Call{"DoNodeDeploy", []any{uuid, false, map[string]any{"meta_data": map[string]any{}},
+			Call{"DoNodeDeploy", []any{uuid, false, pyjson.Object{{Key: "meta_data", Value: pyjson.Object{}}},
 				[]map[string]any{{"interface": "deploy", "step": "s", "args": map[string]any{}, "priority": float64(5)}}}}},
 		{"rebuild", "active", map[string]any{"target": "rebuild", "configdrive": "http://cd"},
 			Call{"DoNodeDeploy", []any{uuid, true, "http://cd", []map[string]any(nil)}}},

@@ -441,7 +441,10 @@ func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *pr
 		if p.hasDeploySteps {
 			steps = stepMaps(p.deploySteps)
 		}
-		return c.DoNodeDeploy(ctx, topic, n.UUID, target == "rebuild", plain(p.configdrive), steps)
+		// The configdrive dict goes as Python's ironic-api sends what
+		// json.loads made of it: keys in the client's order (Ironic writes
+		// meta_data and the rest out in it), numbers as Python holds them.
+		return c.DoNodeDeploy(ctx, topic, n.UUID, target == "rebuild", pyjson.PythonNumbers(p.configdrive), steps)
 	case "unrescue":
 		return c.DoNodeUnrescue(ctx, topic, n.UUID)
 	case "rescue":

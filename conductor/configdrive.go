@@ -7,6 +7,7 @@ import (
 
 	ironic "github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers/configdrive"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // ObjectStore is the Swift account config drives are published in
@@ -30,10 +31,13 @@ func configdriveObject(uuid string) string { return "configdrive-" + uuid }
 // config-2 ISO image and stored gzipped and base64-encoded (Ironic keeps the
 // dict and builds it later in get_configdrive_image; building it at once
 // means every consumer sees one format and a bad dict fails the deploy at
-// its start).
+// its start). The dict comes as a pyjson.Object in the client's key order
+// (the API and RPC keep it), so meta_data.json and the other files read as
+// Ironic's json.dump of the same dict.
 func (m *Manager) storeConfigdrive(ctx context.Context, t *task, cd any) error {
-	if d, ok := cd.(map[string]any); ok {
-		c, err := configdrive.FromMap(d)
+	switch cd.(type) {
+	case pyjson.Object, map[string]any:
+		c, err := configdrive.FromDict(cd)
 		if err != nil {
 			return ironic.Errorf(ironic.InvalidParameterValue, "Invalid configdrive: %s", err)
 		}

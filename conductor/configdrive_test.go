@@ -14,14 +14,18 @@ import (
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers/configdrive"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/swift"
 	"github.com/goironic/ironic/internal/swift/swifttest"
 	"github.com/goironic/ironic/states"
 )
 
 // TestDeployBuildsConfigdrive: the JSON form is built into a gzip+base64
-// config-2 image at deploy start (meta_data uuid/name from the node), a
-// string is stored as given, rebuild replaces it, tear down clears it.
+// config-2 image at deploy start (meta_data uuid/name from the node, after
+// the given keys; every file's keys in the order the dict came in, as
+// Ironic's json.dump writes them), a string is stored as given, rebuild
+// replaces it, an empty dict stores nothing (Python's `if configdrive:`),
+// tear down clears it.
 func TestDeployBuildsConfigdrive(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, dbtest.SQLite(t))
@@ -31,11 +35,14 @@ func TestDeployBuildsConfigdrive(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := n.UUID
-	cd := map[string]any{
-		"meta_data":    map[string]any{"hostname": "h1"},
-		"network_data": map[string]any{"links": []any{}, "networks": []any{}, "services": []any{}},
-		"user_data":    "#cloud-config\n",
-		"vendor_data":  map[string]any{"k": "v"},
+	// As the API and RPC hand it over: keys in the client's order.
+	cd, err := pyjson.DecodeOrdered([]byte(`{
+		"meta_data": {"hostname": "h1", "availability_zone": "az", "weight": 1.50},
+		"network_data": {"services": [], "networks": [], "links": []},
+		"user_data": "#cloud-config\n",
+		"vendor_data": {"k": "v", "b": {"z": 1, "a": 2}}}`))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := m.DoNodeDeploy(ctx, "", u, false, cd, nil); err != nil {
 		t.Fatal(err)
@@ -62,10 +69,10 @@ func TestDeployBuildsConfigdrive(t *testing.T) {
 	}
 	root, _ := r.RootDir()
 	want := map[string]string{
-		"meta_data.json":    `{"hostname": "h1", "name": "cd-node", "uuid": "` + u + `"}`,
-		"network_data.json": `{"links": [], "networks": [], "services": []}`,
+		"meta_data.json":    `{"hostname": "h1", "availability_zone": "az", "weight": 1.5, "uuid": "` + u + `", "name": "cd-node"}`,
+		"network_data.json": `{"services": [], "networks": [], "links": []}`,
 		"user_data":         "#cloud-config\n",
-		"vendor_data2.json": `{"k": "v"}`,
+		"vendor_data2.json": `{"k": "v", "b": {"z": 1, "a": 2}}`,
 	}
 	for _, dir := range []string{"2012-08-10", "latest"} {
 		for name, body := range want {
@@ -91,6 +98,15 @@ func TestDeployBuildsConfigdrive(t *testing.T) {
 	m.Wait()
 	if got := h.byUUID(t, u); got.InstanceInfo["configdrive"] != nil {
 		t.Errorf("configdrive left after tear down: %v", got.InstanceInfo)
+	}
+
+	// An empty dict is no config drive.
+	if err := m.DoNodeDeploy(ctx, "", u, false, pyjson.Object{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	m.Wait()
+	if got := h.byUUID(t, u); got.InstanceInfo["configdrive"] != nil || models.Deref(got.ProvisionState) != states.Active {
+		t.Errorf("after deploy with {}: %v %s", got.InstanceInfo, models.Deref(got.ProvisionState))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/configdrive"
 	"github.com/goironic/ironic/internal/pyschema"
 	"github.com/goironic/ironic/states"
 )
@@ -173,10 +174,10 @@ func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []
 }
 
 // doNodeDeploy is deployments.do_node_deploy, in the worker.
-func (m *Manager) doNodeDeploy(ctx context.Context, t *task, configdrive any, deploySteps []map[string]any) {
+func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps []map[string]any) {
 	t.wipeDeployInternalInfo()
-	if configdrive != nil && configdrive != "" {
-		if err := m.storeConfigdrive(ctx, t, configdrive); err != nil {
+	if configdrive.Truthy(cd) { // Python's `if configdrive:`
+		if err := m.storeConfigdrive(ctx, t, cd); err != nil {
 			m.deployingError(ctx, t, configdriveErrorMessage(err), false)
 			return
 		}

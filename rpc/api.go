@@ -109,7 +109,9 @@ type ConductorAPI interface {
 	DriverVendorPassthru(ctx context.Context, topic, driver, method, httpMethod string, info any) (*VendorResult, error)
 
 	// DoNodeDeploy deploys (or with rebuild, redeploys) a node; configdrive
-	// is nil, a string or a dict; deploySteps is nil unless given (1.22/1.52).
+	// is nil, a string or a dict (a pyjson.Object in the client's key
+	// order, which the config drive's files keep; a map[string]any is
+	// taken in sorted order); deploySteps is nil unless given (1.22/1.52).
 	DoNodeDeploy(ctx context.Context, topic, nodeUUID string, rebuild bool, configdrive any, deploySteps []map[string]any) error
 	// DoNodeTearDown undeploys a node (1.6).
 	DoNodeTearDown(ctx context.Context, topic, nodeUUID string) error

@@ -8,8 +8,8 @@
 // (each only when given and non-empty, as Python's truth test decides). JSON
 // files are written as Python's json.dump writes them. The image itself is
 // laid out in memory (isowriter.go): ISO 9660 with genisoimage's names plus
-// Rock Ridge with the real ones, as `genisoimage -r -J -l -V config-2`
-// writes it, less the Joliet tree.
+// Rock Ridge with the real ones, and a Joliet tree, as `genisoimage -r -J
+// -l -V config-2` writes it.
 package configdrive
 
 import (
@@ -19,6 +19,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/goironic/ironic/internal/pyjson"
@@ -36,33 +37,51 @@ type Node struct {
 
 // Contents is the JSON form of a config drive (API 1.56): every key optional.
 // MetaData, NetworkData and VendorData are JSON objects; UserData is a
-// string, an object, an array or nil.
+// string, an object, an array or nil. Objects are pyjson.Object where the
+// client's key order is known (the API and the RPC layer keep it, as
+// Ironic's dicts do), so that the files read as Ironic writes them.
 type Contents struct {
-	MetaData    map[string]any
+	MetaData    pyjson.Object
 	NetworkData any
 	UserData    any
 	VendorData  any
 }
 
-// FromMap reads the API's dict form ({"meta_data": ..., "network_data": ...,
-// "user_data": ..., "vendor_data": ...}); the API has validated its schema.
-func FromMap(m map[string]any) (Contents, error) {
+// FromDict reads the API's dict form ({"meta_data": ..., "network_data":
+// ..., "user_data": ..., "vendor_data": ...}) as a pyjson.Object or a
+// map[string]any (whose keys, having no order, are taken sorted); the API
+// has validated its schema.
+func FromDict(d any) (Contents, error) {
 	var c Contents
-	switch md := m["meta_data"].(type) {
-	case nil:
-	case map[string]any:
-		c.MetaData = md
+	var get func(string) any
+	switch x := d.(type) {
 	case pyjson.Object:
-		c.MetaData = make(map[string]any, len(md))
-		for _, mem := range md {
-			c.MetaData[mem.Key] = mem.Value
+		get = func(k string) any { v, _ := x.Get(k); return v }
+	case map[string]any:
+		get = func(k string) any { return x[k] }
+	default:
+		return c, fmt.Errorf("a configdrive must be a dict, not %T", d)
+	}
+	switch md := get("meta_data").(type) {
+	case nil:
+	case pyjson.Object:
+		c.MetaData = md
+	case map[string]any:
+		keys := make([]string, 0, len(md))
+		for k := range md {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		c.MetaData = make(pyjson.Object, len(keys))
+		for i, k := range keys {
+			c.MetaData[i] = pyjson.Member{Key: k, Value: md[k]}
 		}
 	default:
 		return c, fmt.Errorf("meta_data must be an object, not %T", md)
 	}
-	c.NetworkData = m["network_data"]
-	c.UserData = m["user_data"]
-	c.VendorData = m["vendor_data"]
+	c.NetworkData = get("network_data")
+	c.UserData = get("user_data")
+	c.VendorData = get("vendor_data")
 	return c, nil
 }
 
@@ -72,31 +91,34 @@ type File struct {
 	Data []byte
 }
 
+// marshal is json.dumps of what json.loads made of v.
+func marshal(v any) ([]byte, error) { return pyjson.Marshal(pyjson.PythonNumbers(v)) }
+
 // Files lays out the tree build_configdrive writes for node and c, in the
-// order openstacksdk's populate_directory writes it.
+// order openstacksdk's populate_directory writes it. meta_data gets the
+// node's uuid and then its name (when it has one) after the given keys,
+// unless given: Ironic's setdefault calls.
 func Files(node Node, c Contents) ([]File, error) {
-	md := make(map[string]any, len(c.MetaData)+2)
-	for k, v := range c.MetaData {
-		md[k] = v
+	md := make(pyjson.Object, len(c.MetaData), len(c.MetaData)+2)
+	copy(md, c.MetaData)
+	if _, ok := md.Get("uuid"); !ok {
+		md = append(md, pyjson.Member{Key: "uuid", Value: node.UUID})
 	}
-	if _, ok := md["uuid"]; !ok {
-		md["uuid"] = node.UUID
+	if _, ok := md.Get("name"); !ok && node.Name != "" {
+		md = append(md, pyjson.Member{Key: "name", Value: node.Name})
 	}
-	if _, ok := md["name"]; !ok && node.Name != "" {
-		md["name"] = node.Name
-	}
-	metaJSON, err := pyjson.Marshal(md)
+	metaJSON, err := marshal(md)
 	if err != nil {
 		return nil, fmt.Errorf("meta_data: %w", err)
 	}
 	var netJSON, vendorJSON, userData []byte
-	if truthy(c.NetworkData) {
-		if netJSON, err = pyjson.Marshal(c.NetworkData); err != nil {
+	if Truthy(c.NetworkData) {
+		if netJSON, err = marshal(c.NetworkData); err != nil {
 			return nil, fmt.Errorf("network_data: %w", err)
 		}
 	}
-	if truthy(c.VendorData) {
-		if vendorJSON, err = pyjson.Marshal(c.VendorData); err != nil {
+	if Truthy(c.VendorData) {
+		if vendorJSON, err = marshal(c.VendorData); err != nil {
 			return nil, fmt.Errorf("vendor_data: %w", err)
 		}
 	}
@@ -106,7 +128,7 @@ func Files(node Node, c Contents) ([]File, error) {
 		userData = []byte(ud)
 	default:
 		// jsonutils.dump_as_bytes: json.dumps, UTF-8.
-		if userData, err = pyjson.Marshal(ud); err != nil {
+		if userData, err = marshal(ud); err != nil {
 			return nil, fmt.Errorf("user_data: %w", err)
 		}
 	}
@@ -128,8 +150,10 @@ func Files(node Node, c Contents) ([]File, error) {
 	return files, nil
 }
 
-// truthy is Python's truth test for a decoded JSON value.
-func truthy(v any) bool {
+// Truthy is Python's truth test for a decoded JSON value: Ironic writes a
+// file only for a truthy value, and builds and stores a configdrive only
+// when it is truthy.
+func Truthy(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return false
@@ -154,7 +178,8 @@ type Builder struct {
 	Now func() time.Time
 }
 
-// ISO writes the ISO 9660 + Rock Ridge image of files, labelled config-2.
+// ISO writes the ISO 9660 + Rock Ridge + Joliet image of files, labelled
+// config-2.
 func (b Builder) ISO(ctx context.Context, files []File) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

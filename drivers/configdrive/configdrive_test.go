@@ -3,12 +3,12 @@ package configdrive_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -16,60 +16,96 @@ import (
 	"github.com/kdomanski/iso9660"
 
 	"github.com/goironic/ironic/drivers/configdrive"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 var update = flag.Bool("update", false, "rebuild the reference goldens with Ironic's own build_configdrive (/usr/bin/python3)")
 
-// sample reads testdata/sample.json: the node and the API's dict form.
-func sample(t testing.TB) (configdrive.Node, map[string]any) {
+// sample reads testdata/sample.json: the node and the API's dict form,
+// keys in the file's order (as the API decodes a request).
+func sample(t testing.TB) (configdrive.Node, pyjson.Object) {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/sample.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var spec struct {
-		Node        struct{ UUID, Name string }
-		Configdrive map[string]any
-	}
-	if err := json.Unmarshal(raw, &spec); err != nil {
+	v, err := pyjson.DecodeOrdered(raw)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return configdrive.Node{UUID: spec.Node.UUID, Name: spec.Node.Name}, spec.Configdrive
+	spec := v.(pyjson.Object)
+	nv, _ := spec.Get("node")
+	uuid, _ := nv.(pyjson.Object).Get("uuid")
+	name, _ := nv.(pyjson.Object).Get("name")
+	cd, _ := spec.Get("configdrive")
+	return configdrive.Node{UUID: uuid.(string), Name: name.(string)}, cd.(pyjson.Object)
 }
 
+// set sets key k of o, in place if present, else at the end.
+func set(o pyjson.Object, k string, v any) pyjson.Object {
+	for i := range o {
+		if o[i].Key == k {
+			o[i].Value = v
+			return o
+		}
+	}
+	return append(o, pyjson.Member{Key: k, Value: v})
+}
+
+// TestFiles: each file is json.dumps of what json.loads made of the
+// client's text, keys in the client's order; meta_data gets the node's
+// uuid, then its name, after the given keys unless given (expected
+// strings printed by json.dumps(json.loads(...)) under /usr/bin/python3,
+// uuid and name added as Ironic 21.4's build_configdrive adds them).
 func TestFiles(t *testing.T) {
 	node := configdrive.Node{UUID: "u-1", Name: "n-1"}
 	cases := map[string]struct {
-		in   map[string]any
+		in   string
 		want map[string]string
 	}{
 		"empty dict: meta_data only, uuid and name defaulted": {
-			in: map[string]any{},
+			in: `{}`,
 			want: map[string]string{
-				"openstack/2012-08-10/meta_data.json": `{"name": "n-1", "uuid": "u-1"}`,
-				"openstack/latest/meta_data.json":     `{"name": "n-1", "uuid": "u-1"}`,
+				"meta_data.json": `{"uuid": "u-1", "name": "n-1"}`,
 			},
 		},
 		"given uuid and name win; empty network_data and vendor_data are left out": {
-			in: map[string]any{"meta_data": map[string]any{"uuid": "x", "name": "y"}, "network_data": map[string]any{}, "vendor_data": map[string]any{}, "user_data": ""},
+			in: `{"meta_data": {"uuid": "x", "name": "y"}, "network_data": {}, "vendor_data": {}, "user_data": ""}`,
 			want: map[string]string{
-				"openstack/2012-08-10/meta_data.json": `{"name": "y", "uuid": "x"}`,
-				"openstack/latest/meta_data.json":     `{"name": "y", "uuid": "x"}`,
+				"meta_data.json": `{"uuid": "x", "name": "y"}`,
+			},
+		},
+		"client order kept; a given name stays in place, uuid comes after": {
+			in: `{"meta_data": {"z": 1, "name": "given", "a": {"y": 1.50, "x": 1e5, "w": -0}, "é": "ü"},
+			      "network_data": {"services": [], "networks": [], "links": [{"type": "phy", "id": "p"}]},
+			      "vendor_data": {"b": {"d": 1, "c": 2}, "a": null}}`,
+			want: map[string]string{
+				"meta_data.json":    `{"z": 1, "name": "given", "a": {"y": 1.5, "x": 100000.0, "w": 0}, "\u00e9": "\u00fc", "uuid": "u-1"}`,
+				"network_data.json": `{"services": [], "networks": [], "links": [{"type": "phy", "id": "p"}]}`,
+				"vendor_data2.json": `{"b": {"d": 1, "c": 2}, "a": null}`,
 			},
 		},
 		"user_data object is JSON; list too": {
-			in: map[string]any{"user_data": map[string]any{"a": []any{1.0, "é"}}},
+			in: `{"user_data": {"b": [1.0, "é"], "a": 2}}`,
 			want: map[string]string{
-				"openstack/2012-08-10/meta_data.json": `{"name": "n-1", "uuid": "u-1"}`,
-				"openstack/2012-08-10/user_data":      `{"a": [1.0, "\u00e9"]}`,
-				"openstack/latest/meta_data.json":     `{"name": "n-1", "uuid": "u-1"}`,
-				"openstack/latest/user_data":          `{"a": [1.0, "\u00e9"]}`,
+				"meta_data.json": `{"uuid": "u-1", "name": "n-1"}`,
+				"user_data":      `{"b": [1.0, "\u00e9"], "a": 2}`,
+			},
+		},
+		"repeated keys: first position, last value (a Python dict)": {
+			in: `{"meta_data": {"k": 1, "uuid": "a", "k": 2}}`,
+			want: map[string]string{
+				"meta_data.json": `{"k": 2, "uuid": "a", "name": "n-1"}`,
 			},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := configdrive.FromMap(tc.in)
+			in, err := pyjson.DecodeOrdered([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := configdrive.FromDict(in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,8 +117,13 @@ func TestFiles(t *testing.T) {
 			for _, f := range files {
 				got[f.Path] = string(f.Data)
 			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("files:\n got %q\nwant %q", got, tc.want)
+			want := map[string]string{}
+			for k, v := range tc.want {
+				want["openstack/2012-08-10/"+k] = v
+				want["openstack/latest/"+k] = v
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("files:\n got %q\nwant %q", got, want)
 			}
 		})
 	}
@@ -91,6 +132,14 @@ func TestFiles(t *testing.T) {
 	if err != nil || string(files[0].Data) != `{"uuid": "u-2"}` {
 		t.Errorf("nameless node: %q %v", files[0].Data, err)
 	}
+	// A Go map has no order: its keys are taken sorted.
+	c, err := configdrive.FromDict(map[string]any{"meta_data": map[string]any{"b": 1, "a": 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files, err := configdrive.Files(node, c); err != nil || string(files[0].Data) != `{"a": 2, "b": 1, "uuid": "u-1", "name": "n-1"}` {
+		t.Errorf("map: %q %v", files[0].Data, err)
+	}
 }
 
 // buildSample builds the sample drive and returns the ISO image and the
@@ -98,7 +147,7 @@ func TestFiles(t *testing.T) {
 func buildSample(t *testing.T) ([]byte, []configdrive.File) {
 	t.Helper()
 	node, in := sample(t)
-	c, err := configdrive.FromMap(in)
+	c, err := configdrive.FromDict(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +252,7 @@ func TestIsoinfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := isoinfo(t, "-d", "-i", iso)
-	for _, want := range []string{"\nVolume id: config-2\n", "\nPublisher id: metalsmith\n", "\nRock Ridge signatures version 1 found"} {
+	for _, want := range []string{"\nVolume id: config-2\n", "\nPublisher id: metalsmith\n", "\nJoliet with UCS level 3 found\n", "\nRock Ridge signatures version 1 found"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("isoinfo -d lacks %q:\n%s", want, d)
 		}
@@ -215,41 +264,22 @@ func TestIsoinfo(t *testing.T) {
 			t.Errorf("blkid: %v\n%s", err, out)
 		}
 	}
-	listing := isoinfo(t, "-l", "-R", "-i", iso)
-	for _, f := range files {
-		name := f.Path[strings.LastIndex(f.Path, "/")+1:]
-		if !strings.Contains(listing, name) {
-			t.Errorf("isoinfo -l lacks %s:\n%s", f.Path, listing)
-		}
-		got := isoinfo(t, "-R", "-i", iso, "-x", "/"+f.Path)
-		if got != string(f.Data) {
-			t.Errorf("isoinfo -x %s = %q, want %q", f.Path, got, f.Data)
-		}
-	}
-	// The JSON read back is the input (plus the node's uuid and name).
-	node, in := sample(t)
-	for _, name := range []string{"meta_data.json", "network_data.json", "vendor_data2.json"} {
-		var got any
-		if err := json.Unmarshal([]byte(isoinfo(t, "-R", "-i", iso, "-x", "/openstack/latest/"+name)), &got); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		want := map[string]any{"meta_data.json": in["meta_data"], "network_data.json": in["network_data"], "vendor_data2.json": in["vendor_data"]}[name]
-		if name == "meta_data.json" {
-			md := map[string]any{"uuid": node.UUID, "name": node.Name}
-			for k, v := range want.(map[string]any) {
-				md[k] = v
+	// Every file, by its real name, through Rock Ridge and through Joliet.
+	for _, tree := range []string{"-R", "-J"} {
+		listing := isoinfo(t, "-l", tree, "-i", iso)
+		for _, f := range files {
+			name := f.Path[strings.LastIndex(f.Path, "/")+1:]
+			if !strings.Contains(listing, " "+name+" \n") {
+				t.Errorf("isoinfo -l %s lacks %s:\n%s", tree, f.Path, listing)
 			}
-			want = md
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s read back %v, want %v", name, got, want)
+			got := isoinfo(t, tree, "-i", iso, "-x", "/"+f.Path)
+			if got != string(f.Data) {
+				t.Errorf("isoinfo %s -x %s = %q, want %q", tree, f.Path, got, f.Data)
+			}
 		}
 	}
-	if got := isoinfo(t, "-R", "-i", iso, "-x", "/openstack/2012-08-10/user_data"); got != in["user_data"] {
-		t.Errorf("user_data read back %q", got)
-	}
-
 	golden, goldenISO := "testdata/reference-tree.golden", "testdata/reference-tree-iso9660.golden"
+	goldenJoliet, goldenFiles := "testdata/reference-tree-joliet.golden", "testdata/reference-files.golden"
 	if *update {
 		ref := filepath.Join(t.TempDir(), "reference.iso")
 		cmd := exec.Command("/usr/bin/python3", "testdata/reference.py", "testdata/sample.json", ref)
@@ -260,6 +290,24 @@ func TestIsoinfo(t *testing.T) {
 			if err := os.WriteFile(g, []byte(strings.Join(tree(t, ref, rr), "\n")+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if err := os.WriteFile(goldenJoliet, []byte(jolietListing(t, ref)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(goldenFiles, []byte(contents(t, ref, "-R", files)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The files hold Ironic's bytes: json.dump of the client's dict, keys
+	// in the client's order, then uuid and name; read through Rock Ridge
+	// and through Joliet.
+	wantFiles, err := os.ReadFile(goldenFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tree := range []string{"-R", "-J"} {
+		if got := contents(t, iso, tree, files); got != string(wantFiles) {
+			t.Errorf("files (isoinfo %s) differ from Ironic 21.4's:\n got:\n%s\nwant:\n%s", tree, got, wantFiles)
 		}
 	}
 	// The Rock Ridge names (what Linux and cloud-init see) and the ISO 9660
@@ -273,14 +321,49 @@ func TestIsoinfo(t *testing.T) {
 			t.Errorf("file tree (Rock Ridge %v) differs from Ironic 21.4's:\n got:\n%s\nwant:\n%s", rr, got, want)
 		}
 	}
+	// So is the Joliet tree: names, sizes, modes, in isoinfo's order.
+	want, err := os.ReadFile(goldenJoliet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jolietListing(t, iso); got != string(want) {
+		t.Errorf("Joliet tree differs from Ironic 21.4's:\n got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// contents lists the files' contents as isoinfo (-R or -J) extracts
+// them from iso, one "== path" header each, in files' order.
+func contents(t *testing.T, iso, tree string, files []configdrive.File) string {
+	var sb strings.Builder
+	for _, f := range files {
+		sb.WriteString("== /" + f.Path + "\n")
+		sb.WriteString(isoinfo(t, tree, "-i", iso, "-x", "/"+f.Path))
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+// isoinfoDateExtent is the part of an `isoinfo -l` line that depends on
+// when and how the image was laid out: the date and the extent (the file
+// flags after it stay).
+var isoinfoDateExtent = regexp.MustCompile(` [A-Z][a-z]{2} [ 0-9]\d \d{4} \[ *\d+ `)
+
+// jolietListing is `isoinfo -J -l`, without dates, extents and trailing
+// blanks.
+func jolietListing(t *testing.T, iso string) string {
+	lines := strings.Split(isoinfo(t, "-J", "-l", "-i", iso), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(isoinfoDateExtent.ReplaceAllString(l, " ["), " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // BenchmarkBuild64KiB builds a config drive with 64 KiB of user_data (the
 // target: at most 5 ms per build).
 func BenchmarkBuild64KiB(b *testing.B) {
 	node, in := sample(b)
-	in["user_data"] = benchUserData()
-	c, err := configdrive.FromMap(in)
+	in = set(in, "user_data", benchUserData())
+	c, err := configdrive.FromDict(in)
 	if err != nil {
 		b.Fatal(err)
 	}

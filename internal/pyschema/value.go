@@ -1,11 +1,8 @@
 package pyschema
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"reflect"
@@ -22,84 +19,9 @@ import (
 // otherwise, exactly as json.loads decides. The texts "Infinity",
 // "-Infinity" and "NaN" (accepted by json.loads) are floats too.
 
-// DecodeOrdered decodes one JSON document the way Python's json.loads does,
-// except that objects become pyjson.Object so that their key order survives:
-// a repeated key keeps the position of its first occurrence and the value of
-// its last one, as a Python dict built from the document would. Numbers are
-// json.Number.
-func DecodeOrdered(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if err == nil {
-			return nil, errors.New("pyschema: extra data after JSON value")
-		}
-		return nil, err
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			obj := pyjson.Object{}
-			index := map[string]int{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("pyschema: object key is %T", kt)
-				}
-				val, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				if i, dup := index[key]; dup {
-					obj[i].Value = val
-					continue
-				}
-				index[key] = len(obj)
-				obj = append(obj, pyjson.Member{Key: key, Value: val})
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return obj, nil
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				val, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, val)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return arr, nil
-		}
-		return nil, fmt.Errorf("pyschema: unexpected delimiter %v", t)
-	default:
-		return t, nil
-	}
-}
+// DecodeOrdered is pyjson.DecodeOrdered: objects become pyjson.Object,
+// numbers json.Number.
+func DecodeOrdered(data []byte) (any, error) { return pyjson.DecodeOrdered(data) }
 
 // canonical converts a Go value into the canonical representation. Go maps
 // have no order, so their keys are taken in sorted order (which is what a

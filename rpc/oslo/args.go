@@ -106,6 +106,21 @@ func (a *args) anyValue(name string, required bool) any {
 	return v
 }
 
+// ordered is anyValue with objects as pyjson.Object in the sender's key
+// order (Python's dicts keep it, and some arguments are written out again
+// in it: do_node_deploy's configdrive).
+func (a *args) ordered(name string, required bool) any {
+	r := a.raw(name, required)
+	if r == nil {
+		return nil
+	}
+	if v, err := pyjson.DecodeOrdered(r); err == nil {
+		return v
+	}
+	// What encoding/json refuses (NaN, Infinity) decodes as before.
+	return a.anyValue(name, required)
+}
+
 func (a *args) dict(name string, required bool) map[string]any {
 	r := a.raw(name, required)
 	if r == nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/rpc/oslo/oslotest"
 )
@@ -62,6 +63,11 @@ func methodCases() []methodCase {
 	id := n.UUID
 	steps := []map[string]any{{"interface": "deploy", "step": "erase_devices", "args": map[string]any{}}}
 	tok, st := "tok", "start"
+	cdDict := pyjson.Object{
+		{Key: "meta_data", Value: pyjson.Object{{Key: "z", Value: "1"}, {Key: "a", Value: json.Number("2.5")}}},
+		{Key: "user_data", Value: "#cloud-config\n"},
+		{Key: "network_data", Value: pyjson.Object{{Key: "services", Value: []any{}}, {Key: "links", Value: []any{}}}},
+	}
 	agentVersion := "9.4.0"
 	hb := rpc.Heartbeat{CallbackURL: "http://10.0.0.9:9999", AgentVersion: &agentVersion, AgentToken: &tok, AgentStatus: &st}
 	created := *n
@@ -112,6 +118,9 @@ func methodCases() []methodCase {
 			return err
 		}},
 		{wire: "do_node_deploy", version: "1.22", goName: "DoNodeDeploy", args: []any{id, false, "H4sI", []map[string]any(nil)}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, false, "H4sI", nil) }},
+		// A configdrive dict goes in the client's key order, as Python's
+		// ironic-api sends the dict it decoded, and arrives in it.
+		{wire: "do_node_deploy#dict", version: "1.22", goName: "DoNodeDeploy", args: []any{id, false, cdDict, []map[string]any(nil)}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, false, cdDict, nil) }},
 		{wire: "do_node_deploy#steps", version: "1.52", goName: "DoNodeDeploy", args: []any{id, true, nil, steps}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, true, nil, steps) }},
 		{wire: "do_node_tear_down", version: "1.6", goName: "DoNodeTearDown", args: []any{id}, call: func(c rpc.ConductorAPI) error { return c.DoNodeTearDown(ctx, t, id) }},
 		{wire: "do_provisioning_action", version: "1.23", goName: "DoProvisioningAction", args: []any{id, "manage"}, call: func(c rpc.ConductorAPI) error { return c.DoProvisioningAction(ctx, t, id, "manage") }},
