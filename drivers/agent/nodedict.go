@@ -1,0 +1,93 @@
+package agent
+
+import (
+	"maps"
+
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/strutils"
+)
+
+var masker = strutils.NewMasker()
+
+// nodeDict is what the agent gets of the node in its commands' "node"
+// parameter: Ironic sends node.as_dict(secure=True), with driver_info,
+// instance_info and driver_internal_info passed through
+// mask_dict_password, and the configuration drive masked unless
+// maskConfigdrive is false (deploy steps need it). Only the fields a
+// driver task exposes are sent (uuid, driver, the info dictionaries,
+// properties, states, instance_uuid and the interface names); the agent
+// reads no others.
+func nodeDict(task drivers.Task, maskConfigdrive bool) pyjson.Object {
+	ii := maps.Clone(task.InstanceInfo())
+	cd, hasCD := ii["configdrive"]
+	delete(ii, "configdrive")
+	ii = maps.Clone(masker.MaskDict(ii, "******"))
+	if hasCD && cd != nil {
+		if maskConfigdrive {
+			ii["configdrive"] = "******"
+		} else {
+			ii["configdrive"] = cd
+		}
+	}
+	nullable := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	o := pyjson.Object{
+		{Key: "uuid", Value: task.NodeUUID()},
+		{Key: "driver", Value: task.DriverName()},
+		{Key: "driver_info", Value: masker.MaskDict(task.DriverInfo(), "******")},
+		{Key: "driver_internal_info", Value: masker.MaskDict(task.DriverInternalInfo(), "******")},
+		{Key: "instance_info", Value: ii},
+		{Key: "instance_uuid", Value: nullable(task.InstanceUUID())},
+		{Key: "properties", Value: task.Properties()},
+		{Key: "power_state", Value: nullable(task.PowerState())},
+		{Key: "provision_state", Value: nullable(task.ProvisionState())},
+	}
+	for _, k := range drivers.Kinds() {
+		o = append(o, pyjson.Member{Key: k.Field(), Value: nullable(task.InterfaceName(k))})
+	}
+	return o
+}
+
+// portDicts is [port.as_dict() for port in ports], with the fields a
+// driver task exposes.
+func portDicts(task drivers.Task) []any {
+	ports := task.Ports()
+	out := make([]any, 0, len(ports))
+	for _, p := range ports {
+		llc := p.LocalLinkConnection
+		if llc == nil {
+			llc = map[string]any{}
+		}
+		var pg, physnet any
+		if p.PortgroupUUID != "" {
+			pg = p.PortgroupUUID
+		}
+		if p.PhysicalNetwork != "" {
+			physnet = p.PhysicalNetwork
+		}
+		out = append(out, pyjson.Object{
+			{Key: "uuid", Value: p.UUID},
+			{Key: "address", Value: p.Address},
+			{Key: "extra", Value: orEmptyMap(p.Extra)},
+			{Key: "internal_info", Value: orEmptyMap(p.InternalInfo)},
+			{Key: "local_link_connection", Value: llc},
+			{Key: "pxe_enabled", Value: p.PXEEnabled},
+			{Key: "physical_network", Value: physnet},
+			{Key: "is_smartnic", Value: p.IsSmartNIC},
+			{Key: "portgroup_uuid", Value: pg},
+		})
+	}
+	return out
+}
+
+func orEmptyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
