@@ -6,9 +6,11 @@ import (
 	"encoding/base64"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
 )
 
 // Heartbeat is heartbeat: an agent's call back, checked against the
@@ -75,4 +77,82 @@ func newAgentToken() string {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// The conductor side of Ironic's agent_base: the calls an agent deploy
+// interface makes into conductor code while it handles a heartbeat
+// (drivers/agent declares them as the task's optional methods).
+
+// UpgradeLock is task.upgrade_lock(retry=False): a heartbeat that finds
+// the node locked is skipped (NodeLocked) and the next one tries again.
+func (t *task) UpgradeLock(ctx context.Context) error {
+	if !t.shared {
+		return nil
+	}
+	n, err := t.m.store.ReserveNode(ctx, t.m.cfg.Host, db.ByID(t.node.ID))
+	if err != nil {
+		return err
+	}
+	*t.node = *n
+	t.orig, t.shared = snapshot(t.node), false
+	return nil
+}
+
+// Maintenance is the node's maintenance flag.
+func (t *task) Maintenance() bool { return t.node.Maintenance }
+
+// TargetProvisionState is the node's target_provision_state ("" for None).
+func (t *task) TargetProvisionState() string { return models.Deref(t.node.TargetProvisionState) }
+
+// CurrentStep is node.clean_step or node.deploy_step.
+func (t *task) CurrentStep(phase drivers.StepPhase) map[string]any {
+	if phase == drivers.CleanStep {
+		return t.node.CleanStep
+	}
+	return t.node.DeployStep
+}
+
+// SetCleaningSteps is steps.set_node_cleaning_steps, once the agent's
+// clean steps are known.
+func (t *task) SetCleaningSteps(ctx context.Context) error {
+	disable, _ := t.DriverInternalInfo()["cleaning_disable_ramdisk"].(bool)
+	_, err := setNodeCleaningSteps(ctx, t, disable)
+	return err
+}
+
+// ContinueSteps is agent_base._continue_steps: the node resumes
+// (clean wait -> cleaning, deploy wait -> deploying) and the next step
+// runs in this task, as continue_node_clean / continue_node_deploy.
+func (t *task) ContinueSteps(ctx context.Context, phase drivers.StepPhase) error {
+	m := t.m
+	if phase == drivers.CleanStep {
+		if t.ProvisionState() == states.CleanWait {
+			target := ""
+			if t.TargetProvisionState() == states.Manageable {
+				target = states.Manageable
+			}
+			if err := t.processEvent(ctx, event{Name: states.EventResume, Target: target}); err != nil {
+				return err
+			}
+		}
+		m.doNextCleanStep(ctx, t, nextStepIndex(t, "clean"), nil)
+		return nil
+	}
+	if t.ProvisionState() == states.DeployWait {
+		if err := t.processEvent(ctx, event{Name: states.EventResume}); err != nil {
+			return err
+		}
+	}
+	m.continueDeploy(ctx, t)
+	return nil
+}
+
+// FailSteps is cleaning_error_handler or deploying_error_handler for a
+// step the agent failed (or a heartbeat that could not go on).
+func (t *task) FailSteps(ctx context.Context, phase drivers.StepPhase, msg string) {
+	if phase == drivers.CleanStep {
+		t.m.cleaningError(ctx, t, msg, cleanErrOpts{})
+		return
+	}
+	t.m.deployingError(ctx, t, msg, true)
 }

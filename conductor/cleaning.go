@@ -120,23 +120,13 @@ func (m *Manager) doNodeClean(ctx context.Context, t *task, cleanSteps []map[str
 		}
 		return
 	}
-	var steps []map[string]any
-	if !manual {
-		steps = driverSteps(t, drivers.CleanStep, true, true)
-	} else {
-		var err error
-		steps, err = validateUserSteps(asSteps(t.DriverInternalInfo()["clean_steps"]),
-			driverSteps(t, drivers.CleanStep, false, false), "clean", "", false, disableRamdisk)
-		if err != nil {
+	steps, err := setNodeCleaningSteps(ctx, t, disableRamdisk)
+	if err != nil {
+		if ironic.IsClass(err, ironic.InvalidParameterValue) {
 			m.cleaningError(ctx, t, fmt.Sprintf("Cannot clean node %s: %s", n.UUID, err), cleanErrOpts{})
-			return
+		} else {
+			m.cleaningError(ctx, t, "Unexpected error when processing next clean step. "+errClass(err)+": "+err.Error(), cleanErrOpts{})
 		}
-	}
-	n.CleanStep = models.JSONDict{}
-	t.DriverInternalInfo()["clean_steps"] = stepsValue(steps)
-	t.DriverInternalInfo()["clean_step_index"] = nil
-	if err := t.Save(ctx); err != nil {
-		m.cleaningError(ctx, t, "Unexpected error when processing next clean step. "+errClass(err)+": "+err.Error(), cleanErrOpts{})
 		return
 	}
 	idx := -1
@@ -144,6 +134,27 @@ func (m *Manager) doNodeClean(ctx context.Context, t *task, cleanSteps []map[str
 		idx = 0
 	}
 	m.doNextCleanStep(ctx, t, idx, &disableRamdisk)
+}
+
+// setNodeCleaningSteps is steps.set_node_cleaning_steps: the driver's
+// enabled clean steps for automated cleaning, the user's validated ones
+// for manual cleaning, stored as clean_steps from index 0.
+func setNodeCleaningSteps(ctx context.Context, t *task, disableRamdisk bool) ([]map[string]any, error) {
+	var steps []map[string]any
+	if models.Deref(t.node.TargetProvisionState) != states.Manageable {
+		steps = driverSteps(t, drivers.CleanStep, true, true)
+	} else {
+		var err error
+		steps, err = validateUserSteps(asSteps(t.DriverInternalInfo()["clean_steps"]),
+			driverSteps(t, drivers.CleanStep, false, false), "clean", "", false, disableRamdisk)
+		if err != nil {
+			return nil, err
+		}
+	}
+	t.node.CleanStep = models.JSONDict{}
+	t.DriverInternalInfo()["clean_steps"] = stepsValue(steps)
+	t.DriverInternalInfo()["clean_step_index"] = nil
+	return steps, t.Save(ctx)
 }
 
 // doNextCleanStep is cleaning.do_next_clean_step.

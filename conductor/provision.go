@@ -317,22 +317,26 @@ func (m *Manager) ContinueNodeDeploy(ctx context.Context, _ string, uuid string)
 			"Cannot continue deploying on %s. Node is in %s state; should be in one of %s", t.node.UUID, state,
 			states.DeployWait+", "+states.Deploying)
 	}
-	cont := func(ctx context.Context, t *task) {
-		if v, _ := t.DriverInternalInfo()["steps_validated"].(bool); !v {
-			steps, err := allDeploymentSteps(t, false)
-			if err != nil {
-				m.deployingError(ctx, t, fmt.Sprintf("Failed to validate the final deploy steps list for node %s: %s", t.node.UUID, err), true)
-				return
-			}
-			t.DriverInternalInfo()["deploy_steps"] = stepsValue(steps)
-			t.DriverInternalInfo()["steps_validated"] = true
-		}
-		m.doNextDeployStep(ctx, t, nextStepIndex(t, "deploy"))
-	}
 	if state == states.DeployWait {
-		return m.startTransition(ctx, t, event{Name: states.EventResume}, cont)
+		return m.startTransition(ctx, t, event{Name: states.EventResume}, m.continueDeploy)
 	}
-	return m.spawnOrFail(ctx, t, cont)
+	return m.spawnOrFail(ctx, t, m.continueDeploy)
+}
+
+// continueDeploy is deployments.continue_node_deploy once the node is
+// deploying again: the steps are validated once more (an agent may have
+// brought in-band ones) and the next one runs.
+func (m *Manager) continueDeploy(ctx context.Context, t *task) {
+	if v, _ := t.DriverInternalInfo()["steps_validated"].(bool); !v {
+		steps, err := allDeploymentSteps(t, false)
+		if err != nil {
+			m.deployingError(ctx, t, fmt.Sprintf("Failed to validate the final deploy steps list for node %s: %s", t.node.UUID, err), true)
+			return
+		}
+		t.DriverInternalInfo()["deploy_steps"] = stepsValue(steps)
+		t.DriverInternalInfo()["steps_validated"] = true
+	}
+	m.doNextDeployStep(ctx, t, nextStepIndex(t, "deploy"))
 }
 
 // spawnOrFail hands t to a worker, recording a missing worker on the

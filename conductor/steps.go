@@ -45,6 +45,14 @@ func stepDict(s drivers.Step) map[string]any {
 	return d
 }
 
+// inbandStepper is an interface whose steps also come from the node's
+// agent (the steps it reported, cached in driver_internal_info).
+type inbandStepper interface {
+	// InbandSteps returns the agent's steps of phase as step
+	// dictionaries, priorities as Ironic overrides them.
+	InbandSteps(task drivers.Task, phase drivers.StepPhase) []map[string]any
+}
+
 // driverSteps lists the node's steps of a phase, interface by interface
 // (_get_steps); enabled keeps those with a non-zero priority, sorted
 // sorts them highest priority first.
@@ -55,11 +63,26 @@ func driverSteps(t *task, phase drivers.StepPhase, enabled, sorted bool) []map[s
 		if !ok || st == nil {
 			continue
 		}
+		seen := map[string]bool{}
 		for _, s := range st.Steps() {
-			if s.Phase != phase || (enabled && s.Priority == 0) {
+			if s.Phase != phase {
+				continue
+			}
+			seen[string(s.Interface)+"."+s.Name] = true
+			if enabled && s.Priority == 0 {
 				continue
 			}
 			out = append(out, stepDict(s))
+		}
+		// An agent's in-band steps, unless an out-of-band step of the
+		// same name shadows them (AgentDeployMixin.get_deploy_steps).
+		if ib, ok := st.(inbandStepper); ok {
+			for _, s := range ib.InbandSteps(t, phase) {
+				if seen[stepID(s)] || (enabled && intOf(s["priority"]) == 0) {
+					continue
+				}
+				out = append(out, s)
+			}
 		}
 	}
 	if sorted {

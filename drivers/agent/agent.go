@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -51,6 +52,24 @@ type Config struct {
 	// Log receives the interfaces' warnings; nil discards them.
 	Log *slog.Logger
 
+	// Client talks to the nodes' agents; nil uses Ironic's defaults.
+	Client *Client
+	// ImageHTTP validates http(s) image URLs (HEAD); nil uses a client
+	// with [DEFAULT]webserver_connection_timeout (60 s).
+	ImageHTTP *http.Client
+	// StreamRawImages is [agent]stream_raw_images.
+	StreamRawImages bool
+	// DefaultBootMode is [deploy]default_boot_mode ("" means uefi).
+	DefaultBootMode string
+	// AllowProvisioningInMaintenance is
+	// [conductor]allow_provisioning_in_maintenance.
+	AllowProvisioningInMaintenance bool
+	// EraseDevicesPriority and EraseDevicesMetadataPriority are
+	// [deploy]erase_devices_priority and erase_devices_metadata_priority
+	// (nil: the agent's priorities).
+	EraseDevicesPriority         *int
+	EraseDevicesMetadataPriority *int
+
 	// The [deploy] disk erasure options handed to the agent for cleaning:
 	// shred_random_overwrite_iterations, shred_final_overwrite_with_zeros,
 	// continue_if_disk_secure_erase_fails, enable_nvme_secure_erase,
@@ -67,6 +86,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		ManageAgentBoot:     true,
+		StreamRawImages:     true,
 		ImageDownloadSource: "http",
 		HTTPRoot:            "/httpboot",
 		HTTPImageSubdir:     "agent_images",
@@ -292,12 +312,29 @@ func (*RamdiskDeploy) Steps() []drivers.Step {
 	return []drivers.Step{{Phase: drivers.DeployStep, Interface: drivers.Deploy, Name: deployStepDeploy, Priority: 100}}
 }
 
-// ExecuteStep runs the "deploy" step.
-func (r *RamdiskDeploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ map[string]any) (string, error) {
+// ExecuteStep runs the "deploy" step, or an agent's clean step.
+func (r *RamdiskDeploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (string, error) {
 	if name != deployStepDeploy {
+		if stepPhase(task) == drivers.CleanStep {
+			return r.cfg.executeInband(ctx, task, drivers.CleanStep, name, args)
+		}
 		return "", drivers.InvalidParameter("Step %s is not supported by this interface.", name)
 	}
 	return r.Deploy(ctx, task)
+}
+
+// InbandSteps is the agent's clean steps (the ramdisk deploy has no
+// in-band deploy steps).
+func (r *RamdiskDeploy) InbandSteps(task drivers.Task, phase drivers.StepPhase) []map[string]any {
+	if phase != drivers.CleanStep {
+		return nil
+	}
+	return r.cfg.inbandSteps(task, phase)
+}
+
+// Heartbeat is HeartbeatMixin.heartbeat (cleaning through the agent).
+func (r *RamdiskDeploy) Heartbeat(ctx context.Context, task drivers.Task, hb drivers.Heartbeat) error {
+	return r.cfg.heartbeat(ctx, task, hb)
 }
 
 // Deploy is Ironic's RamdiskDeploy.deploy: the node is powered off, put
@@ -477,7 +514,10 @@ func (p *Power) agentAlive(task drivers.Task) bool {
 	last, _ := dii["agent_last_heartbeat"].(string)
 	t, err := time.Parse("2006-01-02T15:04:05.000000", last)
 	if err != nil {
-		return false
+		// isoformat() leaves out whole-second fractions.
+		if t, err = time.Parse("2006-01-02T15:04:05", last); err != nil {
+			return false
+		}
 	}
 	clock := p.cfg.Clock
 	if clock == nil {

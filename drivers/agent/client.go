@@ -435,7 +435,7 @@ func (c *Client) GetPartitionUUIDs(ctx context.Context, task drivers.Task) (Comm
 // InstallBootloader is image.install_bootloader (polled); an agent
 // refusing target_boot_mode is asked again without it, unless a UEFI
 // software RAID needs it.
-func (c *Client) InstallBootloader(ctx context.Context, task drivers.Task, rootUUID, bootMode string, efiUUID, prepUUID any, softwareRAID bool) (Command, error) {
+func (c *Client) InstallBootloader(ctx context.Context, task drivers.Task, rootUUID any, bootMode string, efiUUID, prepUUID any, softwareRAID bool) (Command, error) {
 	params := pyjson.Object{{Key: "root_uuid", Value: rootUUID}, {Key: "efi_system_part_uuid", Value: efiUUID},
 		{Key: "prep_boot_part_uuid", Value: prepUUID}, {Key: "target_boot_mode", Value: bootMode}}
 	res, err := c.Run(ctx, task, "image.install_bootloader", params, false, true)

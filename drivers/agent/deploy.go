@@ -45,13 +45,13 @@ func (d *Deploy) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs one of the steps Steps declares.
-func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ map[string]any) (string, error) {
+func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (string, error) {
 	switch name {
 	case deployStepDeploy:
 		return d.Deploy(ctx, task)
 	case "write_image":
 		if d.image {
-			return "", d.writeImage(ctx, task)
+			return d.writeImage(ctx, task)
 		}
 	case "prepare_instance_boot":
 		return "", d.prepareInstanceBoot(ctx, task)
@@ -62,8 +62,11 @@ func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string
 	case "boot_instance":
 		return "", bootInstance(ctx, task)
 	}
-	// An in-band step: it needs a running agent, which never heartbeats
-	// here yet.
+	// An in-band step: the agent runs it.
+	phase := stepPhase(task)
+	if phase == drivers.CleanStep || py.Truthy(task.DriverInternalInfo()["agent_cached_deploy_steps"]) {
+		return d.cfg.executeInband(ctx, task, phase, name, args)
+	}
 	oob := make([]string, 0, 6)
 	for _, st := range d.Steps() {
 		oob = append(oob, fmt.Sprintf("{'step': %s, 'priority': %d, 'argsinfo': None, 'interface': 'deploy'}", py.Repr(st.Name), st.Priority))
@@ -71,6 +74,12 @@ func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string
 	return "", ironic.Errorf(ironic.InstanceDeployFailure,
 		"Deploy step {'interface': 'deploy', 'step': %s} has not been found. Available out-of-band steps: [%s]. Agent is not running.",
 		py.Repr(name), strings.Join(oob, ", "))
+}
+
+// InbandSteps is the agent's part of get_deploy_steps / get_clean_steps:
+// the deploy interface's steps the node's agent reported.
+func (d *Deploy) InbandSteps(task drivers.Task, phase drivers.StepPhase) []map[string]any {
+	return d.cfg.inbandSteps(task, phase)
 }
 
 // shouldWriteImage is the node's storage interface's should_write_image
@@ -159,16 +168,13 @@ func (d *Deploy) Prepare(ctx context.Context, task drivers.Task) error {
 }
 
 // updateInstanceInfo is _update_instance_info: nothing for
-// "custom-agent"; "direct" would build the image information the agent
-// downloads (build_instance_info_for_deploy), which needs the agent
-// protocol this service does not speak yet.
-func (d *Deploy) updateInstanceInfo(context.Context, drivers.Task) error {
+// "custom-agent"; "direct" builds the image information the agent
+// downloads (build_instance_info_for_deploy).
+func (d *Deploy) updateInstanceInfo(ctx context.Context, task drivers.Task) error {
 	if !d.image {
 		return nil
 	}
-	return ironic.Errorf(ironic.InstanceDeployFailure,
-		"The %q deploy interface cannot write images yet: the Ironic Python Agent protocol is not implemented. "+
-			"Boot from a volume, or use the \"ramdisk\" or \"custom-agent\" deploy interface.", d.name)
+	return d.cfg.buildInstanceInfoForDeploy(ctx, task)
 }
 
 // Deploy is the "deploy" deploy step: with an image to write, the node
@@ -202,13 +208,14 @@ func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (string, error) 
 }
 
 // writeImage is the write_image step: nothing when booting from a
-// volume; writing needs the agent.
-func (d *Deploy) writeImage(ctx context.Context, task drivers.Task) error {
+// volume; otherwise the agent's write_image deploy step, with Ironic's
+// image_info, and the deployment waits for it.
+func (d *Deploy) writeImage(ctx context.Context, task drivers.Task) (string, error) {
 	write, err := shouldWriteImage(ctx, task)
 	if err != nil || !write {
-		return err
+		return "", err
 	}
-	return d.updateInstanceInfo(ctx, task)
+	return d.cfg.executeStep(ctx, task, drivers.DeployStep, d.cfg.writeImageStep(task))
 }
 
 // prepareInstanceBoot is the prepare_instance_boot step: the boot
@@ -221,7 +228,7 @@ func (d *Deploy) prepareInstanceBoot(ctx context.Context, task drivers.Task) err
 			return err
 		}
 		if write {
-			return d.updateInstanceInfo(ctx, task)
+			return d.cfg.prepareWrittenInstanceBoot(ctx, task)
 		}
 		return task.Driver().Boot.PrepareInstance(ctx, task)
 	}
@@ -257,14 +264,14 @@ func (d *Deploy) tearDownAgent(ctx context.Context, task drivers.Task) error {
 	}
 	switch {
 	case !canPowerOn:
-		if err := agentCommand(task, "standby.sync"); err != nil {
+		if _, err := d.cfg.client().Sync(ctx, task); err != nil {
 			return fail(err)
 		}
 		if err := task.PowerAction(ctx, drivers.Reboot); err != nil {
 			return fail(err)
 		}
 	case !oob:
-		if err := agentCommand(task, "standby.power_off"); err != nil && d.cfg.Log != nil {
+		if _, err := d.cfg.client().PowerOff(ctx, task); err != nil && d.cfg.Log != nil {
 			d.cfg.Log.WarnContext(ctx, fmt.Sprintf("Failed to soft power off node %s. %s: %s", task.NodeUUID(), faultClass(err), err), "node", task.NodeUUID())
 		}
 		if !d.waitPoweredOff(ctx, task) {
@@ -277,8 +284,13 @@ func (d *Deploy) tearDownAgent(ctx context.Context, task drivers.Task) error {
 			}
 		}
 	default:
-		if err := agentCommand(task, "standby.sync"); err != nil {
+		if res, err := d.cfg.client().Sync(ctx, task); err != nil {
 			return fail(err)
+		} else if fs := py.Str(res["faultstring"]); res["faultstring"] != nil && d.cfg.Log != nil {
+			if strings.Contains(fs, "Unknown command") {
+				fs = "The version of the IPA ramdisk used in the deployment do not support the command \"sync\""
+			}
+			d.cfg.Log.WarnContext(ctx, fmt.Sprintf("Failed to flush the file system prior to hard rebooting the node %s: %s", task.NodeUUID(), fs), "node", task.NodeUUID())
 		}
 		if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
 			return fail(err)
@@ -304,16 +316,6 @@ func (d *Deploy) waitPoweredOff(ctx context.Context, task drivers.Task) bool {
 		}
 	}
 	return false
-}
-
-// agentCommand sends an agent command. Without an agent_url the agent is
-// unreachable, as in Ironic; with one, talking to the agent is not
-// implemented yet.
-func agentCommand(task drivers.Task, name string) error {
-	if !py.Truthy(task.DriverInternalInfo()["agent_url"]) {
-		return ironic.Errorf(ironic.AgentConnectionFailed, "Agent driver requires agent_url in driver_internal_info")
-	}
-	return ironic.Errorf(ironic.AgentConnectionFailed, "Sending the %s command to the agent is not implemented", name)
 }
 
 // switchToTenantNetwork is the switch_to_tenant_network step.
@@ -476,10 +478,10 @@ func (c Config) tearDownInbandCleaning(ctx context.Context, task drivers.Task, m
 	return nil
 }
 
-// Heartbeat would drive the deployment from the agent's call backs: not
-// implemented yet.
-func (d *Deploy) Heartbeat(context.Context, drivers.Task, drivers.Heartbeat) error {
-	return drivers.NotImplemented(d.name, drivers.Deploy, "handle heartbeats (the agent protocol is not implemented)")
+// Heartbeat is HeartbeatMixin.heartbeat: the agent's call back drives
+// the deployment or cleaning on.
+func (d *Deploy) Heartbeat(ctx context.Context, task drivers.Task, hb drivers.Heartbeat) error {
+	return d.cfg.heartbeat(ctx, task, hb)
 }
 
 // isFastTrack is Ironic's is_fast_track: fast track enabled for the node,

@@ -2,6 +2,8 @@ package agent_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -177,16 +179,35 @@ func TestCustomAgentWaitsForAgent(t *testing.T) {
 	}
 }
 
-// TestDirectRefusesImageWrite: "direct" with an image to write fails
-// clearly at prepare, since the agent protocol is not implemented.
-func TestDirectRefusesImageWrite(t *testing.T) {
+// TestDirectImageSources: "direct" takes http(s) images, validated with
+// a HEAD request, and refuses Glance images clearly.
+func TestDirectImageSources(t *testing.T) {
 	ctx := context.Background()
 	var calls []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodHead || r.URL.Path != "/img.raw" {
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
 	d := impl[drivers.DeployInterface](t, agent.DefaultConfig(), drivers.Deploy, "direct")
 	tk := bfvTask("direct", true, &calls)
-	err := d.Prepare(ctx, tk)
-	if !ironic.IsClass(err, ironic.InstanceDeployFailure) || !strings.Contains(err.Error(), "Ironic Python Agent protocol is not implemented") {
-		t.Fatalf("prepare: %v", err)
+	tk.Node.InstanceInfo = map[string]any{"image_source": "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}
+	if err := d.Prepare(ctx, tk); !ironic.IsClass(err, ironic.InstanceDeployFailure) || !strings.Contains(err.Error(), "is a Glance image") {
+		t.Fatalf("glance: %v", err)
+	}
+	tk.Node.InstanceInfo = map[string]any{"image_source": srv.URL + "/missing"}
+	want := "Validation of image href " + srv.URL + "/missing failed, reason: Got HTTP code 404 instead of 200 in response to HEAD request."
+	if err := d.Prepare(ctx, tk); !ironic.IsClass(err, ironic.ImageRefValidationFailed) || err.Error() != want {
+		t.Fatalf("missing image: %v", err)
+	}
+	tk.Node.InstanceInfo = map[string]any{"image_source": srv.URL + "/img.raw"}
+	if err := d.Prepare(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	ii := tk.Node.InstanceInfo
+	if ii["image_url"] != srv.URL+"/img.raw" || ii["image_type"] != "whole-disk" || tk.Node.DriverInternalInfo["is_whole_disk_image"] != true {
+		t.Errorf("instance_info %v", ii)
 	}
 }
 

@@ -61,6 +61,14 @@ func agentConfig(cfg *conf.Config, log *slog.Logger) agent.Config {
 	ac.ContinueIfDiskSecureEraseFails = d.ContinueIfDiskSecureEraseFails
 	ac.EnableNVMeSecureErase, ac.EnableATASecureErase = d.EnableNVMeSecureErase, d.EnableATASecureErase
 	ac.DiskErasureConcurrency = d.DiskErasureConcurrency
+	ac.StreamRawImages = cfg.Agent.StreamRawImages
+	ac.DefaultBootMode = d.DefaultBootMode
+	ac.AllowProvisioningInMaintenance = cfg.Conductor.AllowProvisioningInMaintenance
+	ac.Client = agent.NewClient(agent.ClientConfig{
+		APIVersion: cfg.Agent.AgentAPIVersion, CommandTimeout: cfg.Agent.CommandTimeout,
+		MaxCommandAttempts: cfg.Agent.MaxCommandAttempts, CommandWaitAttempts: cfg.Agent.CommandWaitAttempts,
+		CommandWaitInterval: cfg.Agent.CommandWaitInterval, VerifyCA: cfg.Agent.VerifyCA,
+	})
 	ac.Log = log
 	return ac
 }

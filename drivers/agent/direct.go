@@ -1,0 +1,286 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/internal/deployutil"
+	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/pyjson"
+)
+
+// partitionImageLabels is PARTITION_IMAGE_LABELS: the instance_info keys
+// a partition image's image_info carries.
+var partitionImageLabels = []string{"kernel", "ramdisk", "root_gb", "root_mb", "swap_mb", "ephemeral_mb",
+	"ephemeral_format", "configdrive", "preserve_ephemeral", "image_type", "deploy_boot_mode"}
+
+// isWholeDiskImage is images.is_whole_disk_image for images that are
+// not Glance's: an explicit image_type decides, else an image without
+// kernel and ramdisk is a whole disk. The conductor records it in
+// driver_internal_info when the deployment starts (update_image_type);
+// when it is missing it is computed and recorded here.
+func isWholeDiskImage(task drivers.Task) bool {
+	dii := task.DriverInternalInfo()
+	if v, ok := dii["is_whole_disk_image"]; ok && v != nil {
+		return py.Truthy(v)
+	}
+	ii := task.InstanceInfo()
+	iwdi := !py.Truthy(ii["kernel"]) && !py.Truthy(ii["ramdisk"])
+	if t := ii["image_type"]; py.Truthy(t) {
+		iwdi = py.Str(t) != "partition"
+	}
+	dii["is_whole_disk_image"] = iwdi
+	return iwdi
+}
+
+// buildInstanceInfoForDeploy is deploy_utils.build_instance_info_for_deploy
+// for images given as http(s) URLs: the URL is checked with a HEAD request
+// (HttpImageService.validate_href; one permanent redirect is followed, as
+// Ironic does) and becomes image_url, the URL the agent downloads; the
+// image type is recorded. Glance images and images the conductor would
+// serve itself (file:// or image_download_source "local") need an image
+// service and cache this service does not have.
+func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Task) error {
+	ii := task.InstanceInfo()
+	iwdi := isWholeDiskImage(task)
+	source := py.Str(ii["image_source"])
+	ids := ImageDownloadSource(task, c.ImageDownloadSource)
+	ii["image_url"] = nil
+	switch {
+	case deployutil.IsGlanceImage(ii["image_source"]):
+		return ironic.Errorf(ironic.InstanceDeployFailure,
+			"Node %s: the image %s is a Glance image; this service has no Glance client. Give instance_info/image_source as an http(s) URL.", task.NodeUUID(), source)
+	case strings.HasPrefix(source, "file://") || ids == "local":
+		return ironic.Errorf(ironic.InstanceDeployFailure,
+			"Node %s: images served by the conductor (file:// image sources, image_download_source \"local\") are not supported by this service; give instance_info/image_source as an http(s) URL.", task.NodeUUID())
+	}
+	redirect, err := c.validateImageURL(ctx, source)
+	if err != nil {
+		return err
+	}
+	if redirect != "" {
+		ii["image_source"] = redirect
+		if _, err := c.validateImageURL(ctx, redirect); err != nil {
+			return err
+		}
+		source = redirect
+	}
+	ii["image_url"] = source
+	if iwdi {
+		ii["image_type"] = "whole-disk"
+	} else {
+		ii["image_type"] = "partition"
+	}
+	return task.Save(ctx)
+}
+
+// validateImageURL is HttpImageService.validate_href: a HEAD request that
+// must answer 200 (or 403 for a URL ending in "/"); a 301 with a Location
+// is returned as the redirect (ImageRefIsARedirect).
+func (c Config) validateImageURL(ctx context.Context, href string) (string, error) {
+	hc := c.ImageHTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 60 * time.Second}
+	}
+	noRedirect := *hc
+	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	fail := func(reason string) error {
+		return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: %s", href, reason)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, href, nil)
+	if err != nil {
+		return "", fail(err.Error())
+	}
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		var ue interface{ Unwrap() error }
+		if errors.As(err, &ue) {
+			return "", fail(ue.Unwrap().Error())
+		}
+		return "", fail(err.Error())
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusMovedPermanently && resp.Header.Get("Location") != "":
+		loc, err := resp.Location()
+		if err != nil {
+			return "", fail(err.Error())
+		}
+		return loc.String(), nil
+	case resp.StatusCode == http.StatusForbidden && strings.HasSuffix(href, "/"):
+		return "", nil
+	case resp.StatusCode != http.StatusOK:
+		return "", fail(fmt.Sprintf("Got HTTP code %d instead of 200 in response to HEAD request.", resp.StatusCode))
+	}
+	return "", nil
+}
+
+// writeImageStep is the in-band step AgentDeploy.write_image switches
+// to: {"interface": "deploy", "step": "write_image", "args":
+// {"image_info": ..., "configdrive": ...}} with Ironic's image_info.
+func (c Config) writeImageStep(task drivers.Task) pyjson.Object {
+	ii, di := task.InstanceInfo(), task.DriverInfo()
+	source := py.Str(ii["image_source"])
+	info := pyjson.Object{
+		{Key: "id", Value: source[strings.LastIndex(source, "/")+1:]},
+		{Key: "urls", Value: []any{ii["image_url"]}},
+		{Key: "disk_format", Value: ii["image_disk_format"]},
+		{Key: "container_format", Value: ii["image_container_format"]},
+		{Key: "stream_raw_images", Value: c.StreamRawImages},
+	}
+	if py.Truthy(ii["image_checksum"]) {
+		info = append(info, pyjson.Member{Key: "checksum", Value: ii["image_checksum"]})
+	}
+	if py.Truthy(ii["image_os_hash_algo"]) && py.Truthy(ii["image_os_hash_value"]) {
+		info = append(info, pyjson.Member{Key: "os_hash_algo", Value: ii["image_os_hash_algo"]},
+			pyjson.Member{Key: "os_hash_value", Value: ii["image_os_hash_value"]})
+	}
+	var proxies pyjson.Object
+	for _, scheme := range []string{"http", "https"} {
+		if p := di["image_"+scheme+"_proxy"]; py.Truthy(p) {
+			proxies = append(proxies, pyjson.Member{Key: scheme, Value: p})
+		}
+	}
+	if len(proxies) > 0 {
+		info = append(info, pyjson.Member{Key: "proxies", Value: proxies})
+		if np, ok := di["image_no_proxy"]; ok && np != nil {
+			info = append(info, pyjson.Member{Key: "no_proxy", Value: np})
+		}
+	}
+	info = append(info, pyjson.Member{Key: "node_uuid", Value: task.NodeUUID()})
+	if !py.Truthy(task.DriverInternalInfo()["is_whole_disk_image"]) {
+		for _, l := range partitionImageLabels {
+			info = setMember(info, l, ii[l])
+		}
+		mode, _ := deployutil.BootMode(task, c.defaultBootMode())
+		info = setMember(info, "deploy_boot_mode", mode)
+		info = append(info, pyjson.Member{Key: "boot_option", Value: deployutil.BootOption(task)})
+		if dl := deployutil.NodeCapability(task, "disk_label"); dl != "" {
+			info = append(info, pyjson.Member{Key: "disk_label", Value: dl})
+		}
+	}
+	configdrive := ii["configdrive"]
+	if !py.Truthy(configdrive) {
+		configdrive = nil
+	} else {
+		info = setMember(info, "configdrive", configdrive)
+	}
+	return pyjson.Object{
+		{Key: "interface", Value: "deploy"},
+		{Key: "step", Value: "write_image"},
+		{Key: "args", Value: pyjson.Object{{Key: "image_info", Value: info}, {Key: "configdrive", Value: configdrive}}},
+	}
+}
+
+// setMember is dict assignment: an existing key keeps its place.
+func setMember(o pyjson.Object, k string, v any) pyjson.Object {
+	for i := range o {
+		if o[i].Key == k {
+			o[i].Value = v
+			return o
+		}
+	}
+	return append(o, pyjson.Member{Key: k, Value: v})
+}
+
+func (c Config) defaultBootMode() string {
+	if c.DefaultBootMode == "" {
+		return drivers.BootModeUEFI
+	}
+	return c.DefaultBootMode
+}
+
+// prepareWrittenInstanceBoot is AgentDeployMixin.prepare_instance_boot
+// after the agent wrote an image: the agent reports the partition UUIDs
+// (root_uuid_or_disk_id recorded), installs a boot loader where one is
+// needed, the node is set to boot from its disk and the boot interface
+// prepares the instance.
+func (c Config) prepareWrittenInstanceBoot(ctx context.Context, task drivers.Task) error {
+	iwdi := py.Truthy(task.DriverInternalInfo()["is_whole_disk_image"])
+	res, err := c.client().GetPartitionUUIDs(ctx, task)
+	if err != nil {
+		return err
+	}
+	uuids := res.Result()
+	root := uuids["root uuid"]
+	if py.Truthy(root) {
+		task.DriverInternalInfo()["root_uuid_or_disk_id"] = root
+		if err := task.Save(ctx); err != nil {
+			return err
+		}
+	} else if !iwdi {
+		c.logf(ctx, task, true, "No root UUID returned from the ramdisk for node %s, the deploy will likely fail. Partition UUIDs are %s",
+			task.NodeUUID(), py.Repr(uuids))
+	}
+	mode, err := deployutil.BootMode(task, c.defaultBootMode())
+	if err != nil {
+		return err
+	}
+	var efi, prep any
+	if !iwdi && mode == drivers.BootModeUEFI {
+		efi = uuids["efi system partition uuid"]
+	}
+	if arch := py.Str(task.Properties()["cpu_arch"]); strings.HasPrefix(arch, "ppc64") {
+		prep = uuids["PReP Boot partition uuid"]
+	}
+	if !c.ManageAgentBoot {
+		return task.Driver().Management.SetBootDevice(ctx, task, drivers.BootDeviceDisk, true)
+	}
+	if err := c.configureLocalBoot(ctx, task, root, efi, prep, mode, iwdi); err != nil {
+		return err
+	}
+	if err := task.Driver().Boot.PrepareInstance(ctx, task); err != nil {
+		c.logf(ctx, task, true, "Preparing instance for booting failed for instance %s. %s: %s", task.InstanceUUID(), faultClass(err), err)
+		return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to prepare instance for booting")
+	}
+	return nil
+}
+
+// configureLocalBoot is AgentDeployMixin.configure_local_boot: the agent
+// installs a boot loader (partition images, UEFI whole-disk images,
+// software RAID) and the node boots from its disk, persistently unless
+// driver_info/force_persistent_boot_device is "Never". The image's
+// rootfs_uuid for software RAID comes from instance_info only (no Glance).
+func (c Config) configureLocalBoot(ctx context.Context, task drivers.Task, root, efi, prep any, mode string, iwdi bool) error {
+	softwareRAID := false
+	if disks, ok := task.TargetRAIDConfig()["logical_disks"].([]any); ok {
+		for _, d := range disks {
+			if m, ok := d.(map[string]any); ok && m["controller"] == "software" {
+				softwareRAID = true
+				break
+			}
+		}
+	}
+	if softwareRAID {
+		root = task.InstanceInfo()["image_rootfs_uuid"]
+		if !py.Truthy(root) {
+			root = task.DriverInternalInfo()["root_uuid_or_disk_id"]
+		}
+	}
+	if softwareRAID || (py.Truthy(root) && !iwdi) || (iwdi && mode == drivers.BootModeUEFI) {
+		res, err := c.client().InstallBootloader(ctx, task, root, mode, efi, prep, softwareRAID)
+		if err != nil {
+			return err
+		}
+		if res.Status() == "FAILED" {
+			return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to install a bootloader when deploying node %s: %s", task.NodeUUID(), CommandError(res))
+		}
+	}
+	persistent := py.Str(task.DriverInfo()["force_persistent_boot_device"]) != "Never"
+	vendor := strings.ToLower(py.Str(task.Properties()["vendor"]))
+	if vendor == "lenovo" && mode == drivers.BootModeUEFI {
+		return nil
+	}
+	if mg := task.Driver().Management; mg != nil {
+		if err := mg.SetBootDevice(ctx, task, drivers.BootDeviceDisk, persistent); err != nil {
+			return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to change the boot device to disk when deploying node %s: %s", task.NodeUUID(), err)
+		}
+	}
+	return nil
+}

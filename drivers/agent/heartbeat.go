@@ -1,0 +1,530 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/internal/deployutil"
+	"github.com/goironic/ironic/drivers/internal/py"
+)
+
+// conductorTask is what a heartbeat needs of the conductor's task beyond
+// drivers.Task: Ironic's agent_base calls into conductor code
+// (task.upgrade_lock, steps.set_node_cleaning_steps,
+// continue_node_clean/deploy, the error handlers). The conductor's task
+// implements it; a task without it can't process heartbeats.
+type conductorTask interface {
+	drivers.Task
+	// UpgradeLock takes the node's exclusive lock without waiting
+	// (NodeLocked when someone else holds it).
+	UpgradeLock(ctx context.Context) error
+	// Maintenance is the node's maintenance flag.
+	Maintenance() bool
+	// TargetProvisionState is the node's target provision state.
+	TargetProvisionState() string
+	// CurrentStep is node.clean_step or node.deploy_step.
+	CurrentStep(phase drivers.StepPhase) map[string]any
+	// SetCleaningSteps is set_node_cleaning_steps.
+	SetCleaningSteps(ctx context.Context) error
+	// ContinueSteps resumes the node and runs its next step (Ironic's
+	// _continue_steps).
+	ContinueSteps(ctx context.Context, phase drivers.StepPhase) error
+	// FailSteps is cleaning_error_handler / deploying_error_handler.
+	FailSteps(ctx context.Context, phase drivers.StepPhase, msg string)
+}
+
+// Provision states heartbeats look at.
+const (
+	stateDeployWait = "wait call-back"
+	stateCleaning   = "cleaning"
+	stateCleanWait  = "clean wait"
+	stateEnroll     = "enroll"
+	stateManageable = "manageable"
+	stateAvailable  = "available"
+)
+
+// heartbeatAllowed is HEARTBEAT_ALLOWED (FASTTRACK_HEARTBEAT_ALLOWED with
+// fast track).
+func heartbeatAllowed(state string, fast bool) bool {
+	switch state {
+	case stateDeployWait, stateCleanWait, stateRescueWait, stateDeploying:
+		return true
+	case stateCleaning, stateRescuing:
+		return !fast
+	case stateEnroll, stateManageable, stateAvailable:
+		return fast
+	}
+	return false
+}
+
+// heartbeatRecordOnly is _HEARTBEAT_RECORD_ONLY.
+func heartbeatRecordOnly(state string) bool {
+	switch state {
+	case stateEnroll, stateManageable, stateAvailable, stateCleaning, stateDeploying, stateRescuing:
+		return true
+	}
+	return false
+}
+
+// isoNow is timeutils.utcnow().isoformat().
+func isoNow(c ironic.Clock) string {
+	now := c.Now().UTC()
+	if now.Nanosecond()/1000 == 0 {
+		return now.Format("2006-01-02T15:04:05")
+	}
+	return now.Format("2006-01-02T15:04:05.000000")
+}
+
+// heartbeat is HeartbeatMixin.heartbeat: the agent's URL, version and the
+// time are recorded; in wait call-back the deployment goes on (agent
+// steps cached, next step started or the running one checked), in clean
+// wait the cleaning does.
+func (c Config) heartbeat(ctx context.Context, task drivers.Task, hb drivers.Heartbeat) error {
+	ct, ok := task.(conductorTask)
+	if !ok {
+		return ironic.Errorf(ironic.IronicException, "heartbeats need the conductor's task")
+	}
+	fastEnabled, _ := c.fastTrackEnabled(task)
+	state := task.ProvisionState()
+	if !heartbeatAllowed(state, fastEnabled) {
+		c.logf(ctx, task, true, "Heartbeat from node %s in unsupported provision state %s, not taking any action.", task.NodeUUID(), state)
+		return nil
+	}
+	if err := ct.UpgradeLock(ctx); err != nil {
+		if ironic.IsClass(err, ironic.NodeLocked) {
+			c.logf(ctx, task, false, "Node %s is currently locked, skipping heartbeat processing (will retry on the next heartbeat)", task.NodeUUID())
+			return nil
+		}
+		return err
+	}
+	state = task.ProvisionState()
+	dii := task.DriverInternalInfo()
+	dii["agent_url"] = hb.CallbackURL
+	dii["agent_version"] = hb.AgentVersion
+	dii["agent_last_heartbeat"] = isoNow(c.Clock)
+	if hb.AgentVerifyCA != "" {
+		dii["agent_verify_ca"] = hb.AgentVerifyCA
+	}
+	if hb.AgentStatus != "" {
+		dii["agent_status"] = hb.AgentStatus
+	}
+	if hb.AgentStatusMessage != "" {
+		dii["agent_status_message"] = hb.AgentStatusMessage
+	}
+	if err := task.Save(ctx); err != nil {
+		return err
+	}
+	if heartbeatRecordOnly(state) {
+		return nil
+	}
+	if ct.Maintenance() {
+		c.heartbeatInMaintenance(ctx, ct)
+		return nil
+	}
+	switch state {
+	case stateDeployWait:
+		c.heartbeatDeployWait(ctx, ct)
+	case stateCleanWait:
+		c.heartbeatCleanWait(ctx, ct)
+	case stateRescueWait:
+		c.logf(ctx, task, true, "Heartbeat from node %s in rescue wait: rescuing through the agent is not implemented", task.NodeUUID())
+	}
+	return nil
+}
+
+// heartbeatInMaintenance is _heartbeat_in_maintenance.
+func (c Config) heartbeatInMaintenance(ctx context.Context, ct conductorTask) {
+	switch ct.ProvisionState() {
+	case stateCleaning, stateCleanWait:
+		if !c.AllowProvisioningInMaintenance {
+			ct.FailSteps(ctx, drivers.CleanStep, "Cleaning aborted as node is in maintenance mode")
+			return
+		}
+	case stateDeploying, stateDeployWait:
+		if !c.AllowProvisioningInMaintenance {
+			ct.FailSteps(ctx, drivers.DeployStep, "Deploy aborted as node is in maintenance mode")
+			return
+		}
+	}
+	c.logf(ctx, ct, false, "Heartbeat from node %s in maintenance mode; not taking any action.", ct.NodeUUID())
+}
+
+// heartbeatDeployWait is _heartbeat_deploy_wait.
+func (c Config) heartbeatDeployWait(ctx context.Context, ct conductorTask) {
+	msg := "Unexpected exception"
+	dii := ct.DriverInternalInfo()
+	var err error
+	if !py.Truthy(dii["agent_cached_deploy_steps"]) {
+		msg = "Failed to load in-band deploy steps"
+		err = c.refreshSteps(ctx, ct, drivers.DeployStep)
+	}
+	if polling, _ := dii["deployment_polling"].(bool); err == nil && !polling {
+		msg = "Failed to process the next deploy step"
+		err = c.processNextStep(ctx, ct, drivers.DeployStep)
+	}
+	if err != nil {
+		lastError := fmt.Sprintf("%s: %s", msg, err)
+		c.logf(ctx, ct, true, "Asynchronous exception for node %s: %s", ct.NodeUUID(), lastError)
+		if s := ct.ProvisionState(); s == stateDeploying || s == stateDeployWait {
+			ct.FailSteps(ctx, drivers.DeployStep, lastError)
+		}
+	}
+}
+
+// heartbeatCleanWait is _heartbeat_clean_wait: a node that just booted
+// gets its clean steps from the agent and starts the first; later the
+// running step is checked.
+func (c Config) heartbeatCleanWait(ctx context.Context, ct conductorTask) {
+	var msg string
+	var err error
+	if len(ct.CurrentStep(drivers.CleanStep)) == 0 {
+		msg = "Node failed to start the first cleaning step"
+		if err = c.refreshSteps(ctx, ct, drivers.CleanStep); err == nil {
+			if err = ct.SetCleaningSteps(ctx); err == nil {
+				err = ct.ContinueSteps(ctx, drivers.CleanStep)
+			}
+		}
+	} else {
+		msg = "Node failed to check cleaning progress"
+		if polling, _ := ct.DriverInternalInfo()["cleaning_polling"].(bool); !polling {
+			err = c.processNextStep(ctx, ct, drivers.CleanStep)
+		}
+	}
+	if err != nil {
+		lastError := fmt.Sprintf("%s: %s", msg, err)
+		if s := ct.ProvisionState(); s == stateCleaning || s == stateCleanWait {
+			ct.FailSteps(ctx, drivers.CleanStep, lastError)
+		}
+	}
+}
+
+// stepFailure is NodeCleaningFailure or InstanceDeployFailure (_raise).
+func stepFailure(phase drivers.StepPhase, format string, args ...any) error {
+	if phase == drivers.CleanStep {
+		return ironic.Errorf(ironic.NodeCleaningFailure, format, args...)
+	}
+	return ironic.Errorf(ironic.InstanceDeployFailure, format, args...)
+}
+
+// refreshSteps is AgentBaseMixin.refresh_steps: the agent's steps of
+// phase, grouped by interface, cached in
+// driver_internal_info/agent_cached_<phase>_steps with the hardware
+// manager version. A busy agent is asked again on the next heartbeat.
+func (c Config) refreshSteps(ctx context.Context, task drivers.Task, phase drivers.StepPhase) error {
+	res, err := c.client().GetSteps(ctx, task, phase)
+	if ironic.IsClass(err, ironic.AgentInProgress) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	result := res.Result()
+	if result == nil {
+		result = map[string]any{}
+	}
+	stepsKey := string(phase) + "_steps"
+	var missing []string
+	for _, k := range []string{stepsKey, "hardware_manager_version"} {
+		if _, ok := result[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return stepFailure(phase, "agent get_%s_steps for node %s returned an invalid result. Keys: %s are missing from result: %s.",
+			phase, task.NodeUUID(), pySet(missing), py.Repr(result))
+	}
+	byManager, _ := result[stepsKey].(map[string]any)
+	managers := make([]string, 0, len(byManager))
+	for k := range byManager {
+		managers = append(managers, k)
+	}
+	sort.Strings(managers)
+	steps := map[string]any{}
+	for _, mgr := range managers {
+		list, _ := byManager[mgr].([]any)
+		for _, s := range list {
+			step, ok := s.(map[string]any)
+			if !ok {
+				continue
+			}
+			var miss []string
+			for _, k := range []string{"interface", "step", "priority"} {
+				if _, ok := step[k]; !ok {
+					miss = append(miss, k)
+				}
+			}
+			if len(miss) > 0 {
+				return stepFailure(phase, "agent get_%s_steps for node %s returned an invalid %s step. Keys: %s are missing from step: %s.",
+					phase, task.NodeUUID(), phase, pySet(miss), py.Repr(step))
+			}
+			if phase == drivers.CleanStep {
+				step["requires_ramdisk"] = true
+			}
+			iface := py.Str(step["interface"])
+			l, _ := steps[iface].([]any)
+			steps[iface] = append(l, step)
+		}
+	}
+	dii := task.DriverInternalInfo()
+	dii["hardware_manager_version"] = result["hardware_manager_version"]
+	dii["agent_cached_"+string(phase)+"_steps"] = steps
+	dii["agent_cached_"+string(phase)+"_steps_refreshed"] = isoNow(c.Clock)
+	return task.Save(ctx)
+}
+
+func pySet(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = py.Repr(s)
+	}
+	return "{" + strings.Join(q, ", ") + "}"
+}
+
+// cachedSteps is agent_base.get_steps: the cached agent steps of phase
+// for interface iface, copied, priorities overridden.
+func cachedSteps(task drivers.Task, phase drivers.StepPhase, iface string, override map[string]*int) []map[string]any {
+	all, _ := task.DriverInternalInfo()["agent_cached_"+string(phase)+"_steps"].(map[string]any)
+	list, _ := all[iface].([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, s := range list {
+		step, ok := s.(map[string]any)
+		if !ok {
+			continue
+		}
+		cp := make(map[string]any, len(step))
+		for k, v := range step {
+			cp[k] = v
+		}
+		if p := override[py.Str(cp["step"])]; p != nil {
+			cp["priority"] = *p
+		}
+		out = append(out, cp)
+	}
+	return out
+}
+
+// inbandSteps is get_clean_steps / the in-band part of get_deploy_steps
+// of the agent deploy interfaces: the agent's cached steps of the deploy
+// interface; clean steps with [deploy]erase_devices_priority and
+// erase_devices_metadata_priority applied.
+func (c Config) inbandSteps(task drivers.Task, phase drivers.StepPhase) []map[string]any {
+	var override map[string]*int
+	if phase == drivers.CleanStep {
+		override = map[string]*int{"erase_devices": c.EraseDevicesPriority, "erase_devices_metadata": c.EraseDevicesMetadataPriority}
+	}
+	return cachedSteps(task, phase, string(drivers.Deploy), override)
+}
+
+// stepPhase is the phase an in-band step runs in: cleaning while the
+// node cleans, deploying otherwise.
+func stepPhase(task drivers.Task) drivers.StepPhase {
+	switch task.ProvisionState() {
+	case stateCleaning, stateCleanWait:
+		return drivers.CleanStep
+	}
+	return drivers.DeployStep
+}
+
+// executeInband is agent_base.execute_step for the in-band step name:
+// the agent starts it and the step waits for the heartbeats.
+func (c Config) executeInband(ctx context.Context, task drivers.Task, phase drivers.StepPhase, name string, args map[string]any) (string, error) {
+	var step map[string]any
+	if ct, ok := task.(conductorTask); ok {
+		if cur := ct.CurrentStep(phase); py.Str(cur["step"]) == name {
+			step = cur
+		}
+	}
+	if step == nil {
+		for _, s := range cachedSteps(task, phase, string(drivers.Deploy), nil) {
+			if py.Str(s["step"]) == name {
+				step = s
+			}
+		}
+		if step == nil {
+			step = map[string]any{"interface": string(drivers.Deploy), "step": name}
+		}
+		if args != nil {
+			step["args"] = args
+		}
+	}
+	return c.executeStep(ctx, task, phase, step)
+}
+
+func (c Config) executeStep(ctx context.Context, task drivers.Task, phase drivers.StepPhase, step any) (string, error) {
+	res, err := c.client().ExecuteStep(ctx, task, phase, step)
+	if err != nil {
+		return "", err
+	}
+	if !py.Truthy(res["command_status"]) {
+		return "", stepFailure(phase, "Agent on node %s returned bad command result: %s", task.NodeUUID(), py.Repr(map[string]any(res)))
+	}
+	if phase == drivers.CleanStep {
+		return drivers.StateCleanWait, nil
+	}
+	return drivers.StateDeployWait, nil
+}
+
+// freshlyBooted is _freshly_booted: the agent ran nothing yet but
+// get_<phase>_steps.
+func freshlyBooted(cmds []Command, phase drivers.StepPhase) bool {
+	return len(cmds) == 0 || (len(cmds) == 1 && cmds[0].Name() == fmt.Sprintf("get_%s_steps", phase))
+}
+
+// sameStep is steps.is_equivalent: same interface and step name.
+func sameStep(a, b map[string]any) bool {
+	return py.Str(a["interface"]) == py.Str(b["interface"]) && py.Str(a["step"]) == py.Str(b["step"])
+}
+
+// completedCommand is _get_completed_command: the agent's last command
+// when it is the current step's execution and has finished.
+func completedCommand(cmds []Command, phase drivers.StepPhase, current map[string]any) Command {
+	last := cmds[len(cmds)-1]
+	if last.Name() != fmt.Sprintf("execute_%s_step", phase) {
+		return nil
+	}
+	lastStep, _ := last.Result()[string(phase)+"_step"].(map[string]any)
+	switch {
+	case last.Status() == "RUNNING":
+		return nil
+	case last.Status() == "SUCCEEDED" && (len(lastStep) == 0 || !sameStep(lastStep, current)):
+		return nil
+	}
+	return last
+}
+
+func stepIDOf(s map[string]any) string { return py.Str(s["interface"]) + "." + py.Str(s["step"]) }
+
+// processNextStep is AgentBaseMixin.process_next_step: once the agent's
+// command for the current step has finished, the next step starts (or
+// the node reboots first when the step asked for it); a failed command
+// fails the cleaning or deployment.
+func (c Config) processNextStep(ctx context.Context, ct conductorTask, phase drivers.StepPhase) error {
+	cmds, err := c.client().CommandsStatus(ctx, ct, true)
+	if err != nil {
+		return err
+	}
+	dii := ct.DriverInternalInfo()
+	if freshlyBooted(cmds, phase) {
+		if phase == drivers.CleanStep {
+			delete(dii, "cleaning_reboot")
+		} else {
+			delete(dii, "deployment_reboot")
+		}
+		if err := ct.Save(ctx); err != nil {
+			return err
+		}
+		return ct.ContinueSteps(ctx, phase)
+	}
+	current := ct.CurrentStep(phase)
+	cmd := completedCommand(cmds, phase, current)
+	if cmd == nil {
+		return nil
+	}
+	title := strings.ToUpper(string(phase[:1])) + string(phase[1:])
+	switch cmd.Status() {
+	case "FAILED":
+		ct.FailSteps(ctx, phase, fmt.Sprintf("%s step %s failed on node %s. %s", title, stepIDOf(current), ct.NodeUUID(), CommandError(cmd)))
+		return nil
+	case "CLEAN_VERSION_MISMATCH", "VERSION_MISMATCH":
+		return c.processVersionMismatch(ctx, ct, phase)
+	case "SUCCEEDED":
+		if b, _ := current["reboot_requested"].(bool); b {
+			c.postStepReboot(ctx, ct, phase)
+			return nil
+		}
+		return ct.ContinueSteps(ctx, phase)
+	}
+	ct.FailSteps(ctx, phase, fmt.Sprintf("Agent returned unknown status for %s step %s on node %s : %s.",
+		phase, py.Repr(current), ct.NodeUUID(), cmd.Status()))
+	return nil
+}
+
+// processVersionMismatch is _process_version_mismatch: the agent
+// restarted with other hardware managers; its steps are read again and
+// automated cleaning starts over, while manual cleaning and deployment
+// repeat the current step.
+func (c Config) processVersionMismatch(ctx context.Context, ct conductorTask, phase drivers.StepPhase) error {
+	if err := c.refreshSteps(ctx, ct, phase); err != nil {
+		verb := "continue deployment"
+		if phase == drivers.CleanStep {
+			verb = "continue cleaning"
+		}
+		ct.FailSteps(ctx, phase, fmt.Sprintf("Could not %s on node %s: %s.", verb, ct.NodeUUID(), err))
+		return nil
+	}
+	if phase == drivers.CleanStep && ct.TargetProvisionState() != stateManageable {
+		if err := ct.SetCleaningSteps(ctx); err != nil {
+			ct.FailSteps(ctx, phase, fmt.Sprintf("Could not restart automated cleaning on node %s after step %s: %s.",
+				ct.NodeUUID(), py.Repr(ct.CurrentStep(phase)), err))
+			return nil
+		}
+	} else {
+		ct.DriverInternalInfo()["skip_current_"+string(phase)+"_step"] = false
+		if err := ct.Save(ctx); err != nil {
+			return err
+		}
+	}
+	return ct.ContinueSteps(ctx, phase)
+}
+
+// postStepReboot is _post_step_reboot: the node reboots into the agent
+// after a step that asked for it; the agent will look up a new token.
+func (c Config) postStepReboot(ctx context.Context, ct conductorTask, phase drivers.StepPhase) {
+	err := error(nil)
+	if c.ManageAgentBoot {
+		err = ct.Driver().Boot.PrepareRamdisk(ctx, ct, map[string]any{}, "deploy")
+	}
+	if err == nil {
+		err = ct.PowerAction(ctx, drivers.Reboot)
+	}
+	if err != nil {
+		ct.FailSteps(ctx, phase, fmt.Sprintf("Reboot requested by %s step %s failed for node %s: %s",
+			phase, py.Repr(ct.CurrentStep(phase)), ct.NodeUUID(), err))
+		return
+	}
+	dii := ct.DriverInternalInfo()
+	if phase == drivers.CleanStep {
+		dii["cleaning_reboot"] = true
+	} else {
+		dii["deployment_reboot"] = true
+	}
+	if b, _ := dii["agent_secret_token_pregenerated"].(bool); !b {
+		delete(dii, "agent_secret_token")
+	}
+	if err := ct.Save(ctx); err != nil {
+		c.logf(ctx, ct, true, "saving node %s after a reboot: %s", ct.NodeUUID(), err)
+	}
+}
+
+// fastTrackEnabled is utils.fast_track_enabled.
+func (c Config) fastTrackEnabled(task drivers.Task) (bool, error) {
+	if v, ok := task.DriverInfo()["fast_track"]; ok && v != nil {
+		return deployutil.BoolFromString(v)
+	}
+	return c.FastTrack, nil
+}
+
+func (c Config) logf(ctx context.Context, task drivers.Task, isErr bool, format string, args ...any) {
+	if c.Log == nil {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if isErr {
+		c.Log.ErrorContext(ctx, msg, "node", task.NodeUUID())
+	} else {
+		c.Log.WarnContext(ctx, msg, "node", task.NodeUUID())
+	}
+}
+
+// client is the agent client for this configuration.
+func (c Config) client() *Client {
+	if c.Client != nil {
+		return c.Client
+	}
+	return NewClient(ClientConfig{})
+}
+
