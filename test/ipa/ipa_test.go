@@ -1,0 +1,305 @@
+package ipa
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5" //nolint:gosec // Ironic's image_checksum
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/goironic/ironic/internal/wire"
+	"github.com/goironic/ironic/test/fakeipa"
+)
+
+// budget bounds the whole test.
+const budget = 50 * time.Second
+
+// startAllInOne runs the all-in-one in process (cmd/ironic's wiring) on
+// 127.0.0.1:<free port> with the given extra configuration and returns
+// its URL.
+func startAllInOne(ctx context.Context, t *testing.T, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`[DEFAULT]
+host = goironic-ipa-test
+auth_strategy = noauth
+rpc_transport = none
+enabled_hardware_types = fake-hardware
+enabled_boot_interfaces = fake
+enabled_deploy_interfaces = fake,direct
+enabled_management_interfaces = fake
+enabled_power_interfaces = fake
+enabled_network_interfaces = noop
+enabled_vendor_interfaces = fake,no-vendor
+
+[api]
+port = %d
+
+[database]
+connection = sqlite:///%s
+
+[dhcp]
+dhcp_provider = none
+
+%s
+`, ln.Addr().(*net.TCPAddr).Port, filepath.Join(dir, "ironic.sqlite"), extra)
+	confPath := filepath.Join(dir, "ironic.conf")
+	if err := os.WriteFile(confPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "ironic.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok, err := wire.StartServer(ctx, "ironic", []string{"--config-file", confPath}, io.Discard, logFile, true)
+	if err != nil || !ok {
+		t.Fatalf("start: %v", err)
+	}
+	if err := s.Store.Upgrade(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := wire.Registry(s.Cfg, s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := wire.Conductor(s.Cfg, s.Store, reg, s.Log)
+	if err := cond.Register(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := wire.Policy(s.Cfg, s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := wire.API(s.Cfg, s.Store, wire.InProcess(cond, s.Store, s.Log), pol, s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := wire.Authenticated(s.Cfg, api, s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	g, gctx := errgroup.WithContext(sctx)
+	g.Go(func() error { return cond.Run(gctx) })
+	g.Go(func() error { return wire.Serve(gctx, ln, h, s.Log) })
+	t.Cleanup(func() {
+		cancel()
+		_ = g.Wait()
+		s.Store.Close()
+		logFile.Close()
+		if t.Failed() {
+			if data, err := os.ReadFile(logPath); err == nil {
+				if len(data) > 12000 {
+					data = data[len(data)-12000:]
+				}
+				t.Logf("server log:\n%s", data)
+			}
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+type client struct {
+	t   *testing.T
+	url string
+}
+
+func (c client) call(method, path string, body any) map[string]any {
+	c.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		rd = bytes.NewReader(raw)
+	}
+	req, _ := http.NewRequest(method, c.url+path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-OpenStack-Ironic-API-Version", "1.82")
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		c.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, data)
+	}
+	var out map[string]any
+	_ = json.Unmarshal(data, &out)
+	return out
+}
+
+// provision asks for a provision state change and waits (bounded) until
+// the node reaches want.
+func (c client) provision(uuid string, req map[string]any, want string, within time.Duration) map[string]any {
+	c.t.Helper()
+	c.call("PUT", "/v1/nodes/"+uuid+"/states/provision", req)
+	deadline := time.Now().Add(within)
+	for {
+		n := c.call("GET", "/v1/nodes/"+uuid, nil)
+		if n["provision_state"] == want {
+			return n
+		}
+		if s, _ := n["provision_state"].(string); strings.HasSuffix(s, "failed") || time.Now().After(deadline) {
+			c.t.Fatalf("node %s: provision state %v (last_error %v), want %s", uuid, n["provision_state"], n["last_error"], want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// images serves one image and records requests.
+type images struct {
+	mu   sync.Mutex
+	seen []string
+	data []byte
+}
+
+func (f *images) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.seen = append(f.seen, r.Method+" "+r.URL.Path)
+	f.mu.Unlock()
+	if r.URL.Path != "/images/disk.raw" {
+		http.NotFound(w, r)
+		return
+	}
+	http.ServeContent(w, r, "disk.raw", time.Time{}, bytes.NewReader(f.data))
+}
+
+func (f *images) requests() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.seen...)
+}
+
+func TestDirectDeployWithAgent(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	img := &images{data: bytes.Repeat([]byte("goironic disk image\n"), 4096)}
+	md5sum := md5.Sum(img.data) //nolint:gosec
+	shasum := sha256.Sum256(img.data)
+	files := httptest.NewServer(img)
+	defer files.Close()
+
+	url := startAllInOne(ctx, t, `[conductor]
+automated_clean = true
+
+[agent]
+command_wait_interval = 1
+post_deploy_get_power_state_retries = 1
+post_deploy_get_power_state_retry_interval = 1
+`)
+	c := client{t: t, url: url}
+	const mac = "52:54:00:12:34:56"
+	// Ironic's fake management accepts only pxe as boot device, so
+	// configure_local_boot's "boot from disk" fails on fake hardware (in
+	// Ironic too) unless the node is a Lenovo in UEFI mode, for which
+	// Ironic leaves the boot device alone.
+	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "name": "ipa-node",
+		"deploy_interface": "direct", "boot_interface": "fake", "properties": map[string]any{"vendor": "Lenovo"}})
+	uuid := n["uuid"].(string)
+	c.call("POST", "/v1/ports", map[string]any{"node_uuid": uuid, "address": mac})
+	c.provision(uuid, map[string]any{"target": "manage"}, "manageable", 10*time.Second)
+	// Providing from manageable cleans too: the agent is not running
+	// yet, so skip it for the first provide.
+	c.call("PATCH", "/v1/nodes/"+uuid, []map[string]any{{"op": "add", "path": "/automated_clean", "value": false}})
+	c.provision(uuid, map[string]any{"target": "provide"}, "available", 10*time.Second)
+	c.call("PATCH", "/v1/nodes/"+uuid, []map[string]any{
+		{"op": "remove", "path": "/automated_clean"},
+		{"op": "add", "path": "/instance_info", "value": map[string]any{
+			"image_source":        files.URL + "/images/disk.raw",
+			"image_checksum":      hex.EncodeToString(md5sum[:]),
+			"image_os_hash_algo":  "sha256",
+			"image_os_hash_value": hex.EncodeToString(shasum[:]),
+		}},
+	})
+
+	ipa := fakeipa.New(fakeipa.Options{APIURL: url, MACs: []string{mac}, Interval: 100 * time.Millisecond})
+	if err := ipa.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	n = c.provision(uuid, map[string]any{"target": "active"}, "active", 30*time.Second)
+	t.Logf("deployed in %s", time.Since(start).Round(time.Millisecond))
+	if n["power_state"] != "power on" {
+		t.Errorf("power state %v after deploy", n["power_state"])
+	}
+	dii, _ := n["driver_internal_info"].(map[string]any)
+	if dii["root_uuid_or_disk_id"] != "0x12345678" || dii["agent_version"] != "9.4.1" || dii["agent_last_heartbeat"] == nil {
+		t.Errorf("driver_internal_info %v", dii)
+	}
+	if _, ok := dii["agent_secret_token"]; ok {
+		t.Errorf("agent token kept after deploy: %v", dii)
+	}
+
+	var names []string
+	var writeImage map[string]any
+	for _, r := range ipa.Commands() {
+		name := r.Name
+		if step, ok := r.Params["step"].(map[string]any); ok {
+			name += ":" + fmt.Sprint(step["step"])
+			if step["step"] == "write_image" {
+				writeImage = step
+			}
+		}
+		names = append(names, name)
+	}
+	want := "deploy.get_deploy_steps deploy.execute_deploy_step:write_image standby.get_partition_uuids image.install_bootloader standby.power_off"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("agent commands:\n%s\nwant\n%s", got, want)
+	}
+	args, _ := writeImage["args"].(map[string]any)
+	info, _ := args["image_info"].(map[string]any)
+	for k, v := range map[string]any{
+		"id": "disk.raw", "urls": []any{files.URL + "/images/disk.raw"}, "checksum": hex.EncodeToString(md5sum[:]),
+		"os_hash_algo": "sha256", "os_hash_value": hex.EncodeToString(shasum[:]), "node_uuid": uuid,
+		"stream_raw_images": true, "disk_format": nil, "container_format": nil,
+	} {
+		if fmt.Sprint(info[k]) != fmt.Sprint(v) {
+			t.Errorf("image_info[%s] = %v, want %v", k, info[k], v)
+		}
+	}
+	if reqs := strings.Join(img.requests(), ","); reqs != "HEAD /images/disk.raw,GET /images/disk.raw" {
+		t.Errorf("image server saw %s", reqs)
+	}
+
+	// Undeploy: automated cleaning through the agent.
+	before := len(ipa.Commands())
+	start = time.Now()
+	c.provision(uuid, map[string]any{"target": "deleted"}, "available", 30*time.Second)
+	t.Logf("undeployed and cleaned in %s", time.Since(start).Round(time.Millisecond))
+	names = nil
+	for _, r := range ipa.Commands()[before:] {
+		name := r.Name
+		if step, ok := r.Params["step"].(map[string]any); ok {
+			name += ":" + fmt.Sprint(step["step"])
+		}
+		names = append(names, name)
+	}
+	want = "clean.get_clean_steps clean.execute_clean_step:erase_devices_metadata clean.execute_clean_step:erase_devices"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("agent commands while cleaning:\n%s\nwant\n%s", got, want)
+	}
+	n = c.call("GET", "/v1/nodes/"+uuid, nil)
+	if n["power_state"] != "power off" || n["last_error"] != nil {
+		t.Errorf("after cleaning: power %v, last_error %v", n["power_state"], n["last_error"])
+	}
+}
