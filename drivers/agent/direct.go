@@ -161,7 +161,13 @@ func (c Config) writeImageStep(task drivers.Task) pyjson.Object {
 		mode, _ := deployutil.BootMode(task, c.defaultBootMode())
 		info = setMember(info, "deploy_boot_mode", mode)
 		info = append(info, pyjson.Member{Key: "boot_option", Value: deployutil.BootOption(task)})
-		if dl := deployutil.NodeCapability(task, "disk_label"); dl != "" {
+		// get_disk_label: instance_info's capabilities, gpt in UEFI mode.
+		caps, _ := deployutil.InstanceInfoCapabilities(task)
+		dl := caps["disk_label"]
+		if dl == nil && mode == drivers.BootModeUEFI {
+			dl = "gpt"
+		}
+		if dl != nil {
 			info = append(info, pyjson.Member{Key: "disk_label", Value: dl})
 		}
 	}

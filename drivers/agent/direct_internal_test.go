@@ -1,0 +1,55 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/internal/pyjson"
+)
+
+// TestWriteImageStepGolden compares the in-band write_image step (and its
+// image_info) with the one Ironic's AgentDeploy.write_image builds for
+// the same node (testdata/write_image_golden.json, recorded by
+// testdata/gen_write_image.py), byte for byte as json.dumps writes it.
+func TestWriteImageStepGolden(t *testing.T) {
+	data, err := os.ReadFile("testdata/write_image_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden map[string]struct {
+		Node struct {
+			InstanceInfo       json.RawMessage `json:"instance_info"`
+			DriverInternalInfo map[string]any  `json:"driver_internal_info"`
+			DriverInfo         map[string]any  `json:"driver_info"`
+			Properties         map[string]any  `json:"properties"`
+		} `json:"node"`
+		StepJSON string `json:"step_json"`
+	}
+	if err := json.Unmarshal(data, &golden); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	for name, g := range golden {
+		var ii map[string]any
+		dec := json.NewDecoder(bytes.NewReader(g.Node.InstanceInfo))
+		dec.UseNumber()
+		if err := dec.Decode(&ii); err != nil {
+			t.Fatal(err)
+		}
+		tk := &fake.Task{Node: &fake.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Driver: "fake-hardware",
+			Interfaces:   map[drivers.Kind]string{drivers.Deploy: "direct"},
+			InstanceInfo: ii, DriverInternalInfo: g.Node.DriverInternalInfo, DriverInfo: g.Node.DriverInfo, Properties: g.Node.Properties}}
+		got, err := pyjson.Marshal(cfg.writeImageStep(tk))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != g.StepJSON {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, g.StepJSON)
+		}
+	}
+}
+
