@@ -52,4 +52,3 @@ func TestWriteImageStepGolden(t *testing.T) {
 		}
 	}
 }
-

@@ -527,4 +527,3 @@ func (c Config) client() *Client {
 	}
 	return NewClient(ClientConfig{})
 }
-
