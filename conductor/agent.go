@@ -4,6 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -30,12 +35,22 @@ func (m *Manager) Heartbeat(ctx context.Context, _ string, uuid string, hb rpc.H
 		m.log.ErrorContext(ctx, "invalid or missing agent_token received", "node", uuid)
 		return ironic.Errorf(ironic.InvalidParameterValue, "Invalid or missing agent token received.")
 	}
+	if m.cfg.AgentRequireTLS && hb.CallbackURL != "" && !strings.HasPrefix(hb.CallbackURL, "https://") {
+		m.log.ErrorContext(ctx, "rejecting a callback_url that does not use TLS", "node", uuid, "url", hb.CallbackURL)
+		return ironic.Errorf(ironic.InvalidParameterValue, "TLS is required by configuration")
+	}
+	verifyCA := models.Deref(hb.AgentVerifyCA)
+	if verifyCA != "" {
+		if verifyCA, err = m.storeAgentCertificate(ctx, t, verifyCA); err != nil {
+			return err
+		}
+	}
 	deploy, err := iface[drivers.DeployInterface](t, drivers.Deploy, "deploy")
 	if err != nil {
 		return err
 	}
 	dhb := drivers.Heartbeat{CallbackURL: hb.CallbackURL, AgentVersion: models.Deref(hb.AgentVersion),
-		AgentVerifyCA: models.Deref(hb.AgentVerifyCA), AgentStatus: models.Deref(hb.AgentStatus),
+		AgentVerifyCA: verifyCA, AgentStatus: models.Deref(hb.AgentStatus),
 		AgentStatusMessage: models.Deref(hb.AgentStatusMessage)}
 	return m.spawnOrFail(ctx, t, func(ctx context.Context, t *task) {
 		if err := deploy.Heartbeat(ctx, t, dhb); err != nil {
@@ -155,4 +170,36 @@ func (t *task) FailSteps(ctx context.Context, phase drivers.StepPhase, msg strin
 		return
 	}
 	t.m.deployingError(ctx, t, msg, true)
+}
+
+// storeAgentCertificate is utils.store_agent_certificate: the agent's
+// TLS certificate is written to [agent]certificates_path/<node>.crt and
+// its path returned; a certificate that differs from the one already
+// recorded is refused.
+func (m *Manager) storeAgentCertificate(ctx context.Context, t *task, cert string) (string, error) {
+	if existing, _ := t.DriverInternalInfo()["agent_verify_ca"].(string); existing != "" {
+		data, err := os.ReadFile(existing)
+		switch {
+		case err == nil && strings.TrimSpace(string(data)) != strings.TrimSpace(cert):
+			m.log.ErrorContext(ctx, "content mismatch for agent_verify_ca", "node", t.node.UUID)
+			return "", ironic.Errorf(ironic.InvalidParameterValue, `Detected change in ramdisk provided "agent_verify_ca"`)
+		case err == nil:
+			return existing, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", err
+		}
+		m.log.InfoContext(ctx, "current agent_verify_ca was not found, assuming take over and storing", "node", t.node.UUID)
+	}
+	dir := m.cfg.AgentCertificatesPath
+	if dir == "" {
+		dir = "/var/lib/ironic/certificates"
+	}
+	fname := filepath.Join(dir, t.node.UUID+".crt")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(fname, []byte(cert), 0o644); err != nil {
+		return "", err
+	}
+	return fname, nil
 }

@@ -112,7 +112,13 @@ type Config struct {
 	// and instance_info keeps a temp URL valid for
 	// ConfigdriveSwiftTempURLDuration (else DeployCallbackTimeout, else
 	// 1800 s).
-	ConfigdriveUseObjectStore       bool
+	ConfigdriveUseObjectStore bool
+	// AgentRequireTLS is [agent]require_tls: heartbeats must give an
+	// https callback URL.
+	AgentRequireTLS bool
+	// AgentCertificatesPath is [agent]certificates_path, where the
+	// agents' TLS certificates (agent_verify_ca) are stored.
+	AgentCertificatesPath           string
 	ConfigdriveSwiftContainer       string
 	ConfigdriveSwiftTempURLDuration time.Duration
 	ObjectStore                     ObjectStore

@@ -202,6 +202,8 @@ func bindings() map[string]binder {
 		"deploy.enable_nvme_secure_erase":            func(c *Config) any { return &c.Deploy.EnableNVMeSecureErase },
 		"deploy.enable_ata_secure_erase":             func(c *Config) any { return &c.Deploy.EnableATASecureErase },
 		"deploy.disk_erasure_concurrency":            func(c *Config) any { return &c.Deploy.DiskErasureConcurrency },
+		"deploy.erase_devices_priority":              func(c *Config) any { return &c.Deploy.EraseDevicesPriority },
+		"deploy.erase_devices_metadata_priority":     func(c *Config) any { return &c.Deploy.EraseDevicesMetadataPriority },
 
 		// [dhcp]
 		"dhcp.dhcp_provider": func(c *Config) any { return &c.DHCP.DHCPProvider },

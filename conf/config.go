@@ -339,17 +339,21 @@ type DatabaseSection struct {
 
 // DeploySection holds the [deploy] options.
 type DeploySection struct {
-	HTTPURL                    string
-	HTTPRoot                   string
-	ExternalHTTPURL            string
-	ExternalCallbackURL        string
-	DefaultBootMode            string
-	ConfigdriveUseObjectStore  bool
-	HTTPImageSubdir            string
-	FastTrack                  bool
-	FastTrackTimeout           time.Duration
-	PowerOffAfterDeployFailure bool
-	RamdiskImageDownloadSource string
+	// EraseDevicesPriority and EraseDevicesMetadataPriority override the
+	// agent's priorities of those clean steps (nil: unset).
+	EraseDevicesPriority         *int
+	EraseDevicesMetadataPriority *int
+	HTTPURL                      string
+	HTTPRoot                     string
+	ExternalHTTPURL              string
+	ExternalCallbackURL          string
+	DefaultBootMode              string
+	ConfigdriveUseObjectStore    bool
+	HTTPImageSubdir              string
+	FastTrack                    bool
+	FastTrackTimeout             time.Duration
+	PowerOffAfterDeployFailure   bool
+	RamdiskImageDownloadSource   string
 	// The disk erasure options the agent gets for cleaning.
 	ShredRandomOverwriteIterations int
 	ShredFinalOverwriteWithZeros   bool

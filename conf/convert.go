@@ -51,6 +51,13 @@ func store(ptr any, o *Opt, raw string) error {
 			return err
 		}
 		*p = int(n)
+	case **int:
+		n, ok, err := parseInt(o, raw)
+		if err != nil || !ok {
+			return err
+		}
+		v := int(n)
+		*p = &v
 	case *float64:
 		f, ok, err := parseFloat(o, raw)
 		if err != nil || !ok {

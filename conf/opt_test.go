@@ -203,6 +203,8 @@ func TestBindings(t *testing.T) {
 			okType = typ == String || typ == HostAddress || typ == IPAddress
 		case *int:
 			okType = typ == Integer || typ == Port || typ == Octal
+		case **int:
+			okType = typ == Integer && idx.opts[o].NoDefault
 		case *float64:
 			okType = typ == Float
 		case *bool:

@@ -62,6 +62,7 @@ func agentConfig(cfg *conf.Config, log *slog.Logger) agent.Config {
 	ac.EnableNVMeSecureErase, ac.EnableATASecureErase = d.EnableNVMeSecureErase, d.EnableATASecureErase
 	ac.DiskErasureConcurrency = d.DiskErasureConcurrency
 	ac.StreamRawImages = cfg.Agent.StreamRawImages
+	ac.EraseDevicesPriority, ac.EraseDevicesMetadataPriority = d.EraseDevicesPriority, d.EraseDevicesMetadataPriority
 	ac.DefaultBootMode = d.DefaultBootMode
 	ac.AllowProvisioningInMaintenance = cfg.Conductor.AllowProvisioningInMaintenance
 	ac.Client = agent.NewClient(agent.ClientConfig{
@@ -171,6 +172,8 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		CheckAllocationsInterval:       disabledIfZero(cc.CheckAllocationsInterval),
 
 		ConfigdriveUseObjectStore:       cfg.Deploy.ConfigdriveUseObjectStore,
+		AgentRequireTLS:                 cfg.Agent.RequireTLS,
+		AgentCertificatesPath:           cfg.Agent.CertificatesPath,
 		ConfigdriveSwiftContainer:       cc.ConfigdriveSwiftContainer,
 		ConfigdriveSwiftTempURLDuration: cc.ConfigdriveSwiftTempURLDuration,
 		ObjectStore:                     swiftClient(cfg, log),
