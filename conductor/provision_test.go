@@ -2,6 +2,8 @@ package conductor_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -294,4 +296,40 @@ func rpcHeartbeat(version string, token *string) rpc.Heartbeat {
 		hb.AgentVersion = &version
 	}
 	return hb
+}
+
+// TestHeartbeatTLSAndCertificate: [agent]require_tls refuses an http
+// callback URL; the agent's certificate is stored and its path handed
+// on, and a different certificate later is refused.
+func TestHeartbeatTLSAndCertificate(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		dir := t.TempDir()
+		h := newHarness(t, store, withConfig(func(c *conductor.Config) {
+			c.AgentRequireTLS, c.AgentCertificatesPath = true, dir
+		}))
+		m := h.m
+		n, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.DeployWait)})
+		first, err := m.GetNodeWithToken(ctx, "", n.UUID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := first.DriverInternalInfo["agent_secret_token"].(string)
+		err = m.Heartbeat(ctx, "", n.UUID, rpcHeartbeat("3.0.0", &tok))
+		if !ironic.IsClass(err, ironic.InvalidParameterValue) || err.Error() != "TLS is required by configuration" {
+			t.Errorf("http callback: %v", err)
+		}
+		hb := rpcHeartbeat("3.0.0", &tok)
+		hb.CallbackURL = "https://192.0.2.1:9999"
+		cert := "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+		hb.AgentVerifyCA = &cert
+		if err := m.Heartbeat(ctx, "", n.UUID, hb); err != nil {
+			t.Fatal(err)
+		}
+		m.Wait()
+		data, err := os.ReadFile(filepath.Join(dir, n.UUID+".crt"))
+		if err != nil || string(data) != cert {
+			t.Fatalf("stored certificate: %q %v", data, err)
+		}
+	})
 }
