@@ -1,9 +1,10 @@
 // Package agent implements Ironic's interfaces built on the Ironic Python
 // Agent: the "direct", "custom-agent" and "ramdisk" deploy interfaces and
-// the "agent" RAID, rescue and power interfaces. For now they declare their
-// properties and validate nodes exactly as Ironic does; the agent protocol
-// itself (deploying, heartbeats, agent commands) is not implemented and
-// answers NotImplemented.
+// the "agent" RAID, rescue and power interfaces, and the agent protocol
+// they share (Client: agent_client.AgentClient; heartbeats: agent_base's
+// HeartbeatMixin and AgentBaseMixin). Deploying and cleaning through the
+// agent work; agent rescue, RAID, power and fast track answer
+// NotImplemented.
 package agent
 
 import (
