@@ -303,3 +303,46 @@ post_deploy_get_power_state_retry_interval = 1
 		t.Errorf("after cleaning: power %v, last_error %v", n["power_state"], n["last_error"])
 	}
 }
+
+// TestDirectDeployChecksumFailure: the agent finds the image doesn't
+// match its checksum; the deployment fails with Ironic's message for a
+// failed in-band step.
+func TestDirectDeployChecksumFailure(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	img := &images{data: []byte("another image\n")}
+	files := httptest.NewServer(img)
+	defer files.Close()
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n")
+	c := client{t: t, url: url}
+	const mac = "52:54:00:12:34:57"
+	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "direct",
+		"boot_interface": "fake", "properties": map[string]any{"vendor": "Lenovo"},
+		"instance_info": map[string]any{"image_source": files.URL + "/images/disk.raw", "image_checksum": "0123456789abcdef0123456789abcdef"}})
+	uuid := n["uuid"].(string)
+	c.call("POST", "/v1/ports", map[string]any{"node_uuid": uuid, "address": mac})
+	c.provision(uuid, map[string]any{"target": "manage"}, "manageable", 10*time.Second)
+	c.provision(uuid, map[string]any{"target": "provide"}, "available", 10*time.Second)
+	ipa := fakeipa.New(fakeipa.Options{APIURL: url, MACs: []string{mac}, Interval: 100 * time.Millisecond})
+	if err := ipa.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.call("PUT", "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": "active"})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		n = c.call("GET", "/v1/nodes/"+uuid, nil)
+		if n["provision_state"] == "deploy failed" {
+			break
+		}
+		if time.Now().After(deadline) || n["provision_state"] == "active" {
+			t.Fatalf("provision state %v, last_error %v", n["provision_state"], n["last_error"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	want := "Deploy step deploy.write_image failed on node " + uuid + ". Image failed to verify against checksum. location: disk.raw; image ID: disk.raw; image checksum: "
+	if le, _ := n["last_error"].(string); !strings.HasPrefix(le, want) {
+		t.Errorf("last_error %q\nwant prefix %q", le, want)
+	}
+	// deploying_error_handler leaves the power alone (the agent keeps
+	// running for the operator to look at).
+}
