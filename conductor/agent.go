@@ -113,6 +113,9 @@ func (t *task) UpgradeLock(ctx context.Context) error {
 	return nil
 }
 
+// NodeName is the node's name ("" for None).
+func (t *task) NodeName() string { return models.Deref(t.node.Name) }
+
 // Maintenance is the node's maintenance flag.
 func (t *task) Maintenance() bool { return t.node.Maintenance }
 

@@ -58,6 +58,12 @@ type Config struct {
 	// ImageHTTP validates http(s) image URLs (HEAD); nil uses a client
 	// with [DEFAULT]webserver_connection_timeout (60 s).
 	ImageHTTP *http.Client
+	// DeployLogsCollect, DeployLogsStorageBackend and DeployLogsLocalPath
+	// are [agent]deploy_logs_collect (on_failure, always, never),
+	// deploy_logs_storage_backend and deploy_logs_local_path.
+	DeployLogsCollect        string
+	DeployLogsStorageBackend string
+	DeployLogsLocalPath      string
 	// StreamRawImages is [agent]stream_raw_images.
 	StreamRawImages bool
 	// DefaultBootMode is [deploy]default_boot_mode ("" means uefi).
@@ -86,12 +92,15 @@ type Config struct {
 // DefaultConfig is Ironic's default configuration.
 func DefaultConfig() Config {
 	return Config{
-		ManageAgentBoot:     true,
-		StreamRawImages:     true,
-		ImageDownloadSource: "http",
-		HTTPRoot:            "/httpboot",
-		HTTPImageSubdir:     "agent_images",
-		FastTrackTimeout:    300 * time.Second,
+		ManageAgentBoot:          true,
+		StreamRawImages:          true,
+		DeployLogsCollect:        "on_failure",
+		DeployLogsStorageBackend: "local",
+		DeployLogsLocalPath:      "/var/log/ironic/deploy",
+		ImageDownloadSource:      "http",
+		HTTPRoot:                 "/httpboot",
+		HTTPImageSubdir:          "agent_images",
+		FastTrackTimeout:         300 * time.Second,
 
 		PostDeployPowerStateRetries:       6,
 		PostDeployPowerStateRetryInterval: 5 * time.Second,

@@ -249,6 +249,9 @@ func (d *Deploy) prepareInstanceBoot(ctx context.Context, task drivers.Task) err
 // node booting from a volume) the soft power-off request fails as in
 // Ironic, which then checks the power state.
 func (d *Deploy) tearDownAgent(ctx context.Context, task drivers.Task) error {
+	if d.cfg.DeployLogsCollect == "always" {
+		d.cfg.collectRamdiskLogs(ctx, task, "")
+	}
 	drv := task.Driver()
 	supported, err := drv.Power.GetSupportedPowerStates(ctx, task)
 	if err != nil {

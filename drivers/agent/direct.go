@@ -243,6 +243,7 @@ func (c Config) prepareWrittenInstanceBoot(ctx context.Context, task drivers.Tas
 	}
 	if err := task.Driver().Boot.PrepareInstance(ctx, task); err != nil {
 		c.logf(ctx, task, true, "Preparing instance for booting failed for instance %s. %s: %s", task.InstanceUUID(), faultClass(err), err)
+		c.collectOnFailure(ctx, task)
 		return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to prepare instance for booting")
 	}
 	return nil
@@ -275,6 +276,7 @@ func (c Config) configureLocalBoot(ctx context.Context, task drivers.Task, root,
 			return err
 		}
 		if res.Status() == "FAILED" {
+			c.collectOnFailure(ctx, task)
 			return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to install a bootloader when deploying node %s: %s", task.NodeUUID(), CommandError(res))
 		}
 	}

@@ -170,6 +170,7 @@ func (c Config) heartbeatDeployWait(ctx context.Context, ct conductorTask) {
 		lastError := fmt.Sprintf("%s: %s", msg, err)
 		c.logf(ctx, ct, true, "Asynchronous exception for node %s: %s", ct.NodeUUID(), lastError)
 		if s := ct.ProvisionState(); s == stateDeploying || s == stateDeployWait {
+			c.collectOnFailure(ctx, ct)
 			ct.FailSteps(ctx, drivers.DeployStep, lastError)
 		}
 	}
@@ -427,7 +428,7 @@ func (c Config) processNextStep(ctx context.Context, ct conductorTask, phase dri
 	title := strings.ToUpper(string(phase[:1])) + string(phase[1:])
 	switch cmd.Status() {
 	case "FAILED":
-		ct.FailSteps(ctx, phase, fmt.Sprintf("%s step %s failed on node %s. %s", title, stepIDOf(current), ct.NodeUUID(), CommandError(cmd)))
+		c.stepFailure(ctx, ct, phase, fmt.Sprintf("%s step %s failed on node %s. %s", title, stepIDOf(current), ct.NodeUUID(), CommandError(cmd)))
 		return nil
 	case "CLEAN_VERSION_MISMATCH", "VERSION_MISMATCH":
 		return c.processVersionMismatch(ctx, ct, phase)
@@ -438,9 +439,20 @@ func (c Config) processNextStep(ctx context.Context, ct conductorTask, phase dri
 		}
 		return ct.ContinueSteps(ctx, phase)
 	}
-	ct.FailSteps(ctx, phase, fmt.Sprintf("Agent returned unknown status for %s step %s on node %s : %s.",
+	c.stepFailure(ctx, ct, phase, fmt.Sprintf("Agent returned unknown status for %s step %s on node %s : %s.",
 		phase, py.Repr(current), ct.NodeUUID(), cmd.Status()))
 	return nil
+}
+
+// stepFailure is _step_failure_handler: the ramdisk logs are collected
+// (labelled "cleaning" for cleaning), then the error handler runs.
+func (c Config) stepFailure(ctx context.Context, ct conductorTask, phase drivers.StepPhase, msg string) {
+	label := ""
+	if phase == drivers.CleanStep {
+		label = "cleaning"
+	}
+	c.collectRamdiskLogs(ctx, ct, label)
+	ct.FailSteps(ctx, phase, msg)
 }
 
 // processVersionMismatch is _process_version_mismatch: the agent

@@ -64,6 +64,7 @@ func heartbeatSetup(t *testing.T, state string, opts fakeipa.Options) (*condTask
 	cfg := agent.DefaultConfig()
 	cfg.Clock = clock(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))
 	cfg.Client = agent.NewClient(agent.ClientConfig{CommandTimeout: 5 * time.Second})
+	cfg.DeployLogsLocalPath = t.TempDir()
 	d := impl[drivers.DeployInterface](t, cfg, drivers.Deploy, "direct")
 	tk := &condTask{Task: &fake.Task{Node: &fake.Node{UUID: "n1", Driver: "fake-hardware", ProvisionState: state,
 		DriverInternalInfo: map[string]any{"agent_secret_token": "tok"}}}, steps: map[drivers.StepPhase]map[string]any{}, d: d}

@@ -62,6 +62,8 @@ func agentConfig(cfg *conf.Config, log *slog.Logger) agent.Config {
 	ac.EnableNVMeSecureErase, ac.EnableATASecureErase = d.EnableNVMeSecureErase, d.EnableATASecureErase
 	ac.DiskErasureConcurrency = d.DiskErasureConcurrency
 	ac.StreamRawImages = cfg.Agent.StreamRawImages
+	ac.DeployLogsCollect = cfg.Agent.DeployLogsCollect
+	ac.DeployLogsStorageBackend, ac.DeployLogsLocalPath = cfg.Agent.DeployLogsStorageBackend, cfg.Agent.DeployLogsLocalPath
 	ac.EraseDevicesPriority, ac.EraseDevicesMetadataPriority = d.EraseDevicesPriority, d.EraseDevicesMetadataPriority
 	ac.DefaultBootMode = d.DefaultBootMode
 	ac.AllowProvisioningInMaintenance = cfg.Conductor.AllowProvisioningInMaintenance

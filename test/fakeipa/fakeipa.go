@@ -19,10 +19,12 @@ package fakeipa
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/md5" //nolint:gosec // IPA's legacy image checksum
 	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -424,7 +426,11 @@ func (a *Agent) command(ext, cmd string, params map[string]any) (func() (any, an
 	case "standby.sync":
 		return ok(nil), true, true
 	case "log.collect_system_logs":
-		return ok(map[string]any{"system_logs": ""}), true, true
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write([]byte("fake ironic-python-agent logs\n"))
+		_ = zw.Close()
+		return ok(map[string]any{"system_logs": base64.StdEncoding.EncodeToString(buf.Bytes())}), true, true
 	}
 	return nil, false, false
 }

@@ -313,7 +313,8 @@ func TestDirectDeployChecksumFailure(t *testing.T) {
 	img := &images{data: []byte("another image\n")}
 	files := httptest.NewServer(img)
 	defer files.Close()
-	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n")
+	logs := t.TempDir()
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\ndeploy_logs_local_path = "+logs+"\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:57"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "direct",
@@ -345,4 +346,15 @@ func TestDirectDeployChecksumFailure(t *testing.T) {
 	}
 	// deploying_error_handler leaves the power alone (the agent keeps
 	// running for the operator to look at).
+
+	// The agent's logs were collected ([agent]deploy_logs_collect =
+	// on_failure) and stored as <node>_<time>.tar.gz.
+	cmds := ipa.Commands()
+	if last := cmds[len(cmds)-1]; last.Name != "log.collect_system_logs" {
+		t.Errorf("last agent command %s, want log.collect_system_logs", last.Name)
+	}
+	files2, _ := filepath.Glob(filepath.Join(logs, uuid+"_*.tar.gz"))
+	if len(files2) != 1 {
+		t.Errorf("stored logs: %v", files2)
+	}
 }
