@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/rpc/oslo"
 	"github.com/goironic/ironic/states"
 )
 
@@ -205,4 +208,53 @@ func (m *Manager) storeAgentCertificate(ctx context.Context, t *task, cert strin
 		return "", err
 	}
 	return fname, nil
+}
+
+// NodeDict is node.as_dict(): every field of the Node object, in its
+// field order, datetimes as oslo's to_primitive writes them
+// ("%Y-%m-%dT%H:%M:%S.%f") and traits as {"objects": [...]}. The agent
+// deploy interfaces send it (masked) as their commands' "node".
+func (t *task) NodeDict() (pyjson.Object, error) {
+	raw, err := oslo.AppendNode(nil, t.node, nil)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pyjson.DecodeOrdered(raw)
+	if err != nil {
+		return nil, err
+	}
+	obj, _ := v.(pyjson.Object)
+	data, _ := obj.Get("ironic_object.data")
+	fields, ok := data.(pyjson.Object)
+	if !ok {
+		return nil, errors.New("node primitive without data")
+	}
+	out := make(pyjson.Object, 0, len(fields))
+	for _, f := range fields {
+		switch x := f.Value.(type) {
+		case string:
+			if strings.HasSuffix(f.Key, "_at") {
+				if tm, err := time.Parse(oslo.TimeFormat, x); err == nil {
+					f.Value = tm.Format("2006-01-02T15:04:05.000000")
+				}
+			}
+		case pyjson.Object:
+			if f.Key == "traits" {
+				d, _ := x.Get("ironic_object.data")
+				do, _ := d.(pyjson.Object)
+				list, _ := do.Get("objects")
+				items, _ := list.([]any)
+				objs := make([]any, 0, len(items))
+				for _, it := range items {
+					if o, ok := it.(pyjson.Object); ok {
+						td, _ := o.Get("ironic_object.data")
+						objs = append(objs, td)
+					}
+				}
+				f.Value = pyjson.Object{{Key: "objects", Value: objs}}
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }

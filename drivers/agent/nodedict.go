@@ -14,11 +14,29 @@ var masker = strutils.NewMasker()
 // parameter: Ironic sends node.as_dict(secure=True), with driver_info,
 // instance_info and driver_internal_info passed through
 // mask_dict_password, and the configuration drive masked unless
-// maskConfigdrive is false (deploy steps need it). Only the fields a
-// driver task exposes are sent (uuid, driver, the info dictionaries,
-// properties, states, instance_uuid and the interface names); the agent
-// reads no others.
+// maskConfigdrive is false (deploy steps need it). The conductor's task
+// gives every field of the node (NodeDict); with a plain driver task only
+// the fields it exposes are sent (uuid, driver, the info dictionaries,
+// properties, states, instance_uuid and the interface names).
 func nodeDict(task drivers.Task, maskConfigdrive bool) pyjson.Object {
+	if nd, ok := task.(nodeDicter); ok {
+		if full, err := nd.NodeDict(); err == nil {
+			return secureNodeDict(task, full, maskConfigdrive)
+		}
+	}
+	return secureNodeDict(task, taskNodeDict(task), maskConfigdrive)
+}
+
+// nodeDicter is a task that gives the whole node.as_dict() (the
+// conductor's does).
+type nodeDicter interface {
+	NodeDict() (pyjson.Object, error)
+}
+
+// secureNodeDict is as_dict(secure=True, mask_configdrive): driver_info,
+// instance_info and driver_internal_info through mask_dict_password,
+// instance_info's configdrive masked unless asked not to.
+func secureNodeDict(task drivers.Task, d pyjson.Object, maskConfigdrive bool) pyjson.Object {
 	ii := maps.Clone(task.InstanceInfo())
 	cd, hasCD := ii["configdrive"]
 	delete(ii, "configdrive")
@@ -30,6 +48,24 @@ func nodeDict(task drivers.Task, maskConfigdrive bool) pyjson.Object {
 			ii["configdrive"] = cd
 		}
 	}
+	out := make(pyjson.Object, 0, len(d)+1)
+	for _, m := range d {
+		switch m.Key {
+		case "driver_info":
+			m.Value = masker.MaskDict(task.DriverInfo(), "******")
+		case "driver_internal_info":
+			m.Value = masker.MaskDict(task.DriverInternalInfo(), "******")
+		case "instance_info":
+			// Python pops instance_info and adds it back: it comes last.
+			continue
+		}
+		out = append(out, m)
+	}
+	return append(out, pyjson.Member{Key: "instance_info", Value: ii})
+}
+
+// taskNodeDict is the part of as_dict a plain driver task can give.
+func taskNodeDict(task drivers.Task) pyjson.Object {
 	nullable := func(s string) any {
 		if s == "" {
 			return nil
@@ -39,9 +75,9 @@ func nodeDict(task drivers.Task, maskConfigdrive bool) pyjson.Object {
 	o := pyjson.Object{
 		{Key: "uuid", Value: task.NodeUUID()},
 		{Key: "driver", Value: task.DriverName()},
-		{Key: "driver_info", Value: masker.MaskDict(task.DriverInfo(), "******")},
-		{Key: "driver_internal_info", Value: masker.MaskDict(task.DriverInternalInfo(), "******")},
-		{Key: "instance_info", Value: ii},
+		{Key: "driver_info", Value: nil},
+		{Key: "driver_internal_info", Value: nil},
+		{Key: "instance_info", Value: nil},
 		{Key: "instance_uuid", Value: nullable(task.InstanceUUID())},
 		{Key: "properties", Value: task.Properties()},
 		{Key: "power_state", Value: nullable(task.PowerState())},

@@ -83,6 +83,8 @@ type Received struct {
 	Wait string
 	// Token is the agent_token query parameter.
 	Token string
+	// Body is the request body as sent.
+	Body []byte
 }
 
 // Agent is the fake IPA.
@@ -344,7 +346,8 @@ func (a *Agent) runCommand(w http.ResponseWriter, r *http.Request) {
 		Name   string         `json:"name"`
 		Params map[string]any `json:"params"`
 	}
-	dec := json.NewDecoder(r.Body)
+	raw, _ := io.ReadAll(r.Body)
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&body); err != nil || body.Name == "" || body.Params == nil {
 		writeJSON(w, http.StatusBadRequest, fault(400, "400 Bad Request: Missing or invalid name or params"))
@@ -352,7 +355,7 @@ func (a *Agent) runCommand(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	a.mu.Lock()
-	a.received = append(a.received, Received{Name: body.Name, Params: body.Params, Wait: q.Get("wait"), Token: q.Get("agent_token")})
+	a.received = append(a.received, Received{Name: body.Name, Params: body.Params, Wait: q.Get("wait"), Token: q.Get("agent_token"), Body: raw})
 	if a.token == "" || q.Get("agent_token") != a.token {
 		a.mu.Unlock()
 		writeJSON(w, http.StatusUnauthorized, fault(401, "401 Unauthorized: Token invalid."))

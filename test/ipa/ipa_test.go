@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/wire"
 	"github.com/goironic/ironic/test/fakeipa"
 )
@@ -265,6 +266,36 @@ post_deploy_get_power_state_retry_interval = 1
 	want := "deploy.get_deploy_steps deploy.execute_deploy_step:write_image standby.get_partition_uuids image.install_bootloader standby.power_off"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("agent commands:\n%s\nwant\n%s", got, want)
+	}
+	// The node parameter is node.as_dict(secure=True): every Node field
+	// in Ironic's field order (instance_info last), secrets masked, the
+	// configuration drive not masked for deploy steps.
+	var nodeKeys []string
+	var nodeParam pyjson.Object
+	for _, r := range ipa.Commands() {
+		if r.Name != "deploy.execute_deploy_step" {
+			continue
+		}
+		v, err := pyjson.DecodeOrdered(r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		params, _ := v.(pyjson.Object).Get("params")
+		np, _ := params.(pyjson.Object).Get("node")
+		nodeParam = np.(pyjson.Object)
+		for _, m := range nodeParam {
+			nodeKeys = append(nodeKeys, m.Key)
+		}
+	}
+	const ironicNodeFields = "id uuid name chassis_id instance_uuid driver driver_info driver_internal_info clean_step deploy_step raid_config target_raid_config properties reservation conductor_affinity conductor_group power_state target_power_state provision_state provision_updated_at target_provision_state maintenance maintenance_reason fault console_enabled last_error resource_class inspection_finished_at inspection_started_at extra automated_clean protected protected_reason allocation_id bios_interface boot_interface console_interface deploy_interface inspect_interface management_interface network_interface power_interface raid_interface rescue_interface storage_interface vendor_interface traits owner lessee description retired retired_reason network_data boot_mode secure_boot shard created_at updated_at instance_info"
+	if got := strings.Join(nodeKeys, " "); got != ironicNodeFields {
+		t.Errorf("node parameter fields:\n%s\nwant (Ironic's Node.fields)\n%s", got, ironicNodeFields)
+	}
+	if dii, _ := nodeParam.Get("driver_internal_info"); !strings.Contains(fmt.Sprint(dii), "agent_secret_token ******") {
+		t.Errorf("driver_internal_info not masked: %v", dii)
+	}
+	if ca, _ := nodeParam.Get("created_at"); len(fmt.Sprint(ca)) != len("2006-01-02T15:04:05.000000") {
+		t.Errorf("created_at %v", ca)
 	}
 	args, _ := writeImage["args"].(map[string]any)
 	info, _ := args["image_info"].(map[string]any)
