@@ -210,6 +210,46 @@ func (m *Manager) storeAgentCertificate(ctx context.Context, t *task, cert strin
 	return fname, nil
 }
 
+// PortDicts is [port.as_dict() for port in ports] for the node's ports.
+func (t *task) PortDicts() ([]any, error) {
+	out := make([]any, 0, len(t.ports))
+	for i := range t.ports {
+		raw, err := oslo.AppendPort(nil, &t.ports[i], t.node.UUID)
+		if err != nil {
+			return nil, err
+		}
+		d, err := objectData(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// objectData is the "ironic_object.data" of a primitive, with datetimes
+// as to_primitive writes them.
+func objectData(raw []byte) (pyjson.Object, error) {
+	v, err := pyjson.DecodeOrdered(raw)
+	if err != nil {
+		return nil, err
+	}
+	obj, _ := v.(pyjson.Object)
+	data, _ := obj.Get("ironic_object.data")
+	fields, ok := data.(pyjson.Object)
+	if !ok {
+		return nil, errors.New("object primitive without data")
+	}
+	for i, f := range fields {
+		if x, ok := f.Value.(string); ok && strings.HasSuffix(f.Key, "_at") {
+			if tm, err := time.Parse(oslo.TimeFormat, x); err == nil {
+				fields[i].Value = tm.Format("2006-01-02T15:04:05.000000")
+			}
+		}
+	}
+	return fields, nil
+}
+
 // NodeDict is node.as_dict(): every field of the Node object, in its
 // field order, datetimes as oslo's to_primitive writes them
 // ("%Y-%m-%dT%H:%M:%S.%f") and traits as {"objects": [...]}. The agent
@@ -219,26 +259,13 @@ func (t *task) NodeDict() (pyjson.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := pyjson.DecodeOrdered(raw)
+	fields, err := objectData(raw)
 	if err != nil {
 		return nil, err
 	}
-	obj, _ := v.(pyjson.Object)
-	data, _ := obj.Get("ironic_object.data")
-	fields, ok := data.(pyjson.Object)
-	if !ok {
-		return nil, errors.New("node primitive without data")
-	}
 	out := make(pyjson.Object, 0, len(fields))
 	for _, f := range fields {
-		switch x := f.Value.(type) {
-		case string:
-			if strings.HasSuffix(f.Key, "_at") {
-				if tm, err := time.Parse(oslo.TimeFormat, x); err == nil {
-					f.Value = tm.Format("2006-01-02T15:04:05.000000")
-				}
-			}
-		case pyjson.Object:
+		if x, ok := f.Value.(pyjson.Object); ok {
 			if f.Key == "traits" {
 				d, _ := x.Get("ironic_object.data")
 				do, _ := d.(pyjson.Object)

@@ -89,9 +89,14 @@ func taskNodeDict(task drivers.Task) pyjson.Object {
 	return o
 }
 
-// portDicts is [port.as_dict() for port in ports], with the fields a
-// driver task exposes.
+// portDicts is [port.as_dict() for port in ports]: every Port field from
+// the conductor's task, the fields a plain driver task exposes otherwise.
 func portDicts(task drivers.Task) []any {
+	if pd, ok := task.(interface{ PortDicts() ([]any, error) }); ok {
+		if out, err := pd.PortDicts(); err == nil {
+			return out
+		}
+	}
 	ports := task.Ports()
 	out := make([]any, 0, len(ports))
 	for _, p := range ports {

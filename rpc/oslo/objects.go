@@ -683,3 +683,9 @@ func DecodeNode(raw []byte) (Object[models.Node], error) { return decodeObj(node
 func AppendNodeObject(dst []byte, o Object[models.Node]) ([]byte, error) {
 	return appendObj(dst, nodeDef, o.Value, encodeOpts{fields: o.Fields, changes: o.Changes})
 }
+
+// AppendPort writes a port primitive with every field it has, node_uuid
+// being nodeUUID.
+func AppendPort(dst []byte, p *models.Port, nodeUUID string) ([]byte, error) {
+	return appendObj(dst, portDef, p, encodeOpts{nodeUUID: nodeUUID})
+}

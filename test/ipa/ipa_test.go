@@ -283,6 +283,15 @@ post_deploy_get_power_state_retry_interval = 1
 		params, _ := v.(pyjson.Object).Get("params")
 		np, _ := params.(pyjson.Object).Get("node")
 		nodeParam = np.(pyjson.Object)
+		ports, _ := params.(pyjson.Object).Get("ports")
+		var portKeys []string
+		for _, m := range ports.([]any)[0].(pyjson.Object) {
+			portKeys = append(portKeys, m.Key)
+		}
+		const ironicPortFields = "id uuid node_id node_uuid address extra local_link_connection portgroup_id pxe_enabled internal_info physical_network is_smartnic name created_at updated_at"
+		if got := strings.Join(portKeys, " "); got != ironicPortFields {
+			t.Errorf("port fields:\n%s\nwant (Ironic's Port.fields)\n%s", got, ironicPortFields)
+		}
 		for _, m := range nodeParam {
 			nodeKeys = append(nodeKeys, m.Key)
 		}
