@@ -116,6 +116,12 @@ func (t *task) UpgradeLock(ctx context.Context) error {
 	return nil
 }
 
+// TouchProvisioning is node.touch_provisioning(): provision_updated_at
+// becomes now, so a heartbeating agent's long step does not time out.
+func (t *task) TouchProvisioning(ctx context.Context) error {
+	return t.m.store.TouchNodeProvisioning(ctx, db.ByID(t.node.ID))
+}
+
 // NodeName is the node's name ("" for None).
 func (t *task) NodeName() string { return models.Deref(t.node.Name) }
 

@@ -162,6 +162,9 @@ func (c Config) heartbeatDeployWait(ctx context.Context, ct conductorTask) {
 		msg = "Failed to load in-band deploy steps"
 		err = c.refreshSteps(ctx, ct, drivers.DeployStep)
 	}
+	if err == nil {
+		err = touchProvisioning(ctx, ct)
+	}
 	if polling, _ := dii["deployment_polling"].(bool); err == nil && !polling {
 		msg = "Failed to process the next deploy step"
 		err = c.processNextStep(ctx, ct, drivers.DeployStep)
@@ -180,16 +183,18 @@ func (c Config) heartbeatDeployWait(ctx context.Context, ct conductorTask) {
 // gets its clean steps from the agent and starts the first; later the
 // running step is checked.
 func (c Config) heartbeatCleanWait(ctx context.Context, ct conductorTask) {
-	var msg string
-	var err error
-	if len(ct.CurrentStep(drivers.CleanStep)) == 0 {
+	msg := "Failed checking if cleaning is done"
+	err := touchProvisioning(ctx, ct)
+	switch {
+	case err != nil:
+	case len(ct.CurrentStep(drivers.CleanStep)) == 0:
 		msg = "Node failed to start the first cleaning step"
 		if err = c.refreshSteps(ctx, ct, drivers.CleanStep); err == nil {
 			if err = ct.SetCleaningSteps(ctx); err == nil {
 				err = ct.ContinueSteps(ctx, drivers.CleanStep)
 			}
 		}
-	} else {
+	default:
 		msg = "Node failed to check cleaning progress"
 		if polling, _ := ct.DriverInternalInfo()["cleaning_polling"].(bool); !polling {
 			err = c.processNextStep(ctx, ct, drivers.CleanStep)
@@ -201,6 +206,14 @@ func (c Config) heartbeatCleanWait(ctx context.Context, ct conductorTask) {
 			ct.FailSteps(ctx, drivers.CleanStep, lastError)
 		}
 	}
+}
+
+// touchProvisioning is node.touch_provisioning() when the task offers it.
+func touchProvisioning(ctx context.Context, task drivers.Task) error {
+	if tp, ok := task.(interface{ TouchProvisioning(context.Context) error }); ok {
+		return tp.TouchProvisioning(ctx)
+	}
+	return nil
 }
 
 // stepFailure is NodeCleaningFailure or InstanceDeployFailure (_raise).
