@@ -342,6 +342,28 @@ post_deploy_get_power_state_retry_interval = 1
 	if n["power_state"] != "power off" || n["last_error"] != nil {
 		t.Errorf("after cleaning: power %v, last_error %v", n["power_state"], n["last_error"])
 	}
+
+	// Manual cleaning with an in-band step, validated once the agent
+	// reported its steps.
+	c.provision(uuid, map[string]any{"target": "manage"}, "manageable", 10*time.Second)
+	before = len(ipa.Commands())
+	c.provision(uuid, map[string]any{"target": "clean", "clean_steps": []map[string]any{
+		{"interface": "deploy", "step": "erase_pstore"}}}, "manageable", 20*time.Second)
+	names = nil
+	for _, r := range ipa.Commands()[before:] {
+		name := r.Name
+		if step, ok := r.Params["step"].(map[string]any); ok {
+			name += ":" + fmt.Sprint(step["step"])
+		}
+		names = append(names, name)
+	}
+	want = "clean.get_clean_steps clean.execute_clean_step:erase_pstore"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("agent commands while cleaning manually:\n%s\nwant\n%s", got, want)
+	}
+	if n = c.call("GET", "/v1/nodes/"+uuid, nil); n["last_error"] != nil {
+		t.Errorf("after manual cleaning: last_error %v", n["last_error"])
+	}
 }
 
 // TestDirectDeployChecksumFailure: the agent finds the image doesn't
