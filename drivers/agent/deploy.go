@@ -188,7 +188,7 @@ func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (string, error) 
 	}
 	if fast {
 		return "", ironic.Errorf(ironic.InstanceDeployFailure,
-			"Fast-track deployment of node %s needs the agent's deploy steps: the Ironic Python Agent protocol is not implemented.", task.NodeUUID())
+			"Fast-track deployment of node %s is not supported by this service.", task.NodeUUID())
 	}
 	write, err := shouldWriteImage(ctx, task)
 	if err != nil || !write {
