@@ -45,7 +45,7 @@ auth_strategy = noauth
 rpc_transport = none
 enabled_hardware_types = fake-hardware
 enabled_boot_interfaces = fake
-enabled_deploy_interfaces = fake,direct
+enabled_deploy_interfaces = fake,direct,custom-agent,ramdisk
 enabled_management_interfaces = fake
 enabled_power_interfaces = fake
 enabled_network_interfaces = noop
@@ -418,5 +418,71 @@ func TestDirectDeployChecksumFailure(t *testing.T) {
 	files2, _ := filepath.Glob(filepath.Join(logs, uuid+"_*.tar.gz"))
 	if len(files2) != 1 {
 		t.Errorf("stored logs: %v", files2)
+	}
+}
+
+// TestCustomAgentDeploy: "custom-agent" boots the agent, waits for it and
+// runs the out-of-band steps (no image is written); the agent is told to
+// power off.
+func TestCustomAgentDeploy(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
+	c := client{t: t, url: url}
+	const mac = "52:54:00:12:34:58"
+	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "custom-agent", "boot_interface": "fake"})
+	uuid := n["uuid"].(string)
+	c.call("POST", "/v1/ports", map[string]any{"node_uuid": uuid, "address": mac})
+	c.provision(uuid, map[string]any{"target": "manage"}, "manageable", 10*time.Second)
+	c.provision(uuid, map[string]any{"target": "provide"}, "available", 10*time.Second)
+	ipa := fakeipa.New(fakeipa.Options{APIURL: url, MACs: []string{mac}, Interval: 100 * time.Millisecond})
+	if err := ipa.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n = c.provision(uuid, map[string]any{"target": "active"}, "active", 20*time.Second)
+	var names []string
+	for _, r := range ipa.Commands() {
+		names = append(names, r.Name)
+	}
+	if got, want := strings.Join(names, " "), "deploy.get_deploy_steps standby.power_off"; got != want {
+		t.Errorf("agent commands %s, want %s", got, want)
+	}
+	if n["power_state"] != "power on" || n["last_error"] != nil {
+		t.Errorf("after deploy: power %v, last_error %v", n["power_state"], n["last_error"])
+	}
+}
+
+// TestRamdiskDeployCleaning: the "ramdisk" deploy interface cleans
+// through the agent too.
+func TestRamdiskDeployCleaning(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = true\n\n[deploy]\nerase_devices_priority = 0\n")
+	c := client{t: t, url: url}
+	const mac = "52:54:00:12:34:59"
+	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "ramdisk", "boot_interface": "fake"})
+	uuid := n["uuid"].(string)
+	c.call("POST", "/v1/ports", map[string]any{"node_uuid": uuid, "address": mac})
+	c.provision(uuid, map[string]any{"target": "manage"}, "manageable", 10*time.Second)
+	ipa := fakeipa.New(fakeipa.Options{APIURL: url, MACs: []string{mac}, Interval: 100 * time.Millisecond})
+	if err := ipa.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n = c.provision(uuid, map[string]any{"target": "provide"}, "available", 20*time.Second)
+	var names []string
+	for _, r := range ipa.Commands() {
+		name := r.Name
+		if step, ok := r.Params["step"].(map[string]any); ok {
+			name += ":" + fmt.Sprint(step["step"])
+		}
+		names = append(names, name)
+	}
+	// [deploy]erase_devices_priority = 0 disables the agent's
+	// erase_devices.
+	if got, want := strings.Join(names, " "), "clean.get_clean_steps clean.execute_clean_step:erase_devices_metadata"; got != want {
+		t.Errorf("agent commands %s, want %s", got, want)
+	}
+	if n["last_error"] != nil || n["power_state"] != "power off" {
+		t.Errorf("after cleaning: power %v, last_error %v", n["power_state"], n["last_error"])
 	}
 }
