@@ -291,3 +291,15 @@ func (t *task) NodeDict() (pyjson.Object, error) {
 	}
 	return out, nil
 }
+
+// ProcessEvent is task.process_event for an agent interface finishing
+// an operation (rescue's "resume" and "done").
+func (t *task) ProcessEvent(ctx context.Context, name string) error {
+	return t.processEvent(ctx, event{Name: name})
+}
+
+// FailRescue is utils.rescuing_error_handler for an agent's failed
+// rescue.
+func (t *task) FailRescue(ctx context.Context, msg string) {
+	t.m.rescuingError(ctx, t, msg, true)
+}

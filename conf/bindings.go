@@ -136,6 +136,7 @@ func bindings() map[string]binder {
 		"conductor.inspect_wait_timeout":              func(c *Config) any { return &c.Conductor.InspectWaitTimeout },
 		"conductor.automated_clean":                   func(c *Config) any { return &c.Conductor.AutomatedClean },
 		"conductor.allow_provisioning_in_maintenance": func(c *Config) any { return &c.Conductor.AllowProvisioningInMaintenance },
+		"conductor.require_rescue_password_hashed":    func(c *Config) any { return &c.Conductor.RequireRescuePasswordHashed },
 		"conductor.clean_callback_timeout":            func(c *Config) any { return &c.Conductor.CleanCallbackTimeout },
 		"conductor.rescue_callback_timeout":           func(c *Config) any { return &c.Conductor.RescueCallbackTimeout },
 		"conductor.soft_power_off_timeout":            func(c *Config) any { return &c.Conductor.SoftPowerOffTimeout },

@@ -275,6 +275,7 @@ type ConductorSection struct {
 	InspectWaitTimeout             time.Duration
 	AutomatedClean                 bool
 	AllowProvisioningInMaintenance bool
+	RequireRescuePasswordHashed    bool
 	CleanCallbackTimeout           time.Duration
 	RescueCallbackTimeout          time.Duration
 	SoftPowerOffTimeout            time.Duration

@@ -2,9 +2,9 @@
 // Agent: the "direct", "custom-agent" and "ramdisk" deploy interfaces and
 // the "agent" RAID, rescue and power interfaces, and the agent protocol
 // they share (Client: agent_client.AgentClient; heartbeats: agent_base's
-// HeartbeatMixin and AgentBaseMixin). Deploying and cleaning through the
-// agent work; agent rescue, RAID, power and fast track answer
-// NotImplemented.
+// HeartbeatMixin and AgentBaseMixin). Deploying, cleaning and rescuing
+// through the agent work; the agent RAID and power interfaces and fast
+// track answer NotImplemented.
 package agent
 
 import (
@@ -68,6 +68,9 @@ type Config struct {
 	StreamRawImages bool
 	// DefaultBootMode is [deploy]default_boot_mode ("" means uefi).
 	DefaultBootMode string
+	// RequireRescuePasswordHashed is
+	// [conductor]require_rescue_password_hashed.
+	RequireRescuePasswordHashed bool
 	// AllowProvisioningInMaintenance is
 	// [conductor]allow_provisioning_in_maintenance.
 	AllowProvisioningInMaintenance bool
@@ -472,21 +475,6 @@ func (r *Rescue) Validate(ctx context.Context, task drivers.Task) error {
 		return drivers.InvalidParameter("The 'instance_info/rescue_password' is an empty string for node %s. The 'rescue_password' must be a non-empty string value.", task.NodeUUID())
 	}
 	return nil
-}
-
-// Rescue is not implemented yet.
-func (*Rescue) Rescue(context.Context, drivers.Task) (string, error) {
-	return "", drivers.NotImplemented("agent", drivers.Rescue, "rescue")
-}
-
-// Unrescue is not implemented yet.
-func (*Rescue) Unrescue(context.Context, drivers.Task) (string, error) {
-	return "", drivers.NotImplemented("agent", drivers.Rescue, "unrescue")
-}
-
-// CleanUp is not implemented yet.
-func (*Rescue) CleanUp(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("agent", drivers.Rescue, "clean up")
 }
 
 // Power is the "agent" power interface: it reboots through a running

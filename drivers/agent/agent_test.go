@@ -81,9 +81,6 @@ func TestRescueValidate(t *testing.T) {
 	if err := r.Validate(ctx, tk); err != nil {
 		t.Errorf("password: %v", err)
 	}
-	if _, err := r.Rescue(ctx, tk); !ironic.IsClass(err, ironic.IronicException) {
-		t.Errorf("Rescue: %v", err)
-	}
 }
 
 func TestDeployValidateHTTPProvisioning(t *testing.T) {

@@ -131,7 +131,7 @@ func (c Config) heartbeat(ctx context.Context, task drivers.Task, hb drivers.Hea
 	case stateCleanWait:
 		c.heartbeatCleanWait(ctx, ct)
 	case stateRescueWait:
-		c.logf(ctx, task, true, "Heartbeat from node %s in rescue wait: rescuing through the agent is not implemented", task.NodeUUID())
+		c.heartbeatRescueWait(ctx, task)
 	}
 	return nil
 }
@@ -147,6 +147,11 @@ func (c Config) heartbeatInMaintenance(ctx context.Context, ct conductorTask) {
 	case stateDeploying, stateDeployWait:
 		if !c.AllowProvisioningInMaintenance {
 			ct.FailSteps(ctx, drivers.DeployStep, "Deploy aborted as node is in maintenance mode")
+			return
+		}
+	case stateRescuing, stateRescueWait:
+		if rt, ok := ct.(rescueTask); ok && !c.AllowProvisioningInMaintenance {
+			rt.FailRescue(ctx, "Rescue aborted as node is in maintenance mode")
 			return
 		}
 	}

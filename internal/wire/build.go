@@ -67,6 +67,7 @@ func agentConfig(cfg *conf.Config, log *slog.Logger) agent.Config {
 	ac.EraseDevicesPriority, ac.EraseDevicesMetadataPriority = d.EraseDevicesPriority, d.EraseDevicesMetadataPriority
 	ac.DefaultBootMode = d.DefaultBootMode
 	ac.AllowProvisioningInMaintenance = cfg.Conductor.AllowProvisioningInMaintenance
+	ac.RequireRescuePasswordHashed = cfg.Conductor.RequireRescuePasswordHashed
 	ac.Client = agent.NewClient(agent.ClientConfig{
 		APIVersion: cfg.Agent.AgentAPIVersion, CommandTimeout: cfg.Agent.CommandTimeout,
 		MaxCommandAttempts: cfg.Agent.MaxCommandAttempts, CommandWaitAttempts: cfg.Agent.CommandWaitAttempts,

@@ -10,7 +10,8 @@
 // else the MD5 checksum), failing as IPA does on a mismatch. A
 // standby.power_off or standby.run_image "reboots" the agent: it forgets
 // its token and commands, and looks its node up again, as a node booting
-// the ramdisk anew would. So does a lookup handing out a new token (the
+// the ramdisk anew would; so does rescue.finalize_rescue (IPA stops
+// heartbeating once rescued, and lookups of a rescued node fail). So does a lookup handing out a new token (the
 // conductor wiped the old one, which only happens around a reboot).
 //
 // Every command received is kept (Commands), so tests can assert what
@@ -399,7 +400,7 @@ func (a *Agent) runCommand(w http.ResponseWriter, r *http.Request) {
 		<-res.done
 	}
 	writeJSON(w, http.StatusOK, res.snapshot(&a.mu))
-	if body.Name == "standby.power_off" || body.Name == "standby.run_image" {
+	if body.Name == "standby.power_off" || body.Name == "standby.run_image" || body.Name == "rescue.finalize_rescue" {
 		go func() {
 			<-res.done
 			a.reboot()
@@ -427,6 +428,10 @@ func (a *Agent) command(ext, cmd string, params map[string]any) (func() (any, an
 	case "standby.power_off", "standby.run_image":
 		return ok(nil), false, true
 	case "standby.sync":
+		return ok(nil), true, true
+	case "rescue.finalize_rescue":
+		// IPA writes the password and stops heartbeating: the node is
+		// rescued.
 		return ok(nil), true, true
 	case "log.collect_system_logs":
 		var buf bytes.Buffer

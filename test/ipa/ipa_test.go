@@ -50,6 +50,7 @@ enabled_management_interfaces = fake
 enabled_power_interfaces = fake
 enabled_network_interfaces = noop
 enabled_vendor_interfaces = fake,no-vendor
+enabled_rescue_interfaces = fake,no-rescue,agent
 
 [api]
 port = %d
@@ -484,5 +485,43 @@ func TestRamdiskDeployCleaning(t *testing.T) {
 	}
 	if n["last_error"] != nil || n["power_state"] != "power off" {
 		t.Errorf("after cleaning: power %v, last_error %v", n["power_state"], n["last_error"])
+	}
+}
+
+// TestAgentRescue: a deployed node is rescued through the agent (rescue
+// ramdisk, heartbeat, finalize_rescue with the hashed password), then
+// unrescued.
+func TestAgentRescue(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	// The fake boot interface can't boot a rescue ramdisk (no
+	// validate_rescue, as in Ironic): the agent's boot is not managed.
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\nmanage_agent_boot = false\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
+	c := client{t: t, url: url}
+	const mac = "52:54:00:12:34:5a"
+	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "custom-agent",
+		"boot_interface": "fake", "rescue_interface": "agent"})
+	uuid := n["uuid"].(string)
+	c.call("POST", "/v1/ports", map[string]any{"node_uuid": uuid, "address": mac})
+	c.provision(uuid, map[string]any{"target": "manage"}, "manageable", 10*time.Second)
+	c.provision(uuid, map[string]any{"target": "provide"}, "available", 10*time.Second)
+	ipa := fakeipa.New(fakeipa.Options{APIURL: url, MACs: []string{mac}, Interval: 100 * time.Millisecond})
+	if err := ipa.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.provision(uuid, map[string]any{"target": "active"}, "active", 20*time.Second)
+	before := len(ipa.Commands())
+	n = c.provision(uuid, map[string]any{"target": "rescue", "rescue_password": "s3cret"}, "rescue", 20*time.Second)
+	cmds := ipa.Commands()[before:]
+	if len(cmds) != 1 || cmds[0].Name != "rescue.finalize_rescue" || cmds[0].Params["hashed"] != true ||
+		!strings.HasPrefix(fmt.Sprint(cmds[0].Params["rescue_password"]), "$5$") {
+		t.Errorf("agent commands while rescuing: %+v", cmds)
+	}
+	if ii, _ := n["instance_info"].(map[string]any); ii["rescue_password"] != nil || ii["hashed_rescue_password"] != nil {
+		t.Errorf("rescue password kept: %v", ii)
+	}
+	n = c.provision(uuid, map[string]any{"target": "unrescue"}, "active", 20*time.Second)
+	if n["last_error"] != nil || n["power_state"] != "power on" {
+		t.Errorf("after unrescue: power %v, last_error %v", n["power_state"], n["last_error"])
 	}
 }
