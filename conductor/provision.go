@@ -539,6 +539,7 @@ func (m *Manager) doNodeVerify(ctx context.Context, t *task) {
 		}
 		return
 	}
+	m.cacheBootMode(ctx, t)
 	if actual != t.PowerState() {
 		t.SetPowerState(actual)
 	}
