@@ -544,19 +544,10 @@ port = %d
 connection = sqlite:///%s
 [dhcp]
 dhcp_provider = none
-[keystone_authtoken]
-auth_type = password
-auth_url = %s
-www_authenticate_uri = %s
-username = ironic
-password = %s
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-[oslo_policy]
+%s[oslo_policy]
 enforce_scope = %t
 enforce_new_defaults = %t
-`, port, filepath.Join(dir, "ironic.sqlite"), ks.AuthURL(), ks.AuthURL(), keystone.ServicePassword, mode.srbac, mode.srbac)
+`, port, filepath.Join(dir, "ironic.sqlite"), ks.AuthtokenSection(), mode.srbac, mode.srbac)
 		},
 	}).URL
 }

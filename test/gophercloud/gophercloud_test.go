@@ -167,18 +167,7 @@ func testKeystone(t *testing.T, bin string) {
 		}
 	}
 	ks := keystone.ForTest(t, keystone.Options{Port: ksPort, BaremetalURL: fmt.Sprintf("http://127.0.0.1:%d", port)})
-	s := startServer(ctx, t, bin, port, fmt.Sprintf(`[DEFAULT]
-auth_strategy = keystone
-[keystone_authtoken]
-auth_type = password
-auth_url = %s
-www_authenticate_uri = %s
-username = ironic
-password = %s
-user_domain_name = Default
-project_name = service
-project_domain_name = Default
-`, ks.AuthURL(), ks.AuthURL(), keystone.ServicePassword))
+	s := startServer(ctx, t, bin, port, "[DEFAULT]\nauth_strategy = keystone\n"+ks.AuthtokenSection())
 
 	provider, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{
 		IdentityEndpoint: ks.AuthURL(), Username: "system-admin", Password: keystone.UserPassword,
