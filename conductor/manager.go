@@ -199,6 +199,10 @@ type Store interface {
 	AddNodeTrait(ctx context.Context, nodeID int64, trait string) (*models.NodeTrait, error)
 	DeleteNodeTrait(ctx context.Context, nodeID int64, trait string) error
 
+	// ListDeployTemplatesByNames returns the deploy templates with these
+	// names, with their steps.
+	ListDeployTemplatesByNames(ctx context.Context, names []string) ([]models.DeployTemplate, error)
+
 	ListPorts(ctx context.Context, f db.PortFilter, o db.ListOpts) ([]models.Port, error)
 	ListPortgroups(ctx context.Context, f db.PortgroupFilter, o db.ListOpts) ([]models.Portgroup, error)
 	GetPortByUUID(ctx context.Context, uuid string) (*models.Port, error)

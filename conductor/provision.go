@@ -169,8 +169,7 @@ func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []
 	if err := m.validateInstanceInfoTraits(t); err != nil {
 		return err
 	}
-	_, err = validatedUserDeploySteps(t, deploySteps, true)
-	return err
+	return validateDeployStepsAndTemplates(ctx, t, deploySteps, true)
 }
 
 // doNodeDeploy is deployments.do_node_deploy, in the worker.
@@ -201,7 +200,7 @@ func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps
 	if len(deploySteps) > 0 {
 		t.DriverInternalInfo()["user_deploy_steps"] = stepsValue(deploySteps)
 	}
-	steps, err := allDeploymentSteps(t, true)
+	steps, err := allDeploymentSteps(ctx, t, true)
 	if err != nil {
 		m.deployingError(ctx, t, "Cannot get deploy steps; failed to deploy: "+err.Error(), true)
 		return
@@ -319,7 +318,7 @@ func (m *Manager) ContinueNodeDeploy(ctx context.Context, _ string, uuid string)
 	}
 	cont := func(ctx context.Context, t *task) {
 		if v, _ := t.DriverInternalInfo()["steps_validated"].(bool); !v {
-			steps, err := allDeploymentSteps(t, false)
+			steps, err := allDeploymentSteps(ctx, t, false)
 			if err != nil {
 				m.deployingError(ctx, t, fmt.Sprintf("Failed to validate the final deploy steps list for node %s: %s", t.node.UUID, err), true)
 				return
