@@ -36,6 +36,14 @@ type Config struct {
 	SoftPowerOffTimeout time.Duration
 	// WorkersPoolSize is [conductor]workers_pool_size (100).
 	WorkersPoolSize int
+	// MaxConcurrentDeploy is [conductor]max_concurrent_deploy (250): a
+	// deploy is refused (ConcurrentActionLimit) while this many nodes,
+	// across all conductors, are deploying or waiting for a deploy
+	// call-back. MaxConcurrentClean is [conductor]max_concurrent_clean
+	// (50), the same for cleaning, clean wait and deleting nodes, checked
+	// by manual cleaning and tear down.
+	MaxConcurrentDeploy int
+	MaxConcurrentClean  int
 	// ReplyLinger is how long a call that handed work to a worker waits
 	// for that work to finish before it replies (5 ms; negative replies
 	// at once). Work that finishes within it, as fake hardware's does, is
@@ -125,6 +133,7 @@ func DefaultConfig() Config {
 	return Config{
 		HeartbeatInterval: 10 * time.Second, NodeLockedRetryAttempts: 3, NodeLockedRetryInterval: time.Second,
 		SoftPowerOffTimeout: 600 * time.Second, WorkersPoolSize: 100, ReplyLinger: 5 * time.Millisecond,
+		MaxConcurrentDeploy: 250, MaxConcurrentClean: 50,
 		HeartbeatTimeout:      60 * time.Second,
 		HashPartitionExponent: 5, HashRingResetInterval: 15 * time.Second,
 		AutomatedClean: true, AllowProvisioningInMaintenance: true, NodeHistory: true,
@@ -170,6 +179,8 @@ func (c *Config) fillDefaults() {
 	dur(&c.SyncLocalStateInterval, d.SyncLocalStateInterval)
 	dur(&c.CheckAllocationsInterval, d.CheckAllocationsInterval)
 	num(&c.NodeLockedRetryAttempts, d.NodeLockedRetryAttempts)
+	num(&c.MaxConcurrentDeploy, d.MaxConcurrentDeploy)
+	num(&c.MaxConcurrentClean, d.MaxConcurrentClean)
 	num(&c.HashPartitionExponent, d.HashPartitionExponent)
 	num(&c.PowerStateSyncMaxRetries, d.PowerStateSyncMaxRetries)
 	num(&c.SyncPowerStateWorkers, d.SyncPowerStateWorkers)
@@ -245,6 +256,7 @@ type Store interface {
 	GetOfflineConductors(ctx context.Context, heartbeatTimeout time.Duration) ([]models.Conductor, error)
 	GetActiveHardwareTypeDict(ctx context.Context, useGroups bool, heartbeatTimeout time.Duration) (map[string][]string, error)
 	TouchNodeProvisioning(ctx context.Context, ref db.Ref) error
+	CountNodesInProvisionState(ctx context.Context, states ...string) (int64, error)
 	ClearNodeTargetPowerState(ctx context.Context, hostname string) error
 }
 

@@ -112,9 +112,46 @@ func (m *Manager) validateInstanceInfoTraits(t *task) error {
 	return nil
 }
 
+// The actions _concurrent_action_limit knows.
+const (
+	actionProvisioning   = "provisioning"
+	actionUnprovisioning = "unprovisioning"
+	actionCleaning       = "cleaning"
+)
+
+// concurrentActionLimit is _concurrent_action_limit: ConcurrentActionLimit
+// when max_concurrent_deploy nodes are deploying (for a deploy), or
+// max_concurrent_clean nodes are cleaning or being deleted (for a tear
+// down or a manual clean). The count covers every node, whichever
+// conductor has it.
+func (m *Manager) concurrentActionLimit(ctx context.Context, action string) error {
+	var inState []string
+	limit := m.cfg.MaxConcurrentClean
+	switch action {
+	case actionProvisioning:
+		inState, limit = []string{states.Deploying, states.DeployWait}, m.cfg.MaxConcurrentDeploy
+	case actionUnprovisioning, actionCleaning:
+		inState = []string{states.Deleting, states.Cleaning, states.CleanWait}
+	default:
+		return nil
+	}
+	n, err := m.store.CountNodesInProvisionState(ctx, inState...)
+	if err != nil {
+		return err
+	}
+	if n >= int64(limit) {
+		return ironic.Errorf(ironic.ConcurrentActionLimit,
+			"Unable to process request at this time. The concurrent action limit for %s has been reached. Please contact your administrator and try again later.", action)
+	}
+	return nil
+}
+
 // DoNodeDeploy is do_node_deploy: validated under the node's lock, then
 // the deployment (or rebuild) runs in a worker.
 func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebuild bool, configdrive any, deploySteps []map[string]any) error {
+	if err := m.concurrentActionLimit(ctx, actionProvisioning); err != nil {
+		return err
+	}
 	ev := states.EventDeploy
 	if rebuild {
 		ev = states.EventRebuild
@@ -379,6 +416,9 @@ func nextStepIndex(t *task, kind string) int {
 // worker, then the node is cleaned (automated cleaning) and becomes
 // available.
 func (m *Manager) DoNodeTearDown(ctx context.Context, _ string, uuid string) error {
+	if err := m.concurrentActionLimit(ctx, actionUnprovisioning); err != nil {
+		return err
+	}
 	t, err := m.acquire(ctx, uuid, false)
 	if err != nil {
 		return err

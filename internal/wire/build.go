@@ -140,6 +140,8 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		AllowDeletingAvailableNodes: cfg.Conductor.AllowDeletingAvailableNodes,
 		SoftPowerOffTimeout:         cfg.Conductor.SoftPowerOffTimeout,
 		WorkersPoolSize:             cfg.Conductor.WorkersPoolSize,
+		MaxConcurrentDeploy:         cc.MaxConcurrentDeploy,
+		MaxConcurrentClean:          cc.MaxConcurrentClean,
 
 		HeartbeatTimeout:               cc.HeartbeatTimeout,
 		HashPartitionExponent:          cfg.Default.HashPartitionExponent,
