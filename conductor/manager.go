@@ -124,6 +124,11 @@ type Config struct {
 	ConfigdriveSwiftContainer       string
 	ConfigdriveSwiftTempURLDuration time.Duration
 	ObjectStore                     ObjectStore
+
+	// ImageHTTP sends the HEAD requests of update_image_type (nil:
+	// ImageHTTPClient with [DEFAULT]webserver_verify_ca = True and
+	// webserver_connection_timeout = 60 s).
+	ImageHTTP HTTPDoer
 }
 
 // DefaultConfig is Config with Ironic's defaults; New fills in zero
@@ -150,6 +155,9 @@ func DefaultConfig() Config {
 func (c *Config) fillDefaults() {
 	if c.IPXE == nil {
 		c.IPXE, _ = pxe.NewScripter(pxe.ScriptConfig{})
+	}
+	if c.ImageHTTP == nil {
+		c.ImageHTTP = ImageHTTPClient("True", 60*time.Second)
 	}
 	d := DefaultConfig()
 	dur := func(p *time.Duration, v time.Duration) {
@@ -282,6 +290,8 @@ type Manager struct {
 	// shuffle orders allocation candidates (math/rand/v2's Shuffle when
 	// nil; tests set it).
 	shuffle func(n int, swap func(i, j int))
+	// imageHTTP is cfg.ImageHTTP.
+	imageHTTP HTTPDoer
 }
 
 var _ rpc.ConductorAPI = (*Manager)(nil)
@@ -295,7 +305,7 @@ func New(cfg Config, store Store, reg *drivers.Registry, clock ironic.Clock, log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize),
+	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize), imageHTTP: cfg.ImageHTTP,
 		fsm: states.NewMachine(), uuids: ironic.RandomUUIDs{}, syncFailures: newSyncCounter(),
 		router: rpc.NewRouter(rpc.RouterConfig{
 			PartitionExponent: cfg.HashPartitionExponent, ResetInterval: cfg.HashRingResetInterval,

@@ -176,6 +176,15 @@ func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebui
 		delete(t.InstanceInfo(), "kernel")
 		delete(t.InstanceInfo(), "ramdisk")
 	}
+	// The image type first, so that the deploy interface validates
+	// only what this kind of image needs; saved at once, as Ironic does.
+	if changed, err := m.updateImageType(ctx, t); err != nil {
+		return fail(err)
+	} else if changed {
+		if err := t.Save(ctx); err != nil {
+			return fail(err)
+		}
+	}
 	if err := m.validateForDeploy(ctx, t, deploySteps); err != nil {
 		if isInvalidParameter(err) {
 			err = ironic.Errorf(ironic.InstanceDeployFailure, "Failed to validate deploy or power info for node %s: %s", n.UUID, err.Error()).WithStatus(400)
@@ -590,6 +599,9 @@ func (m *Manager) doNodeVerify(ctx context.Context, t *task) {
 func (m *Manager) doAdoption(ctx context.Context, t *task) {
 	n := t.node
 	err := func() error {
+		if _, err := m.updateImageType(ctx, t); err != nil {
+			return err
+		}
 		if boot, err := iface[drivers.BootInterface](t, drivers.Boot, "boot"); err != nil {
 			return err
 		} else if bootOption(t) != "local" {

@@ -168,6 +168,7 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		ConfigdriveSwiftContainer:       cc.ConfigdriveSwiftContainer,
 		ConfigdriveSwiftTempURLDuration: cc.ConfigdriveSwiftTempURLDuration,
 		ObjectStore:                     swiftClient(cfg, log),
+		ImageHTTP:                       conductor.ImageHTTPClient(cfg.Default.WebserverVerifyCA, cfg.Default.WebserverConnectionTimeout),
 	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
 }
 
