@@ -140,6 +140,8 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		AllowDeletingAvailableNodes: cfg.Conductor.AllowDeletingAvailableNodes,
 		SoftPowerOffTimeout:         cfg.Conductor.SoftPowerOffTimeout,
 		WorkersPoolSize:             cfg.Conductor.WorkersPoolSize,
+		MaxConcurrentDeploy:         cc.MaxConcurrentDeploy,
+		MaxConcurrentClean:          cc.MaxConcurrentClean,
 
 		HeartbeatTimeout:               cc.HeartbeatTimeout,
 		HashPartitionExponent:          cfg.Default.HashPartitionExponent,
@@ -166,6 +168,7 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		ConfigdriveSwiftContainer:       cc.ConfigdriveSwiftContainer,
 		ConfigdriveSwiftTempURLDuration: cc.ConfigdriveSwiftTempURLDuration,
 		ObjectStore:                     swiftClient(cfg, log),
+		ImageHTTP:                       conductor.ImageHTTPClient(cfg.Default.WebserverVerifyCA, cfg.Default.WebserverConnectionTimeout),
 	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
 }
 
