@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
 )
 
@@ -108,6 +109,61 @@ func (m *Manager) nodeChangeSecureBoot(ctx context.Context, t *task, mi drivers.
 // pyBool is Python's str() of a bool.
 func pyBool(b bool) string {
 	if b {
+		return "True"
+	}
+	return "False"
+}
+
+// cacheBootMode is conductor.utils.node_cache_boot_mode: the boot mode and
+// secure boot state the management interface reports (nil when it can't
+// tell) are recorded on the node when they changed. Errors are only
+// logged.
+func (m *Manager) cacheBootMode(ctx context.Context, t *task) {
+	mi, ok := t.driver.Interface(drivers.Management).(drivers.ManagementInterface)
+	if !ok || mi == nil {
+		return
+	}
+	var mode *string
+	bm, err := mi.GetBootMode(ctx, t)
+	switch {
+	case ironic.IsClass(err, ironic.UnsupportedDriverExtension):
+	case err != nil:
+		m.log.WarnContext(ctx, fmt.Sprintf("Unexpected exception when trying to detect boot_mode for node %s. %s: %s", t.node.UUID, errClass(err), err), "node", t.node.UUID)
+		return
+	case bm != "":
+		mode = &bm
+	}
+	var secure *bool
+	sb, err := mi.GetSecureBootState(ctx, t)
+	switch {
+	case ironic.IsClass(err, ironic.UnsupportedDriverExtension):
+	case err != nil:
+		m.log.WarnContext(ctx, fmt.Sprintf("Unexpected exception when trying to detect secure_boot state for node %s. %s: %s", t.node.UUID, errClass(err), err), "node", t.node.UUID)
+		return
+	default:
+		secure = &sb
+	}
+	if models.Deref(mode) == models.Deref(t.node.BootMode) && (mode == nil) == (t.node.BootMode == nil) &&
+		(secure == nil) == (t.node.SecureBoot == nil) && models.Deref(secure) == models.Deref(t.node.SecureBoot) {
+		return
+	}
+	if err := t.upgradeLock(ctx); err != nil {
+		m.log.WarnContext(ctx, "caching boot_mode or secure_boot state", "node", t.node.UUID, "error", err)
+		return
+	}
+	t.node.BootMode, t.node.SecureBoot = mode, secure
+	if err := t.Save(ctx); err != nil {
+		m.log.WarnContext(ctx, "caching boot_mode or secure_boot state", "node", t.node.UUID, "error", err)
+		return
+	}
+	m.log.InfoContext(ctx, fmt.Sprintf("Updated boot_mode %s, secure_boot %s for node %s", pyOptStr(models.Deref(mode)), pyOptBool(secure), t.node.UUID), "node", t.node.UUID)
+}
+
+func pyOptBool(b *bool) string {
+	switch {
+	case b == nil:
+		return "None"
+	case *b:
 		return "True"
 	}
 	return "False"

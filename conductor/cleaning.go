@@ -15,6 +15,9 @@ import (
 // which returns to manageable. The steps are checked against the
 // driver's in the worker (a bad step fails the cleaning, as in Ironic).
 func (m *Manager) DoNodeClean(ctx context.Context, _ string, uuid string, cleanSteps []map[string]any, disableRamdisk *bool) error {
+	if err := m.concurrentActionLimit(ctx, actionCleaning); err != nil {
+		return err
+	}
 	t, err := m.acquire(ctx, uuid, false)
 	if err != nil {
 		return err

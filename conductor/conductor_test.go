@@ -158,3 +158,74 @@ func TestLockWaitEndsAtRelease(t *testing.T) {
 		t.Fatal("the tear down still waits for its lock retry interval")
 	}
 }
+
+// A wait that ends at a release but finds the lock taken again (another
+// waiter was faster) is not one of Ironic's attempts: a caller gives up
+// only at the last node_locked_retry_interval tick, as Ironic's retry
+// loop does, however often the lock changes hands before it. Here three
+// inspections wait behind a fourth on one node, and each holds the lock
+// until the test lets it go; with an hour between attempts, none may
+// fail with NodeLocked.
+func TestLockWaitLostToAnotherWaiterIsNoAttempt(t *testing.T) {
+	ctx := context.Background()
+	holding, gate, stop := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	fc := fake.Config{InspectDelay: fake.Delay{Min: time.Second, Max: time.Second},
+		Sleep: func(context.Context, time.Duration) error {
+			select {
+			case holding <- struct{}{}:
+			case <-stop:
+				return nil
+			}
+			select {
+			case <-gate:
+			case <-stop:
+			}
+			return nil
+		}}
+	h := newHarness(t, dbtest.SQLite(t), withFake(fc), withConfig(func(c *conductor.Config) {
+		c.NodeLockedRetryAttempts, c.NodeLockedRetryInterval, c.ReplyLinger = 3, time.Hour, -1
+	}))
+	t.Cleanup(func() { close(stop) }) // runs before the harness waits for its workers
+	n := h.node(t, "fake-hardware", db.Values{"provision_state": states.Manageable})
+	if err := h.m.InspectHardware(ctx, "", n.UUID); err != nil {
+		t.Fatal(err)
+	}
+	<-holding
+	const waiters = 3
+	errc := make(chan error, waiters)
+	for range waiters {
+		go func() { errc <- h.m.InspectHardware(ctx, "", n.UUID) }()
+	}
+	time.Sleep(50 * time.Millisecond) // let the waiters find the node locked
+	deadline := time.After(30 * time.Second)
+	for done := 0; done <= waiters; done++ {
+		select {
+		case gate <- struct{}{}: // the holder finishes and releases the lock
+		case <-deadline:
+			t.Fatal("the lock holder never finished")
+		}
+		if done == waiters {
+			break
+		}
+		// One waiter gets the lock: its call returns nil (the worker
+		// carries on) and its worker holds the lock; the others wait again.
+		var err error
+		select {
+		case <-holding:
+			err = <-errc
+		case err = <-errc:
+			if err == nil {
+				<-holding
+			}
+		case <-deadline:
+			t.Fatal("no waiter took the released lock")
+		}
+		if err != nil {
+			t.Fatalf("a waiter gave up after %d release(s), an hour before Ironic's last attempt: %v", done+1, err)
+		}
+	}
+	h.m.Wait()
+	if got := h.reload(t, n); models.Deref(got.ProvisionState) != states.Manageable || got.Reservation != nil {
+		t.Errorf("node ends %s, reserved by %v", models.Deref(got.ProvisionState), got.Reservation)
+	}
+}

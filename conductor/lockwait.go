@@ -4,8 +4,9 @@ import "sync"
 
 // lockWaits lets a call waiting for a node lock that this conductor
 // holds retry the moment the lock is released, instead of at the next
-// [conductor]node_locked_retry_interval tick. It changes when a retry
-// happens, never how many are made or how long a caller waits at most.
+// [conductor]node_locked_retry_interval tick. Such a retry comes in
+// addition to Ironic's attempts (see Manager.reserve): it can end a wait
+// sooner, never make a caller give up sooner.
 type lockWaits struct {
 	mu sync.Mutex
 	ch map[string]chan struct{}

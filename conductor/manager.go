@@ -36,6 +36,14 @@ type Config struct {
 	SoftPowerOffTimeout time.Duration
 	// WorkersPoolSize is [conductor]workers_pool_size (100).
 	WorkersPoolSize int
+	// MaxConcurrentDeploy is [conductor]max_concurrent_deploy (250): a
+	// deploy is refused (ConcurrentActionLimit) while this many nodes,
+	// across all conductors, are deploying or waiting for a deploy
+	// call-back. MaxConcurrentClean is [conductor]max_concurrent_clean
+	// (50), the same for cleaning, clean wait and deleting nodes, checked
+	// by manual cleaning and tear down.
+	MaxConcurrentDeploy int
+	MaxConcurrentClean  int
 	// ReplyLinger is how long a call that handed work to a worker waits
 	// for that work to finish before it replies (5 ms; negative replies
 	// at once). Work that finishes within it, as fake hardware's does, is
@@ -122,6 +130,11 @@ type Config struct {
 	ConfigdriveSwiftContainer       string
 	ConfigdriveSwiftTempURLDuration time.Duration
 	ObjectStore                     ObjectStore
+
+	// ImageHTTP sends the HEAD requests of update_image_type (nil:
+	// ImageHTTPClient with [DEFAULT]webserver_verify_ca = True and
+	// webserver_connection_timeout = 60 s).
+	ImageHTTP HTTPDoer
 }
 
 // DefaultConfig is Config with Ironic's defaults; New fills in zero
@@ -131,6 +144,7 @@ func DefaultConfig() Config {
 	return Config{
 		HeartbeatInterval: 10 * time.Second, NodeLockedRetryAttempts: 3, NodeLockedRetryInterval: time.Second,
 		SoftPowerOffTimeout: 600 * time.Second, WorkersPoolSize: 100, ReplyLinger: 5 * time.Millisecond,
+		MaxConcurrentDeploy: 250, MaxConcurrentClean: 50,
 		HeartbeatTimeout:      60 * time.Second,
 		HashPartitionExponent: 5, HashRingResetInterval: 15 * time.Second,
 		AutomatedClean: true, AllowProvisioningInMaintenance: true, NodeHistory: true,
@@ -147,6 +161,9 @@ func DefaultConfig() Config {
 func (c *Config) fillDefaults() {
 	if c.IPXE == nil {
 		c.IPXE, _ = pxe.NewScripter(pxe.ScriptConfig{})
+	}
+	if c.ImageHTTP == nil {
+		c.ImageHTTP = ImageHTTPClient("True", 60*time.Second)
 	}
 	d := DefaultConfig()
 	dur := func(p *time.Duration, v time.Duration) {
@@ -176,6 +193,8 @@ func (c *Config) fillDefaults() {
 	dur(&c.SyncLocalStateInterval, d.SyncLocalStateInterval)
 	dur(&c.CheckAllocationsInterval, d.CheckAllocationsInterval)
 	num(&c.NodeLockedRetryAttempts, d.NodeLockedRetryAttempts)
+	num(&c.MaxConcurrentDeploy, d.MaxConcurrentDeploy)
+	num(&c.MaxConcurrentClean, d.MaxConcurrentClean)
 	num(&c.HashPartitionExponent, d.HashPartitionExponent)
 	num(&c.PowerStateSyncMaxRetries, d.PowerStateSyncMaxRetries)
 	num(&c.SyncPowerStateWorkers, d.SyncPowerStateWorkers)
@@ -204,6 +223,10 @@ type Store interface {
 	UnsetNodeTraits(ctx context.Context, nodeID int64) error
 	AddNodeTrait(ctx context.Context, nodeID int64, trait string) (*models.NodeTrait, error)
 	DeleteNodeTrait(ctx context.Context, nodeID int64, trait string) error
+
+	// ListDeployTemplatesByNames returns the deploy templates with these
+	// names, with their steps.
+	ListDeployTemplatesByNames(ctx context.Context, names []string) ([]models.DeployTemplate, error)
 
 	ListPorts(ctx context.Context, f db.PortFilter, o db.ListOpts) ([]models.Port, error)
 	ListPortgroups(ctx context.Context, f db.PortgroupFilter, o db.ListOpts) ([]models.Portgroup, error)
@@ -247,6 +270,7 @@ type Store interface {
 	GetOfflineConductors(ctx context.Context, heartbeatTimeout time.Duration) ([]models.Conductor, error)
 	GetActiveHardwareTypeDict(ctx context.Context, useGroups bool, heartbeatTimeout time.Duration) (map[string][]string, error)
 	TouchNodeProvisioning(ctx context.Context, ref db.Ref) error
+	CountNodesInProvisionState(ctx context.Context, states ...string) (int64, error)
 	ClearNodeTargetPowerState(ctx context.Context, hostname string) error
 }
 
@@ -272,6 +296,8 @@ type Manager struct {
 	// shuffle orders allocation candidates (math/rand/v2's Shuffle when
 	// nil; tests set it).
 	shuffle func(n int, swap func(i, j int))
+	// imageHTTP is cfg.ImageHTTP.
+	imageHTTP HTTPDoer
 }
 
 var _ rpc.ConductorAPI = (*Manager)(nil)
@@ -285,7 +311,7 @@ func New(cfg Config, store Store, reg *drivers.Registry, clock ironic.Clock, log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize),
+	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize), imageHTTP: cfg.ImageHTTP,
 		fsm: states.NewMachine(), uuids: ironic.RandomUUIDs{}, syncFailures: newSyncCounter(),
 		router: rpc.NewRouter(rpc.RouterConfig{
 			PartitionExponent: cfg.HashPartitionExponent, ResetInterval: cfg.HashRingResetInterval,

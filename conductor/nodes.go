@@ -182,7 +182,18 @@ func (m *Manager) ValidateDriverInterfaces(ctx context.Context, _ string, uuid s
 		return nil, err
 	}
 	defer t.release(ctx)
-	res := m.reg.ValidateNode(ctx, t, drivers.WithHost(m.cfg.Host), drivers.WithLogger(m.log))
+	// As in Ironic, the image type is worked out for the validation only
+	// (a shared lock: nothing is saved).
+	if _, err := m.updateImageType(ctx, t); err != nil {
+		return nil, err
+	}
+	res := m.reg.ValidateNode(ctx, t, drivers.WithHost(m.cfg.Host), drivers.WithLogger(m.log),
+		drivers.WithDeployChecks(func(ctx context.Context, _ drivers.Task) error {
+			if err := m.validateInstanceInfoTraits(t); err != nil {
+				return err
+			}
+			return validateDeployStepsAndTemplates(ctx, t, nil, true)
+		}))
 	out := make(map[string]rpc.ValidationResult, len(res))
 	for _, r := range res {
 		out[string(r.Kind)] = rpc.ValidationResult{Result: r.Result, Reason: r.Reason}

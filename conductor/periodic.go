@@ -386,11 +386,12 @@ func (m *Manager) ProcessTakeover(ctx context.Context, uuid string) error {
 }
 
 // powerSyncColumns are what one power sync needs of a node: the state
-// checks and everything a power driver reads.
+// checks, everything a power driver reads, and the cached boot mode.
 var powerSyncColumns = []string{"id", "power_state", "target_power_state", "provision_state", "maintenance",
 	"reservation", "driver_info", "driver_internal_info", "instance_info", "bios_interface", "boot_interface",
 	"console_interface", "deploy_interface", "inspect_interface", "management_interface", "network_interface",
-	"power_interface", "raid_interface", "rescue_interface", "storage_interface", "vendor_interface"}
+	"power_interface", "raid_interface", "rescue_interface", "storage_interface", "vendor_interface",
+	"boot_mode", "secure_boot"}
 
 // syncExcluded are the states the power sync leaves alone
 // (SYNC_EXCLUDED_STATES).
@@ -544,6 +545,8 @@ func (m *Manager) doSyncPowerState(ctx context.Context, t *task, count int) (int
 			n.UUID, count, maxRetries, err), "node", n.UUID)
 		return count, nil
 	}
+	m.cacheBootMode(ctx, t)
+	n = t.node
 	if models.Deref(n.PowerState) == actual {
 		return 0, nil
 	}

@@ -386,3 +386,44 @@ func TestRun(t *testing.T) {
 		}
 	})
 }
+
+// uefiManagement is the fake management interface on hardware that
+// reports UEFI without secure boot.
+type uefiManagement struct{ fake.Management }
+
+func (*uefiManagement) GetBootMode(context.Context, drivers.Task) (string, error) {
+	return drivers.BootModeUEFI, nil
+}
+
+func (*uefiManagement) GetSecureBootState(context.Context, drivers.Task) (bool, error) {
+	return false, nil
+}
+
+// TestPowerSyncCachesBootMode: the power sync records the boot mode and
+// secure boot state the hardware reports (node_cache_boot_mode), once.
+func TestPowerSyncCachesBootMode(t *testing.T) {
+	clk := newClock()
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		h := newHarness(t, store, withClock(clk), withImpl(drivers.Management, "fake", &uefiManagement{}))
+		n, _ := h.m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available),
+			PowerState: models.Ptr(states.PowerOn)})
+		if err := h.m.SyncPowerStates(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := h.byUUID(t, n.UUID)
+		if models.Deref(got.BootMode) != "uefi" || got.SecureBoot == nil || *got.SecureBoot {
+			t.Fatalf("boot_mode %v secure_boot %v, want uefi false", got.BootMode, got.SecureBoot)
+		}
+		if got.Reservation != nil {
+			t.Errorf("node left reserved by %s", *got.Reservation)
+		}
+		clk.Advance(time.Minute)
+		if err := h.m.SyncPowerStates(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if again := h.byUUID(t, n.UUID); again.UpdatedAt != got.UpdatedAt {
+			t.Errorf("unchanged boot mode written again: %v → %v", got.UpdatedAt, again.UpdatedAt)
+		}
+	}, db.WithClock(clk))
+}

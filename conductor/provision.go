@@ -112,9 +112,46 @@ func (m *Manager) validateInstanceInfoTraits(t *task) error {
 	return nil
 }
 
+// The actions _concurrent_action_limit knows.
+const (
+	actionProvisioning   = "provisioning"
+	actionUnprovisioning = "unprovisioning"
+	actionCleaning       = "cleaning"
+)
+
+// concurrentActionLimit is _concurrent_action_limit: ConcurrentActionLimit
+// when max_concurrent_deploy nodes are deploying (for a deploy), or
+// max_concurrent_clean nodes are cleaning or being deleted (for a tear
+// down or a manual clean). The count covers every node, whichever
+// conductor has it.
+func (m *Manager) concurrentActionLimit(ctx context.Context, action string) error {
+	var inState []string
+	limit := m.cfg.MaxConcurrentClean
+	switch action {
+	case actionProvisioning:
+		inState, limit = []string{states.Deploying, states.DeployWait}, m.cfg.MaxConcurrentDeploy
+	case actionUnprovisioning, actionCleaning:
+		inState = []string{states.Deleting, states.Cleaning, states.CleanWait}
+	default:
+		return nil
+	}
+	n, err := m.store.CountNodesInProvisionState(ctx, inState...)
+	if err != nil {
+		return err
+	}
+	if n >= int64(limit) {
+		return ironic.Errorf(ironic.ConcurrentActionLimit,
+			"Unable to process request at this time. The concurrent action limit for %s has been reached. Please contact your administrator and try again later.", action)
+	}
+	return nil
+}
+
 // DoNodeDeploy is do_node_deploy: validated under the node's lock, then
 // the deployment (or rebuild) runs in a worker.
 func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebuild bool, configdrive any, deploySteps []map[string]any) error {
+	if err := m.concurrentActionLimit(ctx, actionProvisioning); err != nil {
+		return err
+	}
 	ev := states.EventDeploy
 	if rebuild {
 		ev = states.EventRebuild
@@ -138,6 +175,15 @@ func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebui
 	if rebuild && isGlanceImage(n.InstanceInfo["image_source"]) {
 		delete(t.InstanceInfo(), "kernel")
 		delete(t.InstanceInfo(), "ramdisk")
+	}
+	// The image type first, so that the deploy interface validates
+	// only what this kind of image needs; saved at once, as Ironic does.
+	if changed, err := m.updateImageType(ctx, t); err != nil {
+		return fail(err)
+	} else if changed {
+		if err := t.Save(ctx); err != nil {
+			return fail(err)
+		}
 	}
 	if err := m.validateForDeploy(ctx, t, deploySteps); err != nil {
 		if isInvalidParameter(err) {
@@ -169,8 +215,7 @@ func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []
 	if err := m.validateInstanceInfoTraits(t); err != nil {
 		return err
 	}
-	_, err = validatedUserDeploySteps(t, deploySteps, true)
-	return err
+	return validateDeployStepsAndTemplates(ctx, t, deploySteps, true)
 }
 
 // doNodeDeploy is deployments.do_node_deploy, in the worker.
@@ -201,7 +246,7 @@ func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps
 	if len(deploySteps) > 0 {
 		t.DriverInternalInfo()["user_deploy_steps"] = stepsValue(deploySteps)
 	}
-	steps, err := allDeploymentSteps(t, true)
+	steps, err := allDeploymentSteps(ctx, t, true)
 	if err != nil {
 		m.deployingError(ctx, t, "Cannot get deploy steps; failed to deploy: "+err.Error(), true)
 		return
@@ -328,7 +373,7 @@ func (m *Manager) ContinueNodeDeploy(ctx context.Context, _ string, uuid string)
 // brought in-band ones) and the next one runs.
 func (m *Manager) continueDeploy(ctx context.Context, t *task) {
 	if v, _ := t.DriverInternalInfo()["steps_validated"].(bool); !v {
-		steps, err := allDeploymentSteps(t, false)
+		steps, err := allDeploymentSteps(ctx, t, false)
 		if err != nil {
 			m.deployingError(ctx, t, fmt.Sprintf("Failed to validate the final deploy steps list for node %s: %s", t.node.UUID, err), true)
 			return
@@ -384,6 +429,9 @@ func nextStepIndex(t *task, kind string) int {
 // worker, then the node is cleaned (automated cleaning) and becomes
 // available.
 func (m *Manager) DoNodeTearDown(ctx context.Context, _ string, uuid string) error {
+	if err := m.concurrentActionLimit(ctx, actionUnprovisioning); err != nil {
+		return err
+	}
 	t, err := m.acquire(ctx, uuid, false)
 	if err != nil {
 		return err
@@ -543,6 +591,7 @@ func (m *Manager) doNodeVerify(ctx context.Context, t *task) {
 		}
 		return
 	}
+	m.cacheBootMode(ctx, t)
 	if actual != t.PowerState() {
 		t.SetPowerState(actual)
 	}
@@ -555,6 +604,9 @@ func (m *Manager) doNodeVerify(ctx context.Context, t *task) {
 func (m *Manager) doAdoption(ctx context.Context, t *task) {
 	n := t.node
 	err := func() error {
+		if _, err := m.updateImageType(ctx, t); err != nil {
+			return err
+		}
 		if boot, err := iface[drivers.BootInterface](t, drivers.Boot, "boot"); err != nil {
 			return err
 		} else if bootOption(t) != "local" {

@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
 )
 
@@ -165,7 +167,7 @@ func validateUserSteps(user, driver []map[string]any, stepType, prefix string, s
 		d, ok := byID[stepID(u)]
 		if !ok {
 			if !skipMissing {
-				errs = append(errs, fmt.Sprintf("node does not support this %s step: %s", stepType, pyschema.Repr(u)))
+				errs = append(errs, fmt.Sprintf("node does not support this %s step: %s", stepType, stepRepr(u)))
 			}
 			continue
 		}
@@ -202,7 +204,7 @@ func validateUserStep(u, d map[string]any, stepType string, disableRamdisk bool)
 	}
 	slices.Sort(unexpected)
 	if len(unexpected) > 0 {
-		errs = append(errs, fmt.Sprintf("%s step %s has these unexpected arguments: %s", stepType, pyschema.Repr(u), strings.Join(unexpected, ", ")))
+		errs = append(errs, fmt.Sprintf("%s step %s has these unexpected arguments: %s", stepType, stepRepr(u), strings.Join(unexpected, ", ")))
 	}
 	if stepType == "clean" || intOf(u["priority"]) > 0 {
 		var names []string
@@ -226,10 +228,10 @@ func validateUserStep(u, d map[string]any, stepType string, disableRamdisk bool)
 			missing = append(missing, msg)
 		}
 		if len(missing) > 0 {
-			errs = append(errs, fmt.Sprintf("%s step %s is missing these required arguments: %s", stepType, pyschema.Repr(u), strings.Join(missing, ", ")))
+			errs = append(errs, fmt.Sprintf("%s step %s is missing these required arguments: %s", stepType, stepRepr(u), strings.Join(missing, ", ")))
 		}
 		if req, ok := d["requires_ramdisk"].(bool); disableRamdisk && (!ok || req) {
-			errs = append(errs, fmt.Sprintf("clean step %s requires booting a ramdisk", pyschema.Repr(u)))
+			errs = append(errs, fmt.Sprintf("clean step %s requires booting a ramdisk", stepRepr(u)))
 		}
 	}
 	if stepType == "clean" {
@@ -259,14 +261,132 @@ func validatedUserDeploySteps(t *task, user []map[string]any, skipMissing bool) 
 	return validateUserSteps(user, driverSteps(t, drivers.DeployStep, false, false), "deploy", deployStepsPrefix, skipMissing, false)
 }
 
-// allDeploymentSteps is _get_all_deployment_steps (deploy templates are
-// not applied yet): the enabled driver steps, overridden by the user's.
-func allDeploymentSteps(t *task, skipMissing bool) ([]map[string]any, error) {
+// stepKeyOrder is the order in which Python shows a step dictionary's
+// keys: the order Ironic builds template steps in
+// (_get_steps_from_deployment_templates), which is also the order of the
+// API's step schemas and of what clients send.
+var stepKeyOrder = []string{"interface", "step", "args", "priority"}
+
+// stepRepr is Python's repr() of a step dictionary: its keys in
+// stepKeyOrder, then any others sorted (Go maps don't keep the order a
+// client sent them in).
+func stepRepr(s map[string]any) string {
+	o := make(pyjson.Object, 0, len(s))
+	for _, k := range stepKeyOrder {
+		if v, ok := s[k]; ok {
+			o = append(o, pyjson.Member{Key: k, Value: v})
+		}
+	}
+	var rest []string
+	for k := range s {
+		if !slices.Contains(stepKeyOrder, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		o = append(o, pyjson.Member{Key: k, Value: s[k]})
+	}
+	return pyschema.Repr(o)
+}
+
+// deploymentTemplates is _get_deployment_templates: the deploy templates
+// named by one of the node's instance traits (instance_info.traits), in
+// name order, the order in which the reference's
+// "name IN (...)" query returns them (through the unique index on name,
+// on SQLite and MySQL alike).
+func deploymentTemplates(ctx context.Context, t *task) ([]models.DeployTemplate, error) {
+	list, _ := t.node.InstanceInfo["traits"].([]any)
+	var names []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			names = append(names, s)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	ts, err := t.m.store.ListDeployTemplatesByNames(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(ts, func(a, b models.DeployTemplate) int { return strings.Compare(a.Name, b.Name) })
+	return ts, nil
+}
+
+// templateSteps is _get_steps_from_deployment_templates: every step of
+// the templates, template by template, as {interface, step, args,
+// priority}.
+func templateSteps(ts []models.DeployTemplate) []map[string]any {
+	var out []map[string]any
+	for _, tpl := range ts {
+		for _, st := range tpl.Steps {
+			args := map[string]any(st.Args)
+			if args == nil {
+				args = map[string]any{}
+			}
+			out = append(out, map[string]any{"interface": st.Interface, "step": st.Step, "args": args, "priority": int(st.Priority)})
+		}
+	}
+	return out
+}
+
+// validatedTemplateSteps is _get_validated_steps_from_templates: the steps
+// of the node's matching deploy templates, validated against the driver's
+// deploy steps.
+func validatedTemplateSteps(ctx context.Context, t *task, skipMissing bool) ([]map[string]any, error) {
+	ts, err := deploymentTemplates(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ts))
+	for i, tpl := range ts {
+		names[i] = tpl.Name
+	}
+	prefix := "Validation of deploy steps from deploy templates matching this node's instance traits failed. Matching deploy templates: " +
+		strings.Join(names, ",") + ". Errors: "
+	steps := templateSteps(ts)
+	if len(steps) == 0 {
+		return nil, nil
+	}
+	return validateUserSteps(steps, driverSteps(t, drivers.DeployStep, false, false), "deploy", prefix, skipMissing, false)
+}
+
+// validateDeployStepsAndTemplates is
+// validate_user_deploy_steps_and_templates: the steps of the matching
+// deploy templates, then the user's (given, or saved in
+// driver_internal_info).
+func validateDeployStepsAndTemplates(ctx context.Context, t *task, user []map[string]any, skipMissing bool) error {
+	if _, err := validatedTemplateSteps(ctx, t, skipMissing); err != nil {
+		return err
+	}
+	_, err := validatedUserDeploySteps(t, user, skipMissing)
+	return err
+}
+
+// allDeploymentSteps is _get_all_deployment_steps: the enabled driver
+// steps, overridden by the steps of the matching deploy templates, which
+// the user's steps override in turn; steps of priority 0 only disable.
+// Sorted by priority, then interface priority.
+func allDeploymentSteps(ctx context.Context, t *task, skipMissing bool) ([]map[string]any, error) {
 	user, err := validatedUserDeploySteps(t, nil, skipMissing)
 	if err != nil {
 		return nil, err
 	}
+	tpl, err := validatedTemplateSteps(ctx, t, skipMissing)
+	if err != nil {
+		return nil, err
+	}
 	userKeys := map[string]bool{}
+	for _, s := range user {
+		userKeys[stepID(s)] = true
+	}
+	for _, s := range tpl {
+		if !userKeys[stepID(s)] {
+			user = append(user, s)
+		}
+	}
+	userKeys = map[string]bool{}
 	for _, s := range user {
 		userKeys[stepID(s)] = true
 	}

@@ -101,9 +101,21 @@ func (t *task) upgradeLock(ctx context.Context) error {
 }
 
 // reserve claims a node's lock, retrying a busy lock as the
-// node_locked_retry_* options say.
+// node_locked_retry_* options say: Ironic's attempts are a try now and
+// one per interval after it, and the call fails with NodeLocked when the
+// last of them finds the lock busy. In between, every release of the
+// lock by this conductor brings an extra try (see lockWaits). An extra
+// try that finds the lock taken again (another waiter was faster) is no
+// attempt: it neither ends the wait nor moves the next tick, so a caller
+// never gives up sooner than Ironic's would.
 func (m *Manager) reserve(ctx context.Context, ref db.Ref) (*models.Node, error) {
-	for attempt := 1; ; attempt++ {
+	var tick *time.Timer
+	defer func() {
+		if tick != nil {
+			tick.Stop()
+		}
+	}()
+	for attempt := 1; ; {
 		var freed <-chan struct{}
 		if ref.UUID != "" {
 			freed = m.lockWaits.watch(ref.UUID)
@@ -112,14 +124,16 @@ func (m *Manager) reserve(ctx context.Context, ref db.Ref) (*models.Node, error)
 		if err == nil || !ironic.IsClass(err, ironic.NodeLocked) || attempt >= m.cfg.NodeLockedRetryAttempts {
 			return n, err
 		}
-		tm := time.NewTimer(m.cfg.NodeLockedRetryInterval)
+		if tick == nil {
+			tick = time.NewTimer(m.cfg.NodeLockedRetryInterval)
+		}
 		select {
 		case <-ctx.Done():
-			tm.Stop()
 			return nil, ctx.Err()
 		case <-freed:
-			tm.Stop()
-		case <-tm.C:
+		case <-tick.C:
+			attempt++
+			tick.Reset(m.cfg.NodeLockedRetryInterval)
 		}
 	}
 }

@@ -52,6 +52,8 @@ func bindings() map[string]binder {
 		"DEFAULT.hash_partition_exponent":           func(c *Config) any { return &c.Default.HashPartitionExponent },
 		"DEFAULT.hash_ring_reset_interval":          func(c *Config) any { return &c.Default.HashRingResetInterval },
 		"DEFAULT.hash_ring_algorithm":               func(c *Config) any { return &c.Default.HashRingAlgorithm },
+		"DEFAULT.webserver_verify_ca":               func(c *Config) any { return &c.Default.WebserverVerifyCA },
+		"DEFAULT.webserver_connection_timeout":      func(c *Config) any { return &c.Default.WebserverConnectionTimeout },
 		"DEFAULT.force_raw_images":                  func(c *Config) any { return &c.Default.ForceRawImages },
 		"DEFAULT.my_ip":                             func(c *Config) any { return &c.Default.MyIP },
 		"DEFAULT.my_ipv6":                           func(c *Config) any { return &c.Default.MyIPv6 },

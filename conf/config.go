@@ -112,6 +112,11 @@ type DefaultSection struct {
 	HashRingResetInterval time.Duration
 	// HashRingAlgorithm is the hash used by the ring, e.g. "md5".
 	HashRingAlgorithm string
+	// WebserverVerifyCA ("True", "False" or a CA bundle) and
+	// WebserverConnectionTimeout (60 s) apply to the web servers that
+	// serve images (the HEAD request that tells a directory from a file).
+	WebserverVerifyCA          string
+	WebserverConnectionTimeout time.Duration
 
 	ForceRawImages    bool
 	MyIP              string

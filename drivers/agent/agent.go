@@ -55,8 +55,9 @@ type Config struct {
 
 	// Client talks to the nodes' agents; nil uses Ironic's defaults.
 	Client *Client
-	// ImageHTTP validates http(s) image URLs (HEAD); nil uses a client
-	// with [DEFAULT]webserver_connection_timeout (60 s).
+	// ImageHTTP validates http(s) image URLs (HEAD); the binaries give
+	// it [DEFAULT]webserver_verify_ca and webserver_connection_timeout;
+	// nil uses a client with a 60 s timeout.
 	ImageHTTP *http.Client
 	// DeployLogsCollect, DeployLogsStorageBackend and DeployLogsLocalPath
 	// are [agent]deploy_logs_collect (on_failure, always, never),

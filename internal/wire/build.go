@@ -61,6 +61,7 @@ func agentConfig(cfg *conf.Config, log *slog.Logger) agent.Config {
 	ac.ContinueIfDiskSecureEraseFails = d.ContinueIfDiskSecureEraseFails
 	ac.EnableNVMeSecureErase, ac.EnableATASecureErase = d.EnableNVMeSecureErase, d.EnableATASecureErase
 	ac.DiskErasureConcurrency = d.DiskErasureConcurrency
+	ac.ImageHTTP = conductor.ImageHTTPClient(cfg.Default.WebserverVerifyCA, cfg.Default.WebserverConnectionTimeout)
 	ac.StreamRawImages = cfg.Agent.StreamRawImages
 	ac.DeployLogsCollect = cfg.Agent.DeployLogsCollect
 	ac.DeployLogsStorageBackend, ac.DeployLogsLocalPath = cfg.Agent.DeployLogsStorageBackend, cfg.Agent.DeployLogsLocalPath
@@ -152,6 +153,8 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		AllowDeletingAvailableNodes: cfg.Conductor.AllowDeletingAvailableNodes,
 		SoftPowerOffTimeout:         cfg.Conductor.SoftPowerOffTimeout,
 		WorkersPoolSize:             cfg.Conductor.WorkersPoolSize,
+		MaxConcurrentDeploy:         cc.MaxConcurrentDeploy,
+		MaxConcurrentClean:          cc.MaxConcurrentClean,
 
 		HeartbeatTimeout:               cc.HeartbeatTimeout,
 		HashPartitionExponent:          cfg.Default.HashPartitionExponent,
@@ -180,6 +183,7 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		ConfigdriveSwiftContainer:       cc.ConfigdriveSwiftContainer,
 		ConfigdriveSwiftTempURLDuration: cc.ConfigdriveSwiftTempURLDuration,
 		ObjectStore:                     swiftClient(cfg, log),
+		ImageHTTP:                       conductor.ImageHTTPClient(cfg.Default.WebserverVerifyCA, cfg.Default.WebserverConnectionTimeout),
 	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/goironic/ironic/test/differential"
+	"github.com/goironic/ironic/test/internal/allinone"
 	"github.com/goironic/ironic/test/internal/keystone"
 )
 
@@ -33,7 +34,6 @@ const (
 
 	testBudget   = 15 * time.Minute
 	startTimeout = 90 * time.Second
-	stopGrace    = 10 * time.Second
 	callTimeout  = 30 * time.Second
 )
 
@@ -515,23 +515,11 @@ func (w *world) call(r route, ids refs, p persona) int {
 
 // startOurs builds and starts our all-in-one server with keystone auth.
 func startOurs(ctx context.Context, t *testing.T, ks *keystone.Keystone, mode policyMode) string {
-	root, err := differential.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := differential.StatSources(root); err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	bin, err := differential.Build(ctx, differential.ServerPackage, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := differential.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := fmt.Sprintf(`[DEFAULT]
+	return allinone.Start(ctx, t, allinone.Options{
+		Bin: allinone.Build(ctx, t), Dir: dir, StartTimeout: startTimeout,
+		Config: func(port int) string {
+			return fmt.Sprintf(`[DEFAULT]
 host = authz-test
 auth_strategy = keystone
 rpc_transport = none
@@ -556,43 +544,12 @@ port = %d
 connection = sqlite:///%s
 [dhcp]
 dhcp_provider = none
-[keystone_authtoken]
-auth_type = password
-auth_url = %s
-www_authenticate_uri = %s
-username = ironic
-password = %s
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-[oslo_policy]
+%s[oslo_policy]
 enforce_scope = %t
 enforce_new_defaults = %t
-`, port, filepath.Join(dir, "ironic.sqlite"), ks.AuthURL(), ks.AuthURL(), keystone.ServicePassword, mode.srbac, mode.srbac)
-	confPath := filepath.Join(dir, "ironic.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "ironic.log")
-	p, err := differential.Start(bin, []string{"--config-file", confPath}, logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := p.Stop(stopGrace); err != nil {
-			t.Logf("server: %v", err)
-		}
-		if t.Failed() {
-			if data, err := os.ReadFile(logPath); err == nil {
-				t.Logf("server log:\n%s", tail(data, 6000))
-			}
-		}
-	})
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	if err := differential.WaitReady(ctx, base+"/", startTimeout, p); err != nil {
-		t.Fatal(err)
-	}
-	return base
+`, port, filepath.Join(dir, "ironic.sqlite"), ks.AuthtokenSection(), mode.srbac, mode.srbac)
+		},
+	}).URL
 }
 
 // startReference starts the shared harness's reference Ironic with
@@ -622,11 +579,4 @@ func startReference(ctx context.Context, t *testing.T, script string, ks *keysto
 		run(ctx, "down")
 	})
 	return fmt.Sprintf("http://127.0.0.1:%d", port)
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
 }

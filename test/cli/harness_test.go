@@ -20,6 +20,7 @@ import (
 
 	"github.com/goironic/ironic/test/differential"
 	"github.com/goironic/ironic/test/fakecinder"
+	"github.com/goironic/ironic/test/internal/allinone"
 	"github.com/goironic/ironic/test/internal/osc"
 )
 
@@ -44,8 +45,6 @@ const (
 	testBudget = 15 * time.Minute
 	// startTimeout bounds the wait for the server's first answer.
 	startTimeout = 30 * time.Second
-	// stopGrace is how long the server gets to exit after SIGINT.
-	stopGrace = 10 * time.Second
 )
 
 // serverConfig is the ironic.conf the test starts our server with: the
@@ -252,69 +251,25 @@ func TestBaremetalCLI(t *testing.T) {
 // endpoint once it answers. The server is stopped when t ends.
 func startServer(ctx context.Context, t *testing.T, cinderURL string) string {
 	t.Helper()
-	root, err := differential.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The server runs in a subprocess: stat its sources so that go test
-	// does not serve a cached result after they changed.
-	if err := differential.StatSources(root); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	bin, err := differential.Build(ctx, differential.ServerPackage, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := differential.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := allinone.Build(ctx, t)
+	port := 0 // a free one
 	if p := os.Getenv(portEnv); p != "" {
+		var err error
 		if port, err = strconv.Atoi(p); err != nil {
 			t.Fatalf("%s=%q: %v", portEnv, p, err)
 		}
 	}
+	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	if err := os.Mkdir(state, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	confPath := filepath.Join(dir, "ironic.conf")
-	if err := os.WriteFile(confPath, []byte(serverConfig(testHost, port, filepath.Join(state, "ironic.sqlite"), cinderURL)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "ironic.log")
-	p, err := differential.Start(bin, []string{"--config-file", confPath}, logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := p.Stop(stopGrace); err != nil {
-			t.Logf("server: %v", err)
-		}
-		if t.Failed() {
-			logTail(t, logPath)
-		}
-	})
-	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	if err := differential.WaitReady(ctx, endpoint+"/", startTimeout, p); err != nil {
-		t.Fatal(err)
-	}
-	return endpoint
-}
-
-// logTail logs the end of the server's log.
-func logTail(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Logf("server log: %v", err)
-		return
-	}
-	const max = 8000
-	if len(data) > max {
-		data = data[len(data)-max:]
-	}
-	t.Logf("server log (tail):\n%s", data)
+	return allinone.Start(ctx, t, allinone.Options{
+		Bin: bin, Port: port, Dir: dir, StartTimeout: startTimeout, LogTail: 8000,
+		Config: func(port int) string {
+			return serverConfig(testHost, port, filepath.Join(state, "ironic.sqlite"), cinderURL)
+		},
+	}).URL
 }
 
 // object is a decoded JSON object as the CLI prints it.

@@ -30,45 +30,22 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/goironic/ironic/test/differential"
+	"github.com/goironic/ironic/test/internal/allinone"
 	"github.com/goironic/ironic/test/internal/keystone"
 )
 
-const (
-	startTimeout = 90 * time.Second
-	stopGrace    = 10 * time.Second
-)
+// startTimeout bounds the wait for the server's first answer.
+const startTimeout = 90 * time.Second
 
-// server is our all-in-one, started for one test.
-type server struct {
-	url string
-	log string
-}
-
-// build compiles the all-in-one once for the package's tests.
-func build(ctx context.Context, t *testing.T) string {
-	t.Helper()
-	root, err := differential.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The server runs in a subprocess: stat its sources so that go test
-	// does not serve a cached result after they changed.
-	if err := differential.StatSources(root); err != nil {
-		t.Fatal(err)
-	}
-	bin, err := differential.Build(ctx, differential.ServerPackage, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
-// startServer starts the all-in-one bin on port with the given
-// ironic.conf sections added to a fake-hardware configuration.
-func startServer(ctx context.Context, t *testing.T, bin string, port int, extra string) *server {
+// startServer starts the all-in-one bin on port (zero: a free one) with
+// the given ironic.conf sections added to a fake-hardware configuration.
+func startServer(ctx context.Context, t *testing.T, bin string, port int, extra string) *allinone.Server {
 	t.Helper()
 	dir := t.TempDir()
-	conf := fmt.Sprintf(`[DEFAULT]
+	return allinone.Start(ctx, t, allinone.Options{
+		Bin: bin, Port: port, Dir: dir, StartTimeout: startTimeout, LogTail: -1,
+		Config: func(port int) string {
+			return fmt.Sprintf(`[DEFAULT]
 host = gophercloud-test
 enabled_hardware_types = fake-hardware
 [api]
@@ -77,37 +54,8 @@ port = %d
 [database]
 connection = sqlite:///%s
 %s`, port, filepath.Join(dir, "ironic.sqlite"), extra)
-	confPath := filepath.Join(dir, "ironic.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := &server{url: fmt.Sprintf("http://127.0.0.1:%d", port), log: filepath.Join(dir, "ironic.log")}
-	p, err := differential.Start(bin, []string{"--config-file", confPath}, s.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := p.Stop(stopGrace); err != nil {
-			t.Logf("server: %v", err)
-		}
-		if t.Failed() {
-			if b, err := os.ReadFile(s.log); err == nil {
-				t.Logf("server log:\n%s", b)
-			}
-		}
+		},
 	})
-	if err := differential.WaitReady(ctx, s.url+"/", startTimeout, p); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func freePort(t *testing.T) int {
-	p, err := differential.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // crud creates, gets, lists, updates and deletes a node through client.
@@ -160,7 +108,7 @@ func crud(ctx context.Context, t *testing.T, client *gophercloud.ServiceClient) 
 
 // TestClients runs the client in each auth_strategy.
 func TestClients(t *testing.T) {
-	bin := build(t.Context(), t)
+	bin := allinone.Build(t.Context(), t)
 	t.Run("noauth", func(t *testing.T) { testNoAuth(t, bin) })
 	t.Run("http_basic", func(t *testing.T) { testHTTPBasic(t, bin) })
 	t.Run("keystone", func(t *testing.T) { testKeystone(t, bin) })
@@ -168,8 +116,8 @@ func TestClients(t *testing.T) {
 
 func testNoAuth(t *testing.T, bin string) {
 	ctx := t.Context()
-	s := startServer(ctx, t, bin, freePort(t), "[DEFAULT]\nauth_strategy = noauth\n")
-	client, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: s.url + "/v1"})
+	s := startServer(ctx, t, bin, 0, "[DEFAULT]\nauth_strategy = noauth\n")
+	client, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: s.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,9 +134,9 @@ func testHTTPBasic(t *testing.T, bin string) {
 	if err := os.WriteFile(file, []byte("gopher:"+string(hash)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(ctx, t, bin, freePort(t), "[DEFAULT]\nauth_strategy = http_basic\nhttp_basic_auth_user_file = "+file+"\n")
+	s := startServer(ctx, t, bin, 0, "[DEFAULT]\nauth_strategy = http_basic\nhttp_basic_auth_user_file = "+file+"\n")
 	client, err := httpbasic.NewBareMetalHTTPBasic(httpbasic.EndpointOpts{
-		IronicEndpoint: s.url + "/v1", IronicUser: "gopher", IronicUserPassword: "gopher-pass",
+		IronicEndpoint: s.URL + "/v1", IronicUser: "gopher", IronicUserPassword: "gopher-pass",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +144,7 @@ func testHTTPBasic(t *testing.T, bin string) {
 	crud(ctx, t, client)
 
 	bad, err := httpbasic.NewBareMetalHTTPBasic(httpbasic.EndpointOpts{
-		IronicEndpoint: s.url + "/v1", IronicUser: "gopher", IronicUserPassword: "wrong",
+		IronicEndpoint: s.URL + "/v1", IronicUser: "gopher", IronicUserPassword: "wrong",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -208,27 +156,18 @@ func testHTTPBasic(t *testing.T, bin string) {
 
 func testKeystone(t *testing.T, bin string) {
 	ctx := t.Context()
-	port := freePort(t)
+	port, err := differential.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ksPort := 0
 	if v := os.Getenv("IRONIC_TEST_KEYSTONE_PORT"); v != "" {
-		var err error
 		if ksPort, err = strconv.Atoi(v); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ks := keystone.ForTest(t, keystone.Options{Port: ksPort, BaremetalURL: fmt.Sprintf("http://127.0.0.1:%d", port)})
-	s := startServer(ctx, t, bin, port, fmt.Sprintf(`[DEFAULT]
-auth_strategy = keystone
-[keystone_authtoken]
-auth_type = password
-auth_url = %s
-www_authenticate_uri = %s
-username = ironic
-password = %s
-user_domain_name = Default
-project_name = service
-project_domain_name = Default
-`, ks.AuthURL(), ks.AuthURL(), keystone.ServicePassword))
+	s := startServer(ctx, t, bin, port, "[DEFAULT]\nauth_strategy = keystone\n"+ks.AuthtokenSection())
 
 	provider, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{
 		IdentityEndpoint: ks.AuthURL(), Username: "system-admin", Password: keystone.UserPassword,
@@ -241,13 +180,13 @@ project_domain_name = Default
 	if err != nil {
 		t.Fatal(err)
 	}
-	if client.Endpoint != s.url+"/" {
-		t.Errorf("catalog endpoint %q, want %q", client.Endpoint, s.url+"/")
+	if client.Endpoint != s.URL+"/" {
+		t.Errorf("catalog endpoint %q, want %q", client.Endpoint, s.URL+"/")
 	}
 	crud(ctx, t, client)
 
 	// Without a token, and with one Keystone does not know.
-	anon, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: s.url + "/v1"})
+	anon, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: s.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}

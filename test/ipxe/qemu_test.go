@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goironic/ironic/test/differential"
 	"github.com/goironic/ironic/test/fakecinder"
+	"github.com/goironic/ironic/test/internal/allinone"
 )
 
 const (
@@ -137,23 +137,16 @@ func (s *server) provision(uuid string, req map[string]any, want string) {
 
 func startServer(ctx context.Context, t *testing.T, fileURL, cinderURL string) *server {
 	t.Helper()
-	root, err := differential.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := differential.StatSources(root); err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	bin, err := differential.Build(ctx, differential.ServerPackage, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := allinone.Build(ctx, t)
 	l := listenIn(t, 5760, 5779)
 	p := port(l)
 	l.Close()
 	dbPath := filepath.Join(dir, "ironic.sqlite")
-	cfg := fmt.Sprintf(`[DEFAULT]
+	srv := allinone.Start(ctx, t, allinone.Options{
+		Bin: bin, Port: p, Dir: dir,
+		Config: func(apiPort int) string {
+			return fmt.Sprintf(`[DEFAULT]
 host = goironic-ipxe-test
 auth_strategy = noauth
 rpc_transport = none
@@ -192,29 +185,10 @@ automated_clean = false
 [cinder]
 auth_type = none
 endpoint_override = %s
-`, p, dbPath, fileURL, dir, guestHost, p, cinderURL)
-	confPath := filepath.Join(dir, "ironic.conf")
-	if err := os.WriteFile(confPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "ironic.log")
-	proc, err := differential.Start(bin, []string{"--config-file", confPath}, logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = proc.Stop(10 * time.Second)
-		if t.Failed() {
-			if data, err := os.ReadFile(logPath); err == nil {
-				t.Logf("server log:\n%s", lastBytes(data, 6000))
-			}
-		}
+`, apiPort, dbPath, fileURL, dir, guestHost, apiPort, cinderURL)
+		},
 	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", p)
-	if err := differential.WaitReady(ctx, url+"/", 30*time.Second, proc); err != nil {
-		t.Fatal(err)
-	}
-	return &server{t: t, url: url, dbPath: dbPath}
+	return &server{t: t, url: srv.URL, dbPath: dbPath}
 }
 
 func lastBytes(b []byte, n int) []byte {

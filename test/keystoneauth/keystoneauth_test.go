@@ -9,7 +9,6 @@ package keystoneauth
 
 import (
 	"encoding/base64"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -90,19 +89,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 func keystoneConf(ks *keystone.Keystone) string {
-	return fmt.Sprintf(`[DEFAULT]
-auth_strategy = keystone
-[keystone_authtoken]
-auth_type = password
-auth_url = %s
-www_authenticate_uri = %s
-username = ironic
-password = %s
-user_domain_name = Default
-project_name = service
-project_domain_name = Default
-region_name = RegionOne
-`, ks.AuthURL(), ks.AuthURL(), keystone.ServicePassword)
+	return "[DEFAULT]\nauth_strategy = keystone\n" + ks.AuthtokenSection() + "region_name = RegionOne\n"
 }
 
 func (s *setup) call(method, path string, headers ...string) (*httptest.ResponseRecorder, *ironic.RequestContext) {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/goironic/ironic/test/differential"
 	"github.com/goironic/ironic/test/fakeneutron"
+	"github.com/goironic/ironic/test/internal/allinone"
 	"github.com/goironic/ironic/test/internal/keystone"
 )
 
@@ -63,7 +64,6 @@ const (
 	runBudget = 15 * time.Minute
 	// startTimeout bounds the wait for the server's first answer.
 	startTimeout = 30 * time.Second
-	stopGrace    = 10 * time.Second
 
 	// hardwareTypes are the server's enabled_hardware_types: with ipmi,
 	// the two reset_interfaces tests run.
@@ -148,9 +148,7 @@ func TestTempestAPI(t *testing.T) {
 	}
 	if reference == "" {
 		start = time.Now()
-		if r.bin, err = differential.Build(ctx, differential.ServerPackage, t.TempDir()); err != nil {
-			t.Fatal(err)
-		}
+		r.bin = allinone.Build(ctx, t)
 		t.Logf("built %s in %s", differential.ServerPackage, since(start))
 	}
 	for _, m := range modes() {
@@ -331,38 +329,20 @@ func (r *runner) run(ctx context.Context, t *testing.T, m mode) {
 	}
 }
 
-// startServer writes ironic.conf for mode m and starts our server; it is
-// stopped (and its log copied into art) when t ends.
+// startServer writes ironic.conf for mode m into art and starts our
+// server, its log in art too; it is stopped when t ends.
 func (r *runner) startServer(ctx context.Context, t *testing.T, m mode, art string) string {
 	t.Helper()
 	dir := t.TempDir()
 	port := r.ports.take(t)
-	confPath := filepath.Join(art, "ironic.conf")
 	conf := serverConfig(serverSettings{
 		Port: port, DBPath: filepath.Join(dir, "ironic.sqlite"), Auth: r.auth, SRBAC: m.srbac,
 		AuthURL: r.ks.AuthURL(), NeutronURL: r.neutronURL,
 	})
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(art, "ironic.log")
-	p, err := differential.Start(r.bin, []string{"--config-file", confPath}, logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := p.Stop(stopGrace); err != nil {
-			t.Logf("server: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("server log (%s), end:\n%s", logPath, tail(logPath, 3000))
-		}
-	})
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	if err := differential.WaitReady(ctx, base+"/", startTimeout, p); err != nil {
-		t.Fatal(err)
-	}
-	return base
+	return allinone.Start(ctx, t, allinone.Options{
+		Bin: r.bin, Port: port, Dir: art, StartTimeout: startTimeout, LogTail: 3000,
+		Config: func(int) string { return conf },
+	}).URL
 }
 
 // startNeutron starts the fake Neutron (test/fakeneutron, with the

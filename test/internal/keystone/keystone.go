@@ -213,6 +213,22 @@ func (k *Keystone) AuthURL() string { return k.baseURL() + "/v3" }
 
 func (k *Keystone) baseURL() string { return "http://127.0.0.1:" + strconv.Itoa(k.port) }
 
+// AuthtokenSection is ironic.conf's [keystone_authtoken] section for a
+// server that validates tokens with this Keystone as the ironic service
+// user (keystonemiddleware's password plugin).
+func (k *Keystone) AuthtokenSection() string {
+	return fmt.Sprintf(`[keystone_authtoken]
+auth_type = password
+auth_url = %[1]s
+www_authenticate_uri = %[1]s
+username = ironic
+password = %[2]s
+user_domain_name = Default
+project_name = service
+project_domain_name = Default
+`, k.AuthURL(), ServicePassword)
+}
+
 // Port is the port Keystone listens on.
 func (k *Keystone) Port() int { return k.port }
 
