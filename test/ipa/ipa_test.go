@@ -9,37 +9,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/goironic/ironic/internal/pyjson"
-	"github.com/goironic/ironic/internal/wire"
 	"github.com/goironic/ironic/test/fakeipa"
+	"github.com/goironic/ironic/test/internal/allinone"
 )
 
-// budget bounds the whole test.
+// budget bounds the whole test (the build and every scenario).
 const budget = 50 * time.Second
 
-// startAllInOne runs the all-in-one in process (cmd/ironic's wiring) on
-// 127.0.0.1:<free port> with the given extra configuration and returns
-// its URL.
-func startAllInOne(ctx context.Context, t *testing.T, extra string) string {
+// startAllInOne runs our all-in-one (cmd/ironic, built once by
+// TestAgent) with the given extra configuration and returns its URL.
+func startAllInOne(ctx context.Context, t *testing.T, bin, extra string) string {
 	t.Helper()
-	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf(`[DEFAULT]
+	db := filepath.Join(t.TempDir(), "ironic.sqlite")
+	s := allinone.Start(ctx, t, allinone.Options{Bin: bin, Config: func(port int) string {
+		return fmt.Sprintf(`[DEFAULT]
 host = goironic-ipa-test
 auth_strategy = noauth
 rpc_transport = none
@@ -53,6 +45,7 @@ enabled_vendor_interfaces = fake,no-vendor
 enabled_rescue_interfaces = fake,no-rescue,agent
 
 [api]
+host_ip = 127.0.0.1
 port = %d
 
 [database]
@@ -62,62 +55,29 @@ connection = sqlite:///%s
 dhcp_provider = none
 
 %s
-`, ln.Addr().(*net.TCPAddr).Port, filepath.Join(dir, "ironic.sqlite"), extra)
-	confPath := filepath.Join(dir, "ironic.conf")
-	if err := os.WriteFile(confPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
+`, port, db, extra)
+	}})
+	return s.URL
+}
+
+// TestAgent builds the all-in-one once and runs each scenario against a
+// server of its own.
+func TestAgent(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	bin := allinone.Build(ctx, t)
+	for _, sc := range []struct {
+		name string
+		fn   func(*testing.T, string)
+	}{
+		{"direct-deploy-and-clean", testDirectDeployWithAgent},
+		{"direct-deploy-checksum-failure", testDirectDeployChecksumFailure},
+		{"custom-agent-deploy", testCustomAgentDeploy},
+		{"ramdisk-cleaning", testRamdiskDeployCleaning},
+		{"rescue", testAgentRescue},
+	} {
+		t.Run(sc.name, func(t *testing.T) { sc.fn(t, bin) })
 	}
-	logPath := filepath.Join(dir, "ironic.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, ok, err := wire.StartServer(ctx, "ironic", []string{"--config-file", confPath}, io.Discard, logFile, true)
-	if err != nil || !ok {
-		t.Fatalf("start: %v", err)
-	}
-	if err := s.Store.Upgrade(ctx); err != nil {
-		t.Fatal(err)
-	}
-	reg, err := wire.Registry(s.Cfg, s.Log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cond := wire.Conductor(s.Cfg, s.Store, reg, s.Log)
-	if err := cond.Register(ctx); err != nil {
-		t.Fatal(err)
-	}
-	pol, err := wire.Policy(s.Cfg, s.Log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api, err := wire.API(s.Cfg, s.Store, wire.InProcess(cond, s.Store, s.Log), pol, s.Log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := wire.Authenticated(s.Cfg, api, s.Log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	g, gctx := errgroup.WithContext(sctx)
-	g.Go(func() error { return cond.Run(gctx) })
-	g.Go(func() error { return wire.Serve(gctx, ln, h, s.Log) })
-	t.Cleanup(func() {
-		cancel()
-		_ = g.Wait()
-		s.Store.Close()
-		logFile.Close()
-		if t.Failed() {
-			if data, err := os.ReadFile(logPath); err == nil {
-				if len(data) > 12000 {
-					data = data[len(data)-12000:]
-				}
-				t.Logf("server log:\n%s", data)
-			}
-		}
-	})
-	return "http://" + ln.Addr().String()
 }
 
 type client struct {
@@ -191,7 +151,7 @@ func (f *images) requests() []string {
 	return append([]string(nil), f.seen...)
 }
 
-func TestDirectDeployWithAgent(t *testing.T) {
+func testDirectDeployWithAgent(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	img := &images{data: bytes.Repeat([]byte("goironic disk image\n"), 4096)}
@@ -200,7 +160,7 @@ func TestDirectDeployWithAgent(t *testing.T) {
 	files := httptest.NewServer(img)
 	defer files.Close()
 
-	url := startAllInOne(ctx, t, `[conductor]
+	url := startAllInOne(ctx, t, bin, `[conductor]
 automated_clean = true
 
 [agent]
@@ -373,14 +333,14 @@ post_deploy_get_power_state_retry_interval = 1
 // TestDirectDeployChecksumFailure: the agent finds the image doesn't
 // match its checksum; the deployment fails with Ironic's message for a
 // failed in-band step.
-func TestDirectDeployChecksumFailure(t *testing.T) {
+func testDirectDeployChecksumFailure(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	img := &images{data: []byte("another image\n")}
 	files := httptest.NewServer(img)
 	defer files.Close()
 	logs := t.TempDir()
-	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\ndeploy_logs_local_path = "+logs+"\n")
+	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = false\n\n[agent]\ndeploy_logs_local_path = "+logs+"\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:57"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "direct",
@@ -428,10 +388,10 @@ func TestDirectDeployChecksumFailure(t *testing.T) {
 // TestCustomAgentDeploy: "custom-agent" boots the agent, waits for it and
 // runs the out-of-band steps (no image is written); the agent is told to
 // power off.
-func TestCustomAgentDeploy(t *testing.T) {
+func testCustomAgentDeploy(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
+	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = false\n\n[agent]\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:58"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "custom-agent", "boot_interface": "fake"})
@@ -458,10 +418,10 @@ func TestCustomAgentDeploy(t *testing.T) {
 
 // TestRamdiskDeployCleaning: the "ramdisk" deploy interface cleans
 // through the agent too.
-func TestRamdiskDeployCleaning(t *testing.T) {
+func testRamdiskDeployCleaning(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = true\n\n[deploy]\nerase_devices_priority = 0\n")
+	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = true\n\n[deploy]\nerase_devices_priority = 0\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:59"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "ramdisk", "boot_interface": "fake"})
@@ -494,12 +454,12 @@ func TestRamdiskDeployCleaning(t *testing.T) {
 // TestAgentRescue: a deployed node is rescued through the agent (rescue
 // ramdisk, heartbeat, finalize_rescue with the hashed password), then
 // unrescued.
-func TestAgentRescue(t *testing.T) {
+func testAgentRescue(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	// The fake boot interface can't boot a rescue ramdisk (no
 	// validate_rescue, as in Ironic): the agent's boot is not managed.
-	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\nmanage_agent_boot = false\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
+	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = false\n\n[agent]\nmanage_agent_boot = false\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:5a"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "custom-agent",
