@@ -162,7 +162,21 @@ func (t *task) ContinueSteps(ctx context.Context, phase drivers.StepPhase) error
 				return err
 			}
 		}
-		m.doNextCleanStep(ctx, t, nextStepIndex(t, "clean"), nil)
+		next := nextStepIndex(t, "clean")
+		// continue_node_clean: a step flagged abort_after that is not
+		// the last one aborts the cleaning once it has finished.
+		if abort, _ := t.node.CleanStep["abort_after"].(bool); abort && next >= 0 && next < len(asSteps(t.DriverInternalInfo()["clean_steps"])) {
+			target := ""
+			if t.TargetProvisionState() == states.Manageable {
+				target = states.Manageable
+			}
+			if err := t.processEvent(ctx, event{Name: states.EventFail, Target: target}); err != nil {
+				return err
+			}
+			m.doNodeCleanAbort(ctx, t)
+			return nil
+		}
+		m.doNextCleanStep(ctx, t, next, nil)
 		return nil
 	}
 	if t.ProvisionState() == states.DeployWait {
