@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/goironic/ironic"
@@ -286,6 +287,10 @@ type Manager struct {
 	workers *workers
 	// lockWaits wakes callers waiting for a node lock held here.
 	lockWaits lockWaits
+	// noBootMode holds the management implementations (by type) that
+	// answered UnsupportedDriverExtension for both the boot mode and the
+	// secure boot state: cacheBootMode skips asking them again.
+	noBootMode sync.Map
 
 	fsm    *states.Machine
 	router *rpc.Router
