@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -426,4 +427,41 @@ func TestPowerSyncCachesBootMode(t *testing.T) {
 			t.Errorf("unchanged boot mode written again: %v → %v", got.UpdatedAt, again.UpdatedAt)
 		}
 	}, db.WithClock(clk))
+}
+
+// countingManagement is the fake management interface (no boot mode
+// support) counting the boot mode reads.
+type countingManagement struct {
+	fake.Management
+	reads *atomic.Int32
+}
+
+func (c *countingManagement) GetBootMode(ctx context.Context, t drivers.Task) (string, error) {
+	c.reads.Add(1)
+	return c.Management.GetBootMode(ctx, t)
+}
+
+// TestPowerSyncAsksUnsupportedBootModeOnce: a management implementation
+// that can't tell the boot mode is asked once, not at every node and
+// pass.
+func TestPowerSyncAsksUnsupportedBootModeOnce(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		var reads atomic.Int32
+		h := newHarness(t, store, withImpl(drivers.Management, "fake", &countingManagement{reads: &reads}))
+		for i := 0; i < 3; i++ {
+			if _, err := h.m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available),
+				PowerState: models.Ptr(states.PowerOn)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 0; i < 2; i++ {
+			if err := h.m.SyncPowerStates(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := reads.Load(); n != 1 {
+			t.Errorf("boot mode read %d times, want 1", n)
+		}
+	})
 }
