@@ -243,7 +243,7 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 		// owner.
 		owner, _ := body["owner"].(string)
 		switch {
-		case truthy(body["owner"]):
+		case pyjson.Truthy(body["owner"]):
 			if !a.d.Policy.Check(ctx, "baremetal:allocation:create_restricted", nil) && owner != rc.ProjectID {
 				return nil, ironic.Errorf(ironic.NotAuthorized, "Cannot create allocation with an owner Project ID value %s "+
 					"not matching the requestor Project ID %s. Policy baremetal:allocation:create_restricted is required "+
@@ -253,7 +253,7 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 			body["owner"] = optAny(rc.ProjectID)
 		}
 	}
-	if name := body["name"]; truthy(name) && !isAPIName(rq.Ver, name) {
+	if name := body["name"]; pyjson.Truthy(name) && !isAPIName(rq.Ver, name) {
 		return nil, ironic.Errorf(ironic.Invalid, "Cannot create allocation with invalid name '%s'", pyStrValue(name))
 	}
 	var node *models.Node
@@ -273,12 +273,12 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 		}
 		node = n
 	}
-	if !truthy(body["resource_class"]) && node == nil {
+	if !pyjson.Truthy(body["resource_class"]) && node == nil {
 		return nil, ironic.Errorf(ironic.Invalid, "The resource_class field is mandatory when not backfilling")
 	}
 	al := &models.Allocation{Name: optString(body["name"]), Owner: optString(body["owner"]),
 		ResourceClass: optString(body["resource_class"])}
-	if !truthy(body["resource_class"]) && node != nil {
+	if !pyjson.Truthy(body["resource_class"]) && node != nil {
 		al.ResourceClass = node.ResourceClass
 	}
 	if cands, _ := body["candidate_nodes"].([]any); len(cands) > 0 {
@@ -384,7 +384,7 @@ func (a *API) patchAllocation(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	for _, name := range patchValues(ops, "/name") {
-		if truthy(name) && !isAPIName(rq.Ver, name) {
+		if pyjson.Truthy(name) && !isAPIName(rq.Ver, name) {
 			return nil, ironic.Errorf(ironic.Invalid, "Cannot update allocation with invalid name '%s'", pyStrValue(name))
 		}
 	}
@@ -626,7 +626,7 @@ func (a *API) authorizeCreateAllocation(rq *Request, body map[string]any) error 
 		if err := checkFields(); err != nil {
 			return err
 		}
-		if !a.cfg.EnforceNewDefaults && !truthy(body["owner"]) {
+		if !a.cfg.EnforceNewDefaults && !pyjson.Truthy(body["owner"]) {
 			err = a.d.Policy.Authorize(ctx, "baremetal:allocation:create_pre_rbac", nil)
 		}
 	}
@@ -634,10 +634,10 @@ func (a *API) authorizeCreateAllocation(rq *Request, body map[string]any) error 
 		return err
 	}
 	project := ironic.FromContext(ctx).ProjectID
-	if owner, _ := body["owner"].(string); project != "" && truthy(body["owner"]) && project != owner {
+	if owner, _ := body["owner"].(string); project != "" && pyjson.Truthy(body["owner"]) && project != owner {
 		return err
 	}
-	if truthy(body["owner"]) && !a.cfg.EnforceNewDefaults {
+	if pyjson.Truthy(body["owner"]) && !a.cfg.EnforceNewDefaults {
 		if err := a.d.Policy.Authorize(ctx, "baremetal:allocation:create_pre_rbac", nil); err != nil {
 			return err
 		}

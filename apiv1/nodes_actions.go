@@ -486,7 +486,7 @@ func stepMaps(steps []any) []map[string]any {
 
 // checkConfigDrive is check_allow_configdrive.
 func checkConfigDrive(v mv.Version, target string, cd any) error {
-	if !truthy(cd) {
+	if !pyjson.Truthy(cd) {
 		return nil
 	}
 	allowed := []string{states.Active}

@@ -166,7 +166,7 @@ func (a *API) putTraits(rq *Request, trait *string) (*Response, error) {
 	if (single && hasTraits) || !(single || hasTraits) {
 		return nil, ironic.Errorf(ironic.Invalid, "A single node trait may be added via PUT /v1/nodes/<node identifier>/traits/<trait> with no body, or all node traits may be replaced via PUT /v1/nodes/<node identifier>/traits with the list of traits specified in the request body.")
 	}
-	if single && doc != nil && truthy(plain(doc)) {
+	if single && doc != nil && pyjson.Truthy(plain(doc)) {
 		return nil, ironic.Errorf(ironic.Invalid, "No body should be provided when adding a trait")
 	}
 	ctx := rq.Ctx()

@@ -408,12 +408,12 @@ func (nv *nodeJSON) value(f string) any {
 	case "instance_info":
 		if !nr.showInstanceSecrets {
 			ii := nr.a.masker.MaskDict(n.InstanceInfo, "******")
-			if truthy(ii["configdrive"]) || truthy(ii["image_url"]) {
+			if pyjson.Truthy(ii["configdrive"]) || pyjson.Truthy(ii["image_url"]) {
 				ii = copyDict(ii)
-				if truthy(ii["configdrive"]) {
+				if pyjson.Truthy(ii["configdrive"]) {
 					ii["configdrive"] = "******"
 				}
-				if truthy(ii["image_url"]) {
+				if pyjson.Truthy(ii["image_url"]) {
 					ii["image_url"] = "******"
 				}
 			}
@@ -423,7 +423,7 @@ func (nv *nodeJSON) value(f string) any {
 			return ii
 		}
 	case "driver_internal_info":
-		if truthy(n.DriverInternalInfo["agent_secret_token"]) {
+		if pyjson.Truthy(n.DriverInternalInfo["agent_secret_token"]) {
 			d := copyDict(n.DriverInternalInfo)
 			d["agent_secret_token"] = "******"
 			return d
@@ -694,28 +694,6 @@ func legacyProvisionState(v mv.Version, s *string) any {
 		return "inspecting"
 	}
 	return *s
-}
-
-// truthy is Python truthiness for decoded JSON.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case map[string]any:
-		return len(x) > 0
-	case pyjson.Object:
-		return len(x) > 0
-	case []any:
-		return len(x) > 0
-	case interface{ String() string }:
-		s := x.String()
-		return s != "0" && s != "0.0" && s != "-0.0" && s != ""
-	}
-	return true
 }
 
 func copyDict(d map[string]any) map[string]any {

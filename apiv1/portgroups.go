@@ -372,11 +372,11 @@ func (a *API) createPortgroup(rq *Request, parentNode string, rem []string) (*Re
 	if parentNode != "" {
 		return nil, operationNotPermitted()
 	}
-	if !v.AtLeast(mv.PortgroupModeProperties) && (truthy(body["mode"]) || truthy(body["properties"])) {
+	if !v.AtLeast(mv.PortgroupModeProperties) && (pyjson.Truthy(body["mode"]) || pyjson.Truthy(body["properties"])) {
 		return nil, notAcceptable()
 	}
 	name := body["name"]
-	if truthy(name) {
+	if pyjson.Truthy(name) {
 		if s, ok := name.(string); !ok || !validLogicalName(s) {
 			return nil, ironic.Errorf(ironic.ClientSideError, "Cannot create portgroup with invalid name '%s'", pyStrValue(name))
 		}
@@ -449,7 +449,7 @@ func (a *API) patchPortgroup(rq *Request, parentNode string, rem []string) (*Res
 		return nil, err
 	}
 	for _, name := range patchValues(ops, "/name") {
-		if !truthy(name) {
+		if !pyjson.Truthy(name) {
 			continue
 		}
 		if s, ok := name.(string); !ok || !validLogicalName(s) {

@@ -605,7 +605,7 @@ func (a *API) createPort(rq *Request, par portParent, rem []string) (*Response, 
 				WithStatus(http.StatusBadRequest)
 		}
 	}
-	if truthy(body["is_smartnic"]) {
+	if pyjson.Truthy(body["is_smartnic"]) {
 		if llc := body["local_link_connection"]; llc != nil && !portSchemas.smartNIC.IsValid(llc) {
 			return nil, ironic.Errorf(ironic.Invalid, "Smart NIC port must have port_id and hostname in local_link_connection")
 		}
@@ -613,7 +613,7 @@ func (a *API) createPort(rq *Request, par portParent, rem []string) (*Response, 
 	if pn, ok := body["physical_network"].(string); ok && pn == "" {
 		return nil, ironic.Errorf(ironic.Invalid, "A non-empty value is required when setting physical_network")
 	}
-	if pg != nil && truthy(body["pxe_enabled"]) && pg.StandalonePortsSupported != nil && !*pg.StandalonePortsSupported {
+	if pg != nil && pyjson.Truthy(body["pxe_enabled"]) && pg.StandalonePortsSupported != nil && !*pg.StandalonePortsSupported {
 		return nil, ironic.Errorf(ironic.Conflict, "Port group %s doesn't support standalone ports. This port cannot be created as a member of that portgroup as the port's 'pxe_enabled' field was set to True.", pg.UUID)
 	}
 	port := &models.Port{NodeID: &node.ID}
@@ -815,7 +815,7 @@ func (a *API) patchPort(rq *Request, par portParent, rem []string) (*Response, e
 	}
 	if firstOpOn(ops, "/portgroup_uuid") {
 		pg = nil
-		if pgu := doc["portgroup_uuid"]; truthy(pgu) {
+		if pgu := doc["portgroup_uuid"]; pyjson.Truthy(pgu) {
 			s, ok := pgu.(string)
 			if !ok {
 				s = pyStrValue(pgu)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
 )
 
@@ -66,11 +67,11 @@ const (
 func (m *Manager) updateImageType(ctx context.Context, t *task) (bool, error) {
 	ii := t.node.InstanceInfo
 	src := ii["image_source"]
-	if !truthy(src) {
+	if !pyjson.Truthy(src) {
 		return false, nil
 	}
 	var wholeDisk bool
-	if it := ii["image_type"]; truthy(it) {
+	if it := ii["image_type"]; pyjson.Truthy(it) {
 		wholeDisk = it != imageTypePartition
 	} else if isGlanceImage(src) {
 		return false, nil
@@ -83,7 +84,7 @@ func (m *Manager) updateImageType(ctx context.Context, t *task) (bool, error) {
 			t.DriverInternalInfo()["is_source_a_path"] = true
 			return true, nil
 		}
-		wholeDisk = !truthy(ii["kernel"]) && !truthy(ii["ramdisk"])
+		wholeDisk = !pyjson.Truthy(ii["kernel"]) && !pyjson.Truthy(ii["ramdisk"])
 	}
 	t.DriverInternalInfo()["is_whole_disk_image"] = wholeDisk
 	it := imageTypePartition
@@ -92,31 +93,6 @@ func (m *Manager) updateImageType(ctx context.Context, t *task) (bool, error) {
 	}
 	t.InstanceInfo()["image_type"] = it
 	return true, nil
-}
-
-// truthy is Python's truth value of a decoded JSON value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	case float64:
-		return x != 0
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	case interface{ String() string }: // json.Number: false when zero
-		return strings.Trim(x.String(), "0.-+eE") != ""
-	}
-	return true
 }
 
 // urlScheme is urllib.parse's scheme of a URL: the lower-cased text

@@ -1,11 +1,9 @@
 package auth
 
 import (
-	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -102,7 +100,7 @@ func parseToken(body []byte) (*tokenInfo, error) {
 		t.auditIDs = append(t.auditIDs, str(a))
 	}
 	_, t.trust = tok["OS-TRUST:trust"]
-	if sys, ok := tok["system"].(map[string]any); ok && truthy(sys["all"]) {
+	if sys, ok := tok["system"].(map[string]any); ok && pyjson.Truthy(sys["all"]) {
 		t.systemScope = "all"
 	}
 	if bind := dict(tok["bind"]); len(bind) > 0 {
@@ -131,7 +129,7 @@ func parseToken(body []byte) (*tokenInfo, error) {
 	roles := splitRoles(strings.Join(t.roleNames, ","))
 	isAdminProject := true
 	if v, ok := tok["is_admin_project"]; ok {
-		isAdminProject = truthy(v)
+		isAdminProject = pyjson.Truthy(v)
 	}
 	t.ctx = ironic.RequestContext{
 		UserID:            t.userID,
@@ -281,23 +279,3 @@ func parseISOTime(s string) (time.Time, error) {
 func dict(v any) map[string]any { m, _ := v.(map[string]any); return m }
 func list(v any) []any          { l, _ := v.([]any); return l }
 func str(v any) string          { s, _ := v.(string); return s }
-
-// truthy is Python's truth value of a JSON value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return err != nil || f != 0
-	}
-	return true
-}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Config holds the options the interfaces read.
@@ -101,7 +102,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // node's driver_info[key], else the option, validated against Neutron.
 func (f *Flat) networkOf(ctx context.Context, task drivers.Task, key, option, netType string) (string, error) {
 	name := option
-	if v, ok := task.DriverInfo()[key]; ok && truthy(v) {
+	if v, ok := task.DriverInfo()[key]; ok && pyjson.Truthy(v) {
 		name, _ = v.(string)
 	}
 	return f.ops.validateNetwork(ctx, name, netType)

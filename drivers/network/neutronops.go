@@ -12,6 +12,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // The operations of Ironic's ironic/common/neutron.py, with its Neutron
@@ -200,7 +201,7 @@ func (o *neutronOps) physnetsByPortUUID(ctx context.Context, id string) (map[str
 // validatePortInfo is neutron.validate_port_info: whether a port has what
 // deploying through it needs.
 func (o *neutronOps) validatePortInfo(ctx context.Context, task drivers.Task, p drivers.Port) bool {
-	if v, _ := p.Extra["client-id"]; truthy(v) {
+	if v, _ := p.Extra["client-id"]; pyjson.Truthy(v) {
 		return true
 	}
 	if task.InterfaceName(drivers.Network) == "neutron" && len(p.LocalLinkConnection) == 0 {
@@ -245,29 +246,6 @@ func validSmartNICLink(llc map[string]any) bool {
 	_, port := llc["port_id"]
 	_, host := llc["hostname"]
 	return port && host
-}
-
-// truthy is Python's truth value of a JSON value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case float64:
-		return x != 0
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
 }
 
 // waitForHostAgent is neutron.wait_for_host_agent (target state "up"):
@@ -401,7 +379,7 @@ func (o *neutronOps) addPortsToNetwork(ctx context.Context, task drivers.Task, n
 			update["binding:host_id"] = portmap[ip.UUID]["hostname"]
 			attrs["binding:vnic_type"] = vnicSmartNIC
 		}
-		if cid := ip.Extra["client-id"]; truthy(cid) {
+		if cid := ip.Extra["client-id"]; pyjson.Truthy(cid) {
 			attrs["extra_dhcp_opts"] = []any{map[string]any{"opt_name": dhcpClientID, "opt_value": cid}}
 		}
 		id, err := o.createBoundPort(ctx, ip, attrs, update)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -374,7 +375,7 @@ func (o *neutronOps) plugPortToTenantNetwork(ctx context.Context, task drivers.T
 		group = localGroupInformation(*pl.pg)
 	} else {
 		links = append(links, orEmpty(pl.port.LocalLinkConnection))
-		if cid := pl.port.Extra["client-id"]; truthy(cid) {
+		if cid := pl.port.Extra["client-id"]; pyjson.Truthy(cid) {
 			clientID = cid
 		}
 		smartNIC = pl.port.IsSmartNIC

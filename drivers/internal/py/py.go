@@ -13,38 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Truthy reports whether Python would treat v as true in a boolean context
 // (`if v:`): None, False, zero, "" and empty containers are false.
-func Truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return err != nil || f != 0
-	case float64:
-		return x != 0
-	case float32:
-		return x != 0
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case []string:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}
+func Truthy(v any) bool { return pyjson.Truthy(v) }
 
 // Str is Python's str(v).
 func Str(v any) string {
