@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers/configdrive"
+	"github.com/goironic/ironic/internal/keystoneauth"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/swift"
 	"github.com/goironic/ironic/internal/swift/swifttest"
@@ -141,7 +142,7 @@ func TestConfigdriveObjectStore(t *testing.T) {
 	h := newHarness(t, dbtest.SQLite(t), withConfig(func(c *conductor.Config) {
 		c.ConfigdriveUseObjectStore = true
 		c.ConfigdriveSwiftContainer = "cds"
-		c.ObjectStore = swift.New(swift.Config{EndpointOverride: fake.AccountURL()}, nil)
+		c.ObjectStore = swift.New(swift.Config{Options: keystoneauth.Options{EndpointOverride: fake.AccountURL()}}, nil)
 	}))
 	m := h.m
 	n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available)})

@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers/storage"
 	"github.com/goironic/ironic/drivers/storage/cinderclient"
+	"github.com/goironic/ironic/internal/keystoneauth"
 	"github.com/goironic/ironic/states"
 	"github.com/goironic/ironic/test/fakecinder"
 )
@@ -19,7 +20,7 @@ const bootVolume = "0f0b3d4e-5c59-4b0a-8d5e-000000000001"
 // withCinder enables the cinder storage interface for fake-hardware,
 // talking to fc.
 func withCinder(fc *fakecinder.TestServer) harnessOpt {
-	client := cinderclient.New(cinderclient.Config{AuthType: "none", EndpointOverride: fc.URL + "/v3"}, nil)
+	client := cinderclient.New(cinderclient.Config{Options: keystoneauth.Options{AuthType: "none", EndpointOverride: fc.URL + "/v3"}}, nil)
 	impls := storage.Implementations(storage.Config{ActionRetries: 1, ActionRetryInterval: time.Millisecond},
 		storage.Deps{Cinder: client, Sleep: func(context.Context, time.Duration) error { return nil }})
 	return func(c *harnessCfg) {

@@ -17,6 +17,7 @@ import (
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/network"
 	"github.com/goironic/ironic/drivers/network/neutronclient"
+	"github.com/goironic/ironic/internal/keystoneauth"
 	"github.com/goironic/ironic/test/fakeneutron"
 )
 
@@ -56,7 +57,7 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 		o(&cfg, &fo)
 	}
 	srv := fakeneutron.ForTest(t, fo)
-	client := neutronclient.New(neutronclient.Config{AuthType: "none", EndpointOverride: srv.URL}, nil)
+	client := neutronclient.New(neutronclient.Config{Options: keystoneauth.Options{AuthType: "none", EndpointOverride: srv.URL}}, nil)
 	sleep := func(context.Context, time.Duration) error { return nil }
 	e := &env{
 		neutron: srv,
@@ -304,13 +305,13 @@ func TestValidateCleaningNetwork(t *testing.T) {
 func TestNeutronUnreachable(t *testing.T) {
 	cfg := network.DefaultConfig()
 	cfg.CleaningNetwork = "net"
-	client := neutronclient.New(neutronclient.Config{AuthType: "none", EndpointOverride: "http://127.0.0.1:9"}, nil)
+	client := neutronclient.New(neutronclient.Config{Options: keystoneauth.Options{AuthType: "none", EndpointOverride: "http://127.0.0.1:9"}}, nil)
 	flat := network.NewFlat(cfg, network.Deps{Neutron: client})
 	err := flat.Validate(context.Background(), &fake.Task{Node: &fake.Node{UUID: nodeUUID}})
 	// Ironic's client starts with a version discovery request.
 	wantFault(t, err, ironic.NetworkError, "Unable to find a version discovery document at http://127.0.0.1:9, "+
 		"the service is unavailable or misconfigured. Required version range (any - any), version hack disabled.")
-	noEndpoint := neutronclient.New(neutronclient.Config{AuthType: "none"}, nil)
+	noEndpoint := neutronclient.New(neutronclient.Config{Options: keystoneauth.Options{AuthType: "none"}}, nil)
 	flat = network.NewFlat(cfg, network.Deps{Neutron: noEndpoint})
 	wantFault(t, flat.Validate(context.Background(), &fake.Task{Node: &fake.Node{UUID: nodeUUID}}), ironic.CatalogNotFound,
 		"Service type network with endpoint type internal not found in keystone service catalog.")

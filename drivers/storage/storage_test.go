@@ -17,6 +17,7 @@ import (
 	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/drivers/storage"
 	"github.com/goironic/ironic/drivers/storage/cinderclient"
+	"github.com/goironic/ironic/internal/keystoneauth"
 	"github.com/goironic/ironic/test/fakecinder"
 )
 
@@ -57,7 +58,7 @@ func newTask(st drivers.StorageInterface, ipxe bool) *fake.Task {
 }
 
 func cinderFor(t *testing.T, fc *fakecinder.TestServer) *storage.CinderStorage {
-	client := cinderclient.New(cinderclient.Config{AuthType: "none", EndpointOverride: fc.URL + "/v3"}, nil)
+	client := cinderclient.New(cinderclient.Config{Options: keystoneauth.Options{AuthType: "none", EndpointOverride: fc.URL + "/v3"}}, nil)
 	return storage.NewCinderStorage(storage.Config{ActionRetries: 2, ActionRetryInterval: time.Second}, storage.Deps{
 		Cinder: client,
 		Sleep:  func(context.Context, time.Duration) error { return nil },

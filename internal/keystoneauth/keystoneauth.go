@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -129,4 +130,28 @@ func httpClient(o Options) (*http.Client, error) {
 	}
 	tr.TLSClientConfig = tlsCfg
 	return &http.Client{Transport: tr, Timeout: o.Timeout}, nil
+}
+
+// Service holds a service client built on first use: building
+// authenticates, so it waits for the first call and, once it worked, is
+// never repeated. The zero value is ready; it is safe for concurrent use.
+type Service struct {
+	mu sync.Mutex
+	sc *gophercloud.ServiceClient
+}
+
+// Get returns the service client, calling build the first time (and
+// again after a failed build).
+func (s *Service) Get(ctx context.Context, build func(context.Context) (*gophercloud.ServiceClient, error)) (*gophercloud.ServiceClient, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sc != nil {
+		return s.sc, nil
+	}
+	sc, err := build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.sc = sc
+	return sc, nil
 }

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -26,21 +25,10 @@ import (
 // Config is the [swift] section's keystoneauth options under their Ironic
 // names, plus swift_max_retries.
 type Config struct {
-	// AuthType is auth_type: "none" (or unset; EndpointOverride is then
-	// required), "password" or "v3password".
-	AuthType                                             string
-	AuthURL, Username, UserID, Password                  string
-	ProjectName, ProjectID, UserDomainName, UserDomainID string
-	ProjectDomainName, ProjectDomainID, SystemScope      string
-	CAFile, CertFile, KeyFile                            string
-	Insecure                                             bool
-	Timeout                                              time.Duration
-	// ServiceType defaults to "object-store"; ValidInterfaces are tried in
-	// order (default internal, public) when the endpoint comes from the
-	// catalog.
-	ServiceType, ServiceName, RegionName string
-	ValidInterfaces                      []string
-	EndpointOverride                     string
+	// Options are the section's keystoneauth options (Section is set
+	// by New); ServiceType defaults to "object-store".
+	keystoneauth.Options
+
 	// MaxRetries is swift_max_retries (2): requests that could not connect
 	// or were answered 5xx are retried that many times.
 	MaxRetries int
@@ -54,8 +42,7 @@ type Client struct {
 	// now is the clock temp URLs expire from.
 	now func() time.Time
 
-	mu sync.Mutex
-	sc *gophercloud.ServiceClient
+	svc keystoneauth.Service
 }
 
 // New returns a client.
@@ -63,6 +50,7 @@ func New(cfg Config, log *slog.Logger) *Client {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	cfg.Section = "swift"
 	if cfg.ServiceType == "" {
 		cfg.ServiceType = "object-store"
 	}
@@ -73,36 +61,15 @@ func New(cfg Config, log *slog.Logger) *Client {
 func (c *Client) SetClock(now func() time.Time) { c.now = now }
 
 func (c *Client) service(ctx context.Context) (*gophercloud.ServiceClient, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sc != nil {
-		return c.sc, nil
-	}
-	sc, err := c.build(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.sc = sc
-	return sc, nil
+	return c.svc.Get(ctx, c.build)
 }
 
 func (c *Client) build(ctx context.Context) (*gophercloud.ServiceClient, error) {
-	pc, u, _, err := keystoneauth.Connect(ctx, c.cfg.session(), c.retry)
+	pc, u, _, err := keystoneauth.Connect(ctx, c.cfg.Options, c.retry)
 	if err != nil {
 		return nil, err
 	}
 	return serviceAt(pc, u), nil
-}
-
-// session is the section's keystoneauth options.
-func (cfg Config) session() keystoneauth.Options {
-	return keystoneauth.Options{Section: "swift", AuthType: cfg.AuthType,
-		AuthURL: cfg.AuthURL, Username: cfg.Username, UserID: cfg.UserID, Password: cfg.Password,
-		ProjectName: cfg.ProjectName, ProjectID: cfg.ProjectID, UserDomainName: cfg.UserDomainName,
-		UserDomainID: cfg.UserDomainID, ProjectDomainName: cfg.ProjectDomainName, ProjectDomainID: cfg.ProjectDomainID,
-		SystemScope: cfg.SystemScope, CAFile: cfg.CAFile, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile,
-		Insecure: cfg.Insecure, Timeout: cfg.Timeout, ServiceType: cfg.ServiceType, ServiceName: cfg.ServiceName,
-		RegionName: cfg.RegionName, ValidInterfaces: cfg.ValidInterfaces, EndpointOverride: cfg.EndpointOverride}
 }
 
 // serviceAt is the object storage client of the account URL u

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	ironic "github.com/goironic/ironic"
+	"github.com/goironic/ironic/internal/keystoneauth"
 	"github.com/goironic/ironic/internal/swift"
 	"github.com/goironic/ironic/internal/swift/swifttest"
 )
@@ -21,7 +22,7 @@ func TestCreateTempURLDelete(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	fake.Now = func() time.Time { return now }
 
-	c := swift.New(swift.Config{EndpointOverride: fake.AccountURL()}, nil)
+	c := swift.New(swift.Config{Options: keystoneauth.Options{EndpointOverride: fake.AccountURL()}}, nil)
 	// Without the token the fake answers 401: a SwiftOperationError.
 	err := c.CreateObject(ctx, "cont", "obj", []byte("x"), 60)
 	if classOf(err) != ironic.SwiftOperationError || !strings.Contains(err.Error(), "Swift operation 'put container' failed") {

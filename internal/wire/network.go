@@ -14,12 +14,8 @@ import (
 func networkImplementations(cfg *conf.Config, log *slog.Logger) []drivers.Implementation {
 	n := cfg.Neutron
 	client := neutronclient.New(neutronclient.Config{
-		AuthType: n.AuthType, AuthURL: n.AuthURL, Username: n.Username, UserID: n.UserID, Password: n.Password,
-		ProjectName: n.ProjectName, ProjectID: n.ProjectID, UserDomainName: n.UserDomainName, UserDomainID: n.UserDomainID,
-		ProjectDomainName: n.ProjectDomainName, ProjectDomainID: n.ProjectDomainID, SystemScope: n.SystemScope,
-		CAFile: n.CAFile, CertFile: n.CertFile, KeyFile: n.KeyFile, Insecure: n.Insecure, Timeout: n.Timeout,
-		ServiceType: n.ServiceType, ServiceName: n.ServiceName, RegionName: n.RegionName, ValidInterfaces: n.ValidInterfaces,
-		EndpointOverride: n.EndpointOverride, ConnectRetries: n.ConnectRetries, ConnectRetryDelay: n.ConnectRetryDelay,
+		Options:        serviceOptions(n.ServiceAuth, n.ServiceEndpoint),
+		ConnectRetries: n.ConnectRetries, ConnectRetryDelay: n.ConnectRetryDelay,
 		StatusCodeRetries: n.StatusCodeRetries, StatusCodeRetryDelay: n.StatusCodeRetryDelay,
 	}, log.With("component", "neutron"))
 	return network.Implementations(network.Config{

@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -36,22 +35,10 @@ import (
 // Config is the [neutron] section's keystoneauth options, under their
 // Ironic names.
 type Config struct {
-	// AuthType is auth_type: "none" (also "noauth", or unset), "password"
-	// or "v3password".
-	AuthType string
-	// The password plugin's options.
-	AuthURL, Username, UserID, Password                  string
-	ProjectName, ProjectID, UserDomainName, UserDomainID string
-	ProjectDomainName, ProjectDomainID, SystemScope      string
-	// Session options: TLS and the request timeout (0: none).
-	CAFile, CertFile, KeyFile string
-	Insecure                  bool
-	Timeout                   time.Duration
-	// Adapter options. ValidInterfaces are tried in order when the
-	// endpoint comes from the catalog.
-	ServiceType, ServiceName, RegionName string
-	ValidInterfaces                      []string
-	EndpointOverride                     string
+	// Options are the section's keystoneauth options (Section is set
+	// by New); ServiceType defaults to "network".
+	keystoneauth.Options
+
 	// ConnectRetries retries requests that could not connect,
 	// StatusCodeRetries those answered 503; a zero delay backs off
 	// exponentially from 0.5 s to 60 s, as keystoneauth does.
@@ -68,8 +55,7 @@ type Client struct {
 	// sleep waits between retries.
 	sleep func(time.Duration)
 
-	mu sync.Mutex
-	sc *gophercloud.ServiceClient
+	svc keystoneauth.Service
 }
 
 var _ network.Neutron = (*Client)(nil)
@@ -79,44 +65,23 @@ func New(cfg Config, log *slog.Logger) *Client {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	cfg.Section = "neutron"
 	if cfg.ServiceType == "" {
 		cfg.ServiceType = "network"
 	}
 	return &Client{cfg: cfg, log: log, sleep: time.Sleep}
 }
 
-// service returns the service client, building it on first use.
 func (c *Client) service(ctx context.Context) (*gophercloud.ServiceClient, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sc != nil {
-		return c.sc, nil
-	}
-	sc, err := c.build(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.sc = sc
-	return sc, nil
+	return c.svc.Get(ctx, c.build)
 }
 
 func (c *Client) build(ctx context.Context) (*gophercloud.ServiceClient, error) {
-	pc, u, _, err := keystoneauth.Connect(ctx, c.cfg.session(), c.retry)
+	pc, u, _, err := keystoneauth.Connect(ctx, c.cfg.Options, c.retry)
 	if err != nil {
 		return nil, err
 	}
 	return serviceAt(pc, u), nil
-}
-
-// session is the section's keystoneauth options.
-func (cfg Config) session() keystoneauth.Options {
-	return keystoneauth.Options{Section: "neutron", AuthType: cfg.AuthType,
-		AuthURL: cfg.AuthURL, Username: cfg.Username, UserID: cfg.UserID, Password: cfg.Password,
-		ProjectName: cfg.ProjectName, ProjectID: cfg.ProjectID, UserDomainName: cfg.UserDomainName,
-		UserDomainID: cfg.UserDomainID, ProjectDomainName: cfg.ProjectDomainName, ProjectDomainID: cfg.ProjectDomainID,
-		SystemScope: cfg.SystemScope, CAFile: cfg.CAFile, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile,
-		Insecure: cfg.Insecure, Timeout: cfg.Timeout, ServiceType: cfg.ServiceType, ServiceName: cfg.ServiceName,
-		RegionName: cfg.RegionName, ValidInterfaces: cfg.ValidInterfaces, EndpointOverride: cfg.EndpointOverride}
 }
 
 // serviceAt is the networking client of the endpoint u, with or without

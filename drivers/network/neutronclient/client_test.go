@@ -11,13 +11,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/goironic/ironic/internal/keystoneauth"
 	"github.com/goironic/ironic/test/fakeneutron"
 )
 
 func newClient(t *testing.T) (*Client, *fakeneutron.TestServer) {
 	t.Helper()
 	srv := fakeneutron.ForTest(t)
-	return New(Config{AuthType: "none", EndpointOverride: srv.URL}, nil), srv
+	return New(Config{Options: keystoneauth.Options{AuthType: "none", EndpointOverride: srv.URL}}, nil), srv
 }
 
 // The errors read as openstacksdk's exceptions do (the texts Ironic puts
@@ -63,7 +64,7 @@ func TestErrorsReadAsOpenstacksdks(t *testing.T) {
 
 func TestEndpointWithVersion(t *testing.T) {
 	srv := fakeneutron.ForTest(t)
-	c := New(Config{AuthType: "none", EndpointOverride: srv.URL + "/v2.0/"}, nil)
+	c := New(Config{Options: keystoneauth.Options{AuthType: "none", EndpointOverride: srv.URL + "/v2.0/"}}, nil)
 	n, err := c.GetNetwork(context.Background(), fakeneutron.CleaningNetworkID)
 	if err != nil || n.Name != fakeneutron.CleaningNetworkName {
 		t.Fatalf("%+v %v", n, err)
@@ -116,7 +117,7 @@ func TestRetriesUnavailable(t *testing.T) {
 	})
 	front := fakeneutron.ForTestHandler(t, h)
 	var slept []time.Duration
-	c := New(Config{AuthType: "none", EndpointOverride: front, StatusCodeRetries: 2}, nil)
+	c := New(Config{Options: keystoneauth.Options{AuthType: "none", EndpointOverride: front}, StatusCodeRetries: 2}, nil)
 	c.sleep = func(d time.Duration) { slept = append(slept, d) }
 	if _, err := c.GetNetwork(context.Background(), fakeneutron.CleaningNetworkID); err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestRetriesUnavailable(t *testing.T) {
 		t.Errorf("delays (-want +got):\n%s", diff)
 	}
 	failures.Store(1)
-	c = New(Config{AuthType: "none", EndpointOverride: front}, nil)
+	c = New(Config{Options: keystoneauth.Options{AuthType: "none", EndpointOverride: front}}, nil)
 	_, err := c.GetNetwork(context.Background(), fakeneutron.CleaningNetworkID)
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.Status != 503 {

@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -34,21 +33,10 @@ import (
 // Config is the [cinder] section's keystoneauth options and retries,
 // under their Ironic names.
 type Config struct {
-	// AuthType is auth_type: "none" (also "noauth", or unset), "password"
-	// or "v3password".
-	AuthType string
-	// The password plugin's options.
-	AuthURL, Username, UserID, Password                  string
-	ProjectName, ProjectID, UserDomainName, UserDomainID string
-	ProjectDomainName, ProjectDomainID, SystemScope      string
-	// Session options: TLS and the request timeout (0: none).
-	CAFile, CertFile, KeyFile string
-	Insecure                  bool
-	Timeout                   time.Duration
-	// Adapter options. ServiceType defaults to "volumev3".
-	ServiceType, ServiceName, RegionName string
-	ValidInterfaces                      []string
-	EndpointOverride                     string
+	// Options are the section's keystoneauth options (Section is set
+	// by New); ServiceType defaults to "volumev3".
+	keystoneauth.Options
+
 	// Retries is [cinder]retries: requests that could not connect are
 	// retried this many times (cinderclient's connect_retries), backing
 	// off exponentially from 0.5 s.
@@ -63,8 +51,7 @@ type Client struct {
 	log   *slog.Logger
 	sleep func(time.Duration)
 
-	mu sync.Mutex
-	sc *gophercloud.ServiceClient
+	svc keystoneauth.Service
 }
 
 var _ storage.Cinder = (*Client)(nil)
@@ -74,6 +61,7 @@ func New(cfg Config, log *slog.Logger) *Client {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	cfg.Section = "cinder"
 	if cfg.ServiceType == "" {
 		cfg.ServiceType = "volumev3"
 	}
@@ -81,36 +69,15 @@ func New(cfg Config, log *slog.Logger) *Client {
 }
 
 func (c *Client) service(ctx context.Context) (*gophercloud.ServiceClient, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sc != nil {
-		return c.sc, nil
-	}
-	sc, err := c.build(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.sc = sc
-	return sc, nil
+	return c.svc.Get(ctx, c.build)
 }
 
 func (c *Client) build(ctx context.Context) (*gophercloud.ServiceClient, error) {
-	pc, u, authenticated, err := keystoneauth.Connect(ctx, c.cfg.session(), c.retry)
+	pc, u, authenticated, err := keystoneauth.Connect(ctx, c.cfg.Options, c.retry)
 	if err != nil {
 		return nil, err
 	}
 	return serviceAt(pc, u, authenticated), nil
-}
-
-// session is the section's keystoneauth options.
-func (cfg Config) session() keystoneauth.Options {
-	return keystoneauth.Options{Section: "cinder", AuthType: cfg.AuthType,
-		AuthURL: cfg.AuthURL, Username: cfg.Username, UserID: cfg.UserID, Password: cfg.Password,
-		ProjectName: cfg.ProjectName, ProjectID: cfg.ProjectID, UserDomainName: cfg.UserDomainName,
-		UserDomainID: cfg.UserDomainID, ProjectDomainName: cfg.ProjectDomainName, ProjectDomainID: cfg.ProjectDomainID,
-		SystemScope: cfg.SystemScope, CAFile: cfg.CAFile, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile,
-		Insecure: cfg.Insecure, Timeout: cfg.Timeout, ServiceType: cfg.ServiceType, ServiceName: cfg.ServiceName,
-		RegionName: cfg.RegionName, ValidInterfaces: cfg.ValidInterfaces, EndpointOverride: cfg.EndpointOverride}
 }
 
 // serviceAt is the block storage client of the endpoint u, which, as

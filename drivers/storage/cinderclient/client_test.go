@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/goironic/ironic/drivers/storage/cinderclient"
+	"github.com/goironic/ironic/internal/keystoneauth"
 	"github.com/goironic/ironic/test/fakecinder"
 )
 
@@ -17,7 +18,7 @@ const vol = "00000000-0000-0000-0000-00000000000a"
 func TestEndpointIsVersioned(t *testing.T) {
 	fc := fakecinder.ForTest(t, fakecinder.Options{Volumes: []map[string]any{{"id": vol}}})
 	for _, ep := range []string{fc.URL + "/v3", fc.URL + "/v3/", fc.URL + "/v3/6d1b0b4a21bd4a6d8f1f5c0bd3c2a9e1"} {
-		c := cinderclient.New(cinderclient.Config{EndpointOverride: ep}, nil)
+		c := cinderclient.New(cinderclient.Config{Options: keystoneauth.Options{EndpointOverride: ep}}, nil)
 		v, err := c.GetVolume(context.Background(), vol)
 		if err != nil || v.ID != vol || v.Status != "available" {
 			t.Errorf("%s: GetVolume = %+v, %v", ep, v, err)
@@ -29,7 +30,7 @@ func TestEndpointIsVersioned(t *testing.T) {
 		}
 	}
 	// Without /v3 the requests miss, as with Ironic's client.
-	c := cinderclient.New(cinderclient.Config{EndpointOverride: fc.URL}, nil)
+	c := cinderclient.New(cinderclient.Config{Options: keystoneauth.Options{EndpointOverride: fc.URL}}, nil)
 	if _, err := c.GetVolume(context.Background(), vol); err == nil || !strings.Contains(err.Error(), "(HTTP 404)") {
 		t.Errorf("unversioned endpoint: %v", err)
 	}
@@ -37,7 +38,7 @@ func TestEndpointIsVersioned(t *testing.T) {
 
 func TestErrorsReadAsCinderclient(t *testing.T) {
 	fc := fakecinder.ForTest(t)
-	c := cinderclient.New(cinderclient.Config{AuthType: "none", EndpointOverride: fc.URL + "/v3"}, nil)
+	c := cinderclient.New(cinderclient.Config{Options: keystoneauth.Options{AuthType: "none", EndpointOverride: fc.URL + "/v3"}}, nil)
 	_, err := c.GetVolume(context.Background(), vol)
 	var ae *cinderclient.APIError
 	if !errors.As(err, &ae) || ae.Status != 404 ||
@@ -50,7 +51,7 @@ func TestErrorsReadAsCinderclient(t *testing.T) {
 		t.Errorf("without endpoint: %v", err)
 	}
 	// Nothing listening: a connection error after [cinder]retries.
-	c = cinderclient.New(cinderclient.Config{EndpointOverride: "http://127.0.0.1:1", Retries: 0}, nil)
+	c = cinderclient.New(cinderclient.Config{Options: keystoneauth.Options{EndpointOverride: "http://127.0.0.1:1"}, Retries: 0}, nil)
 	_, err = c.GetVolume(context.Background(), vol)
 	var ce *cinderclient.ConnectError
 	if !errors.As(err, &ce) {
