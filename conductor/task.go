@@ -130,7 +130,15 @@ func nodeIface(n *models.Node, k drivers.Kind) **string {
 	panic("unknown interface kind " + string(k))
 }
 
-// drivers.Task.
+// drivers.Task: the node as drivers see it, and the conductor code they
+// call (the capabilities are implemented in agent.go).
+var (
+	_ drivers.Task         = (*task)(nil)
+	_ drivers.NodeLock     = (*task)(nil)
+	_ drivers.StepFlow     = (*task)(nil)
+	_ drivers.RescueFlow   = (*task)(nil)
+	_ drivers.NodeRenderer = (*task)(nil)
+)
 
 func (t *task) NodeUUID() string        { return t.node.UUID }
 func (t *task) DriverName() string      { return t.node.Driver }

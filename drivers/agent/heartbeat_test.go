@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -185,8 +184,14 @@ func TestHeartbeatStates(t *testing.T) {
 	if len(ipa.Commands()) != 0 {
 		t.Errorf("commands sent: %v", ipa.Commands())
 	}
-	// Without the conductor's side, heartbeats can't be handled.
-	if err := d.Heartbeat(ctx, tk.Task, hb); err == nil || !strings.Contains(err.Error(), "conductor") {
-		t.Errorf("plain task: %v", err)
+	// Every task has the conductor's side: a plain fake.Task records
+	// what the heartbeat asked of it.
+	plain := &fake.Task{Node: &fake.Node{UUID: "n2", Driver: "fake-hardware", ProvisionState: "clean wait", Maintenance: true},
+		SharedLock: true}
+	if err := d.Heartbeat(ctx, plain, hb); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"upgrade lock", "fail clean: Cleaning aborted as node is in maintenance mode"}; !slices.Equal(plain.Flow, want) || plain.SharedLock {
+		t.Errorf("plain task: %v (shared %v), want %v", plain.Flow, plain.SharedLock, want)
 	}
 }
