@@ -9,15 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/objects"
 	"github.com/goironic/ironic/rpc"
-	"github.com/goironic/ironic/rpc/oslo"
 	"github.com/goironic/ironic/states"
 )
 
@@ -234,11 +233,7 @@ func (m *Manager) storeAgentCertificate(ctx context.Context, t *task, cert strin
 func (t *task) PortDicts() ([]any, error) {
 	out := make([]any, 0, len(t.ports))
 	for i := range t.ports {
-		raw, err := oslo.AppendPort(nil, &t.ports[i], t.node.UUID)
-		if err != nil {
-			return nil, err
-		}
-		d, err := objectData(raw)
+		d, err := objects.PortAsDict(&t.ports[i], t.node.UUID)
 		if err != nil {
 			return nil, err
 		}
@@ -247,64 +242,9 @@ func (t *task) PortDicts() ([]any, error) {
 	return out, nil
 }
 
-// objectData is the "ironic_object.data" of a primitive, with datetimes
-// as to_primitive writes them.
-func objectData(raw []byte) (pyjson.Object, error) {
-	v, err := pyjson.DecodeOrdered(raw)
-	if err != nil {
-		return nil, err
-	}
-	obj, _ := v.(pyjson.Object)
-	data, _ := obj.Get("ironic_object.data")
-	fields, ok := data.(pyjson.Object)
-	if !ok {
-		return nil, errors.New("object primitive without data")
-	}
-	for i, f := range fields {
-		if x, ok := f.Value.(string); ok && strings.HasSuffix(f.Key, "_at") {
-			if tm, err := time.Parse(oslo.TimeFormat, x); err == nil {
-				fields[i].Value = tm.Format("2006-01-02T15:04:05.000000")
-			}
-		}
-	}
-	return fields, nil
-}
-
-// NodeDict is node.as_dict(): every field of the Node object, in its
-// field order, datetimes as oslo's to_primitive writes them
-// ("%Y-%m-%dT%H:%M:%S.%f") and traits as {"objects": [...]}. The agent
-// deploy interfaces send it (masked) as their commands' "node".
-func (t *task) NodeDict() (pyjson.Object, error) {
-	raw, err := oslo.AppendNode(nil, t.node, nil)
-	if err != nil {
-		return nil, err
-	}
-	fields, err := objectData(raw)
-	if err != nil {
-		return nil, err
-	}
-	out := make(pyjson.Object, 0, len(fields))
-	for _, f := range fields {
-		if x, ok := f.Value.(pyjson.Object); ok {
-			if f.Key == "traits" {
-				d, _ := x.Get("ironic_object.data")
-				do, _ := d.(pyjson.Object)
-				list, _ := do.Get("objects")
-				items, _ := list.([]any)
-				objs := make([]any, 0, len(items))
-				for _, it := range items {
-					if o, ok := it.(pyjson.Object); ok {
-						td, _ := o.Get("ironic_object.data")
-						objs = append(objs, td)
-					}
-				}
-				f.Value = pyjson.Object{{Key: "objects", Value: objs}}
-			}
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
+// NodeDict is node.as_dict() (objects.NodeAsDict). The agent deploy
+// interfaces send it (masked) as their commands' "node".
+func (t *task) NodeDict() (pyjson.Object, error) { return objects.NodeAsDict(t.node) }
 
 // ProcessEvent is task.process_event for an agent interface finishing
 // an operation (rescue's "resume" and "done").
