@@ -33,6 +33,7 @@ type harnessCfg struct {
 	drivers drivers.Config
 	impls   []drivers.Implementation
 	added   []drivers.Implementation
+	methods []drivers.DriverMethod
 	tune    []func(*conductor.Config)
 }
 
@@ -89,6 +90,12 @@ func withAddedImpl(impls ...drivers.Implementation) harnessOpt {
 	return func(c *harnessCfg) { c.added = append(c.added, impls...) }
 }
 
+// withDriverMethod registers a driver method for every hardware type
+// (ipxe_config, ...).
+func withDriverMethod(dm drivers.DriverMethod) harnessOpt {
+	return func(c *harnessCfg) { c.methods = append(c.methods, dm) }
+}
+
 // withWorkers sets [conductor]workers_pool_size.
 func withWorkers(n int) harnessOpt {
 	return withConfig(func(c *conductor.Config) { c.WorkersPoolSize = n })
@@ -122,6 +129,11 @@ func newHarness(t testing.TB, store *db.Store, opts ...harnessOpt) *harness {
 	reg, err := drivers.NewRegistry(hc.drivers, impls...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, dm := range hc.methods {
+		if err := reg.RegisterDriverMethod(dm); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cfg := conductor.DefaultConfig()
 	cfg.Host, cfg.NodeLockedRetryAttempts, cfg.NodeLockedRetryInterval = hc.host, 2, 10*time.Millisecond

@@ -14,7 +14,6 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
-	"github.com/goironic/ironic/drivers/pxe"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
@@ -53,9 +52,6 @@ type Config struct {
 	// instead of one poll interval later; longer work costs the call at
 	// most this much. Ours, not an Ironic option.
 	ReplyLinger time.Duration
-	// IPXE renders the iPXE scripts of the ipxe_config driver vendor
-	// method ([deploy] and [pxe] options); nil renders with none set.
-	IPXE *pxe.Scripter
 
 	// HeartbeatTimeout is [conductor]heartbeat_timeout (60 s): a conductor
 	// whose last heartbeat is older is dead, its nodes are taken over.
@@ -160,9 +156,6 @@ func DefaultConfig() Config {
 
 // fillDefaults replaces zero durations and counts with Ironic's defaults.
 func (c *Config) fillDefaults() {
-	if c.IPXE == nil {
-		c.IPXE, _ = pxe.NewScripter(pxe.ScriptConfig{})
-	}
 	if c.ImageHTTP == nil {
 		c.ImageHTTP = ImageHTTPClient("True", 60*time.Second)
 	}
@@ -240,6 +233,11 @@ type Store interface {
 	UpdatePortgroup(ctx context.Context, ref db.Ref, values db.Values) (*models.Portgroup, error)
 	DestroyPortgroup(ctx context.Context, ref db.Ref) error
 	PortgroupValues(p *models.Portgroup, cols []string) (db.Values, error)
+
+	// GetBootNodeByUUID and GetBootNodeByPortAddress are the narrow node
+	// reads of drivers.BootNodes.
+	GetBootNodeByUUID(ctx context.Context, uuid string) (*db.BootNode, bool, error)
+	GetBootNodeByPortAddress(ctx context.Context, address string) (*db.BootNode, bool, error)
 
 	ListVolumeConnectors(ctx context.Context, f db.VolumeFilter, o db.ListOpts) ([]models.VolumeConnector, error)
 	ListVolumeTargets(ctx context.Context, f db.VolumeFilter, o db.ListOpts) ([]models.VolumeTarget, error)
