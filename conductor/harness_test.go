@@ -12,6 +12,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/configdrive"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/generic"
 )
@@ -136,6 +137,7 @@ func newHarness(t testing.TB, store *db.Store, opts ...harnessOpt) *harness {
 		}
 	}
 	cfg := conductor.DefaultConfig()
+	cfg.Configdrive = configdrive.Builder{}
 	cfg.Host, cfg.NodeLockedRetryAttempts, cfg.NodeLockedRetryInterval = hc.host, 2, 10*time.Millisecond
 	for _, tune := range hc.tune {
 		tune(&cfg)

@@ -127,6 +127,9 @@ type Config struct {
 	ConfigdriveSwiftContainer       string
 	ConfigdriveSwiftTempURLDuration time.Duration
 	ObjectStore                     ObjectStore
+	// Configdrive builds the config drives given as dicts
+	// (drivers/configdrive.Builder); nil fails their deployments.
+	Configdrive ConfigdriveBuilder
 
 	// ImageHTTP sends the HEAD requests of update_image_type (nil:
 	// ImageHTTPClient with [DEFAULT]webserver_verify_ca = True and

@@ -10,7 +10,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
-	"github.com/goironic/ironic/drivers/configdrive"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
 	"github.com/goironic/ironic/states"
 )
@@ -221,7 +221,7 @@ func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []
 // doNodeDeploy is deployments.do_node_deploy, in the worker.
 func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps []map[string]any) {
 	t.wipeDeployInternalInfo()
-	if configdrive.Truthy(cd) { // Python's `if configdrive:`
+	if pyjson.Truthy(cd) { // Python's `if configdrive:`
 		if err := m.storeConfigdrive(ctx, t, cd); err != nil {
 			m.deployingError(ctx, t, configdriveErrorMessage(err), false)
 			return

@@ -16,6 +16,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/agent"
+	"github.com/goironic/ironic/drivers/configdrive"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/drivers/ipmi"
@@ -142,6 +143,7 @@ func fakeConfig(s conf.FakeSection) (fake.Config, error) {
 // Conductor builds the conductor of this host.
 func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *slog.Logger) *conductor.Manager {
 	cc := cfg.Conductor
+	clog := log.With("component", "conductor")
 	if cfg.PXE.IPXEUseSwift {
 		log.Warn("[pxe]ipxe_use_swift is set, but this service has no Glance client: iPXE scripts cannot name Swift temporary URLs for deploy and rescue images given as Glance images, " +
 			"and such nodes get a script that reports it; give those images as http(s) URLs")
@@ -185,8 +187,9 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		ConfigdriveSwiftContainer:       cc.ConfigdriveSwiftContainer,
 		ConfigdriveSwiftTempURLDuration: cc.ConfigdriveSwiftTempURLDuration,
 		ObjectStore:                     swiftClient(cfg, log),
+		Configdrive:                     configdrive.Builder{Log: clog},
 		ImageHTTP:                       conductor.ImageHTTPClient(cfg.Default.WebserverVerifyCA, cfg.Default.WebserverConnectionTimeout),
-	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
+	}, store, reg, ironic.SystemClock{}, clog)
 }
 
 // disabledIfZero maps an option's 0 ("disabled" in ironic.conf) to the
