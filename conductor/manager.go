@@ -286,8 +286,8 @@ type Manager struct {
 	id    int64
 
 	workers *workers
-	// lockWaits wakes callers waiting for a node lock held here.
-	lockWaits lockWaits
+	// locks claims and releases this conductor's node locks.
+	locks *nodeLocks
 	// noBootMode holds the management implementations (by type) that
 	// answered UnsupportedDriverExtension for both the boot mode and the
 	// secure boot state: cacheBootMode skips asking them again.
@@ -318,7 +318,8 @@ func New(cfg Config, store Store, reg *drivers.Registry, clock ironic.Clock, log
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize), imageHTTP: cfg.ImageHTTP,
-		fsm: states.NewMachine(), uuids: ironic.RandomUUIDs{}, syncFailures: newSyncCounter(),
+		locks: &nodeLocks{store: store, host: cfg.Host, attempts: cfg.NodeLockedRetryAttempts, interval: cfg.NodeLockedRetryInterval, log: log},
+		fsm:   states.NewMachine(), uuids: ironic.RandomUUIDs{}, syncFailures: newSyncCounter(),
 		router: rpc.NewRouter(rpc.RouterConfig{
 			PartitionExponent: cfg.HashPartitionExponent, ResetInterval: cfg.HashRingResetInterval,
 			HeartbeatTimeout: cfg.HeartbeatTimeout,

@@ -131,7 +131,7 @@ func (m *Manager) failIfInState(ctx context.Context, f db.NodeFilter, sortKey st
 // failOne fails one node if it is (still) in one of spec's states; done
 // says whether it was.
 func (m *Manager) failOne(ctx context.Context, uuid string, spec failSpec) (bool, error) {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return false, err
 	}
@@ -298,7 +298,7 @@ func (m *Manager) ProcessOrphanNode(ctx context.Context, n models.Node) error {
 	if n.Maintenance || (ps != states.Deploying && ps != states.Cleaning && n.TargetPowerState == nil) {
 		return nil
 	}
-	t, err := m.acquire(ctx, n.UUID, false)
+	t, err := m.acquire(ctx, n.UUID, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -369,7 +369,7 @@ func (m *Manager) DiscoverTakeovers(ctx context.Context) ([]models.Node, error) 
 
 // ProcessTakeover takes one node over in a worker (_do_takeover).
 func (m *Manager) ProcessTakeover(ctx context.Context, uuid string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -503,7 +503,7 @@ func (m *Manager) syncPowerState(ctx context.Context, n *models.Node, drv *drive
 		m.log.WarnContext(ctx, "power sync: building driver", "node", n.UUID, "error", err)
 		return
 	}
-	t := &task{m: m, node: n, orig: snapshot(n), shared: true, driver: d}
+	t := m.sharedTask(n, d)
 	count, err := m.doSyncPowerState(ctx, t, m.syncFailures.get(n.UUID))
 	t.release(ctx)
 	if ironic.IsClass(err, ironic.NodeLocked) || ironic.IsClass(err, ironic.NodeNotFound) {
@@ -628,7 +628,7 @@ func (m *Manager) recoverPower(ctx context.Context, n *models.Node, drv *driverC
 	if err != nil {
 		return
 	}
-	t := &task{m: m, node: n, orig: snapshot(n), shared: true, driver: d}
+	t := m.sharedTask(n, d)
 	defer func() { t.release(ctx) }()
 	power, ok := d.Interface(drivers.Power).(drivers.PowerInterface)
 	if !ok {

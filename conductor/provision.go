@@ -156,7 +156,7 @@ func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebui
 	if rebuild {
 		ev = states.EventRebuild
 	}
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -351,7 +351,7 @@ func (m *Manager) deployingError(ctx context.Context, t *task, errmsg string, cl
 // ContinueNodeDeploy is continue_node_deploy: the deploy steps resume
 // after an asynchronous one finished.
 func (m *Manager) ContinueNodeDeploy(ctx context.Context, _ string, uuid string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -432,7 +432,7 @@ func (m *Manager) DoNodeTearDown(ctx context.Context, _ string, uuid string) err
 	if err := m.concurrentActionLimit(ctx, actionUnprovisioning); err != nil {
 		return err
 	}
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -535,7 +535,7 @@ func (m *Manager) removeVIFs(ctx context.Context, t *task) {
 // DoProvisioningAction is do_provisioning_action: manage, provide, adopt
 // and abort, and any other event the machine allows with nothing to run.
 func (m *Manager) DoProvisioningAction(ctx context.Context, _ string, uuid, action string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -726,7 +726,7 @@ func (m *Manager) doAbort(ctx context.Context, t *task) error {
 // the inspection runs in a worker; a synchronous inspector ends in
 // manageable, an asynchronous one leaves the node in inspect wait.
 func (m *Manager) InspectHardware(ctx context.Context, _ string, uuid string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 // DoNodeRescue is do_node_rescue: the rescue password (and its SHA-256
 // crypt hash) go into instance_info, then the rescue runs in a worker.
 func (m *Manager) DoNodeRescue(ctx context.Context, _ string, uuid, rescuePassword string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (m *Manager) doNodeRescue(ctx context.Context, t *task) {
 
 // DoNodeUnrescue is do_node_unrescue.
 func (m *Manager) DoNodeUnrescue(ctx context.Context, _ string, uuid string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func jsonKind(v any) string {
 // async=false) or on a worker (async=true, no value). An unknown method or
 // an HTTP method it doesn't accept is InvalidParameterValue.
 func (m *Manager) VendorPassthru(ctx context.Context, _ string, uuid, method, httpMethod string, info any) (*rpc.VendorResult, error) {
-	t, err := m.acquire(ctx, uuid, true)
+	t, err := m.acquire(ctx, uuid, sharedLock)
 	if err != nil {
 		return nil, err
 	}
