@@ -317,9 +317,9 @@ func New(cfg Config, store Store, reg *drivers.Registry, clock ironic.Clock, log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	locks := &nodeLocks{store: store, host: cfg.Host, attempts: cfg.NodeLockedRetryAttempts, interval: cfg.NodeLockedRetryInterval, log: log}
 	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize), imageHTTP: cfg.ImageHTTP,
-		locks: &nodeLocks{store: store, host: cfg.Host, attempts: cfg.NodeLockedRetryAttempts, interval: cfg.NodeLockedRetryInterval, log: log},
-		fsm:   states.NewMachine(), uuids: ironic.RandomUUIDs{}, syncFailures: newSyncCounter(),
+		locks: locks, fsm: states.NewMachine(), uuids: ironic.RandomUUIDs{}, syncFailures: newSyncCounter(),
 		router: rpc.NewRouter(rpc.RouterConfig{
 			PartitionExponent: cfg.HashPartitionExponent, ResetInterval: cfg.HashRingResetInterval,
 			HeartbeatTimeout: cfg.HeartbeatTimeout,
