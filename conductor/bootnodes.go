@@ -48,9 +48,5 @@ func (b bootNodes) BootVolumeConnectors(ctx context.Context, n drivers.BootNode)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]drivers.VolumeConnector, len(rows))
-	for i, c := range rows {
-		out[i] = drivers.VolumeConnector{UUID: c.UUID, Type: models.Deref(c.Type), ConnectorID: models.Deref(c.ConnectorID)}
-	}
-	return out, nil
+	return driverConnectors(rows), nil
 }
