@@ -9,16 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/goironic/ironic"
-	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
-	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
-	"github.com/goironic/ironic/rpc/oslo"
-	"github.com/goironic/ironic/states"
 )
 
 // Heartbeat is heartbeat: an agent's call back, checked against the
@@ -29,7 +24,7 @@ func (m *Manager) Heartbeat(ctx context.Context, _ string, uuid string, hb rpc.H
 		return ironic.Errorf(ironic.InvalidParameterValue,
 			"Agent did not transmit a version, and a version is required. Please update the agent being used.")
 	}
-	t, err := m.acquire(ctx, uuid, true)
+	t, err := m.acquire(ctx, uuid, sharedLock)
 	if err != nil {
 		return err
 	}
@@ -65,7 +60,7 @@ func (m *Manager) Heartbeat(ctx context.Context, _ string, uuid string, hb rpc.H
 // GetNodeWithToken is get_node_with_token: the node with a newly minted
 // agent token, or with the token masked when one exists already.
 func (m *Manager) GetNodeWithToken(ctx context.Context, _ string, uuid string) (*models.Node, error) {
-	t, err := m.acquire(ctx, uuid, true)
+	t, err := m.acquire(ctx, uuid, sharedLock)
 	if err != nil {
 		return nil, err
 	}
@@ -95,107 +90,6 @@ func newAgentToken() string {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-// The conductor side of Ironic's agent_base: the calls an agent deploy
-// interface makes into conductor code while it handles a heartbeat
-// (drivers/agent declares them as the task's optional methods).
-
-// UpgradeLock is task.upgrade_lock(retry=False): a heartbeat that finds
-// the node locked is skipped (NodeLocked) and the next one tries again.
-func (t *task) UpgradeLock(ctx context.Context) error {
-	if !t.shared {
-		return nil
-	}
-	n, err := t.m.store.ReserveNode(ctx, t.m.cfg.Host, db.ByID(t.node.ID))
-	if err != nil {
-		return err
-	}
-	*t.node = *n
-	t.orig, t.shared = snapshot(t.node), false
-	return nil
-}
-
-// TouchProvisioning is node.touch_provisioning(): provision_updated_at
-// becomes now, so a heartbeating agent's long step does not time out.
-func (t *task) TouchProvisioning(ctx context.Context) error {
-	return t.m.store.TouchNodeProvisioning(ctx, db.ByID(t.node.ID))
-}
-
-// NodeName is the node's name ("" for None).
-func (t *task) NodeName() string { return models.Deref(t.node.Name) }
-
-// Maintenance is the node's maintenance flag.
-func (t *task) Maintenance() bool { return t.node.Maintenance }
-
-// TargetProvisionState is the node's target_provision_state ("" for None).
-func (t *task) TargetProvisionState() string { return models.Deref(t.node.TargetProvisionState) }
-
-// CurrentStep is node.clean_step or node.deploy_step.
-func (t *task) CurrentStep(phase drivers.StepPhase) map[string]any {
-	if phase == drivers.CleanStep {
-		return t.node.CleanStep
-	}
-	return t.node.DeployStep
-}
-
-// SetCleaningSteps is steps.set_node_cleaning_steps, once the agent's
-// clean steps are known.
-func (t *task) SetCleaningSteps(ctx context.Context) error {
-	disable, _ := t.DriverInternalInfo()["cleaning_disable_ramdisk"].(bool)
-	_, err := setNodeCleaningSteps(ctx, t, disable)
-	return err
-}
-
-// ContinueSteps is agent_base._continue_steps: the node resumes
-// (clean wait -> cleaning, deploy wait -> deploying) and the next step
-// runs in this task, as continue_node_clean / continue_node_deploy.
-func (t *task) ContinueSteps(ctx context.Context, phase drivers.StepPhase) error {
-	m := t.m
-	if phase == drivers.CleanStep {
-		if t.ProvisionState() == states.CleanWait {
-			target := ""
-			if t.TargetProvisionState() == states.Manageable {
-				target = states.Manageable
-			}
-			if err := t.processEvent(ctx, event{Name: states.EventResume, Target: target}); err != nil {
-				return err
-			}
-		}
-		next := nextStepIndex(t, "clean")
-		// continue_node_clean: a step flagged abort_after that is not
-		// the last one aborts the cleaning once it has finished.
-		if abort, _ := t.node.CleanStep["abort_after"].(bool); abort && next >= 0 && next < len(asSteps(t.DriverInternalInfo()["clean_steps"])) {
-			target := ""
-			if t.TargetProvisionState() == states.Manageable {
-				target = states.Manageable
-			}
-			if err := t.processEvent(ctx, event{Name: states.EventFail, Target: target}); err != nil {
-				return err
-			}
-			m.doNodeCleanAbort(ctx, t)
-			return nil
-		}
-		m.doNextCleanStep(ctx, t, next, nil)
-		return nil
-	}
-	if t.ProvisionState() == states.DeployWait {
-		if err := t.processEvent(ctx, event{Name: states.EventResume}); err != nil {
-			return err
-		}
-	}
-	m.continueDeploy(ctx, t)
-	return nil
-}
-
-// FailSteps is cleaning_error_handler or deploying_error_handler for a
-// step the agent failed (or a heartbeat that could not go on).
-func (t *task) FailSteps(ctx context.Context, phase drivers.StepPhase, msg string) {
-	if phase == drivers.CleanStep {
-		t.m.cleaningError(ctx, t, msg, cleanErrOpts{})
-		return
-	}
-	t.m.deployingError(ctx, t, msg, true)
 }
 
 // storeAgentCertificate is utils.store_agent_certificate: the agent's
@@ -228,92 +122,4 @@ func (m *Manager) storeAgentCertificate(ctx context.Context, t *task, cert strin
 		return "", err
 	}
 	return fname, nil
-}
-
-// PortDicts is [port.as_dict() for port in ports] for the node's ports.
-func (t *task) PortDicts() ([]any, error) {
-	out := make([]any, 0, len(t.ports))
-	for i := range t.ports {
-		raw, err := oslo.AppendPort(nil, &t.ports[i], t.node.UUID)
-		if err != nil {
-			return nil, err
-		}
-		d, err := objectData(raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
-
-// objectData is the "ironic_object.data" of a primitive, with datetimes
-// as to_primitive writes them.
-func objectData(raw []byte) (pyjson.Object, error) {
-	v, err := pyjson.DecodeOrdered(raw)
-	if err != nil {
-		return nil, err
-	}
-	obj, _ := v.(pyjson.Object)
-	data, _ := obj.Get("ironic_object.data")
-	fields, ok := data.(pyjson.Object)
-	if !ok {
-		return nil, errors.New("object primitive without data")
-	}
-	for i, f := range fields {
-		if x, ok := f.Value.(string); ok && strings.HasSuffix(f.Key, "_at") {
-			if tm, err := time.Parse(oslo.TimeFormat, x); err == nil {
-				fields[i].Value = tm.Format("2006-01-02T15:04:05.000000")
-			}
-		}
-	}
-	return fields, nil
-}
-
-// NodeDict is node.as_dict(): every field of the Node object, in its
-// field order, datetimes as oslo's to_primitive writes them
-// ("%Y-%m-%dT%H:%M:%S.%f") and traits as {"objects": [...]}. The agent
-// deploy interfaces send it (masked) as their commands' "node".
-func (t *task) NodeDict() (pyjson.Object, error) {
-	raw, err := oslo.AppendNode(nil, t.node, nil)
-	if err != nil {
-		return nil, err
-	}
-	fields, err := objectData(raw)
-	if err != nil {
-		return nil, err
-	}
-	out := make(pyjson.Object, 0, len(fields))
-	for _, f := range fields {
-		if x, ok := f.Value.(pyjson.Object); ok {
-			if f.Key == "traits" {
-				d, _ := x.Get("ironic_object.data")
-				do, _ := d.(pyjson.Object)
-				list, _ := do.Get("objects")
-				items, _ := list.([]any)
-				objs := make([]any, 0, len(items))
-				for _, it := range items {
-					if o, ok := it.(pyjson.Object); ok {
-						td, _ := o.Get("ironic_object.data")
-						objs = append(objs, td)
-					}
-				}
-				f.Value = pyjson.Object{{Key: "objects", Value: objs}}
-			}
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-// ProcessEvent is task.process_event for an agent interface finishing
-// an operation (rescue's "resume" and "done").
-func (t *task) ProcessEvent(ctx context.Context, name string) error {
-	return t.processEvent(ctx, event{Name: name})
-}
-
-// FailRescue is utils.rescuing_error_handler for an agent's failed
-// rescue.
-func (t *task) FailRescue(ctx context.Context, msg string) {
-	t.m.rescuingError(ctx, t, msg, true)
 }

@@ -71,7 +71,7 @@ func (m *Manager) DestroyAllocation(ctx context.Context, _ string, a *models.All
 	if err != nil {
 		return err
 	}
-	t, err := m.acquire(ctx, n.UUID, false)
+	t, err := m.acquire(ctx, n.UUID, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -231,7 +231,7 @@ func (m *Manager) allocateNode(ctx context.Context, a *models.Allocation, nodes 
 func (m *Manager) tryAllocateNodes(ctx context.Context, a *models.Allocation, nodes []models.Node) ([]models.Node, error) {
 	var retry []models.Node
 	for _, cand := range nodes {
-		n, err := m.store.ReserveNode(ctx, m.cfg.Host, db.ByUUID(cand.UUID))
+		n, err := m.locks.tryReserve(ctx, db.ByUUID(cand.UUID))
 		if ironic.IsClass(err, ironic.NodeLocked) {
 			m.log.DebugContext(ctx, "node is locked, moving to the next one", "node", cand.UUID)
 			retry = append(retry, cand)
@@ -241,9 +241,7 @@ func (m *Manager) tryAllocateNodes(ctx context.Context, a *models.Allocation, no
 			return nil, err
 		}
 		done, err := m.reserveForAllocation(ctx, a, n)
-		if rerr := m.store.ReleaseNode(context.WithoutCancel(ctx), m.cfg.Host, db.ByID(n.ID)); rerr != nil {
-			m.log.WarnContext(ctx, "releasing node lock", "node", n.UUID, "error", rerr)
-		}
+		m.locks.release(ctx, n.ID, n.UUID)
 		if ironic.IsClass(err, ironic.NodeAssociated) {
 			m.log.DebugContext(ctx, "node is already associated, moving to the next one", "node", n.UUID)
 			continue
@@ -317,7 +315,7 @@ func (m *Manager) doBackfillAllocation(ctx context.Context, a *models.Allocation
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.acquire(ctx, n.UUID, false)
+	t, err := m.acquire(ctx, n.UUID, exclusiveLock)
 	if err != nil {
 		return nil, err
 	}

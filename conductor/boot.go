@@ -34,7 +34,7 @@ func (m *Manager) ChangeNodeSecureBoot(ctx context.Context, _ string, uuid strin
 // node records it in last_error (Ironic's _spawn_error_handler) and the
 // call fails with NoFreeConductorWorker.
 func (m *Manager) spawnManagementChange(ctx context.Context, uuid, operation string, fn func(context.Context, *task, drivers.ManagementInterface)) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ func (m *Manager) DoNodeClean(ctx context.Context, _ string, uuid string, cleanS
 	if err := m.concurrentActionLimit(ctx, actionCleaning); err != nil {
 		return err
 	}
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -319,7 +319,7 @@ func (m *Manager) doNodeCleanAbort(ctx context.Context, t *task) {
 // ContinueNodeClean is continue_node_clean: the clean steps resume after
 // an asynchronous one finished.
 func (m *Manager) ContinueNodeClean(ctx context.Context, _ string, uuid string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,23 @@ import (
 	"time"
 
 	ironic "github.com/goironic/ironic"
-	"github.com/goironic/ironic/drivers/configdrive"
+	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
 )
+
+// ConfigdriveBuilder builds the image of a config drive given as a dict
+// (API 1.56+): Ironic's conductor.utils.build_configdrive, whose image
+// openstacksdk's make_configdrive writes. drivers/configdrive.Builder
+// implements it.
+type ConfigdriveBuilder interface {
+	// BuildConfigdrive returns the config-2 image, gzipped and
+	// base64-encoded, of cd (its meta_data, network_data, user_data and
+	// vendor_data, in the client's key order) for the node with this UUID
+	// and name ("" for None), which meta_data gets unless it has its own.
+	// A dict that is no config drive is InvalidParameterValue ("Invalid
+	// configdrive: ...").
+	BuildConfigdrive(ctx context.Context, uuid, name string, cd any) (string, error)
+}
 
 // ObjectStore is the Swift account config drives are published in
 // (internal/swift.Client).
@@ -37,15 +51,10 @@ func configdriveObject(uuid string) string { return "configdrive-" + uuid }
 func (m *Manager) storeConfigdrive(ctx context.Context, t *task, cd any) error {
 	switch cd.(type) {
 	case pyjson.Object, map[string]any:
-		c, err := configdrive.FromDict(cd)
-		if err != nil {
-			return ironic.Errorf(ironic.InvalidParameterValue, "Invalid configdrive: %s", err)
+		if m.cfg.Configdrive == nil {
+			return errors.New("no config drive builder is configured")
 		}
-		node := configdrive.Node{UUID: t.node.UUID}
-		if t.node.Name != nil {
-			node.Name = *t.node.Name
-		}
-		built, err := configdrive.Builder{Log: m.log}.Build(ctx, node, c)
+		built, err := m.cfg.Configdrive.BuildConfigdrive(ctx, t.node.UUID, models.Deref(t.node.Name), cd)
 		if err != nil {
 			return err
 		}

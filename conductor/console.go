@@ -25,7 +25,7 @@ func (m *Manager) console(t *task) (drivers.ConsoleInterface, error) {
 // (get_console_information): NodeConsoleNotEnabled while the console is
 // off, else the console interface's answer, under a shared lock.
 func (m *Manager) GetConsoleInformation(ctx context.Context, _ string, uuid string) (map[string]any, error) {
-	t, err := m.acquire(ctx, uuid, true)
+	t, err := m.acquire(ctx, uuid, sharedLock)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (m *Manager) GetConsoleInformation(ctx context.Context, _ string, uuid stri
 // upgraded, last_error cleared and a worker starts or stops the console,
 // then records console_enabled, or the failure in last_error.
 func (m *Manager) SetConsoleMode(ctx context.Context, _ string, uuid string, enabled bool) error {
-	t, err := m.acquire(ctx, uuid, true)
+	t, err := m.acquire(ctx, uuid, sharedLock)
 	if err != nil {
 		return err
 	}

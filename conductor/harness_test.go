@@ -12,6 +12,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/configdrive"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/generic"
 )
@@ -33,6 +34,7 @@ type harnessCfg struct {
 	drivers drivers.Config
 	impls   []drivers.Implementation
 	added   []drivers.Implementation
+	methods []drivers.DriverMethod
 	tune    []func(*conductor.Config)
 }
 
@@ -89,6 +91,12 @@ func withAddedImpl(impls ...drivers.Implementation) harnessOpt {
 	return func(c *harnessCfg) { c.added = append(c.added, impls...) }
 }
 
+// withDriverMethod registers a driver method for every hardware type
+// (ipxe_config, ...).
+func withDriverMethod(dm drivers.DriverMethod) harnessOpt {
+	return func(c *harnessCfg) { c.methods = append(c.methods, dm) }
+}
+
 // withWorkers sets [conductor]workers_pool_size.
 func withWorkers(n int) harnessOpt {
 	return withConfig(func(c *conductor.Config) { c.WorkersPoolSize = n })
@@ -123,7 +131,13 @@ func newHarness(t testing.TB, store *db.Store, opts ...harnessOpt) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, dm := range hc.methods {
+		if err := reg.RegisterDriverMethod(dm); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg := conductor.DefaultConfig()
+	cfg.Configdrive = configdrive.Builder{}
 	cfg.Host, cfg.NodeLockedRetryAttempts, cfg.NodeLockedRetryInterval = hc.host, 2, 10*time.Millisecond
 	for _, tune := range hc.tune {
 		tune(&cfg)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/goironic/ironic"
-	"github.com/goironic/ironic/conductor"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
@@ -16,11 +15,11 @@ import (
 func TestIPXEConfig(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		s, err := pxe.NewScripter(pxe.ScriptConfig{HTTPURL: "http://h:5781", APIURL: "http://api:6385"})
+		ipxe, err := pxe.NewIPXEConfig(pxe.ScriptConfig{HTTPURL: "http://h:5781", APIURL: "http://api:6385"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := newHarness(t, store, withConfig(func(c *conductor.Config) { c.IPXE = s }))
+		h := newHarness(t, store, withDriverMethod(ipxe))
 		n := h.node(t, "fake-hardware", db.Values{"provision_state": "clean wait",
 			"driver_info": map[string]any{"deploy_kernel": "glance-k", "deploy_ramdisk": "glance-r"}})
 		if _, err := store.CreatePort(ctx, &models.Port{NodeID: &n.ID, Address: models.Ptr("52:54:00:0a:0b:0c")}); err != nil {
@@ -49,8 +48,9 @@ func TestIPXEConfig(t *testing.T) {
 				t.Errorf("%v: not the error script:\n%s", info, b)
 			}
 		}
-		// Another hardware type answers it as well; only GET.
-		if _, err := h.m.DriverVendorPassthru(ctx, "", "fake-hardware", "ipxe_config", "POST", nil); !ironic.IsClass(err, ironic.InvalidParameterValue) {
+		// Only GET, with Ironic's message.
+		if _, err := h.m.DriverVendorPassthru(ctx, "", "fake-hardware", "ipxe_config", "POST", nil); !ironic.IsClass(err, ironic.InvalidParameterValue) ||
+			err.Error() != "The method ipxe_config does not support HTTP POST" {
 			t.Errorf("POST: %v", err)
 		}
 	})

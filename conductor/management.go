@@ -31,12 +31,15 @@ func (m *Manager) validatedManagement(ctx context.Context, t *task) (drivers.Man
 
 // managementLock is how a management call holds the node: under a shared
 // or an exclusive lock, and with the interface validated first or not.
-type managementLock struct{ shared, validate bool }
+type managementLock struct {
+	mode     lockMode
+	validate bool
+}
 
 var (
-	sharedValidated    = managementLock{shared: true, validate: true}
-	exclusiveValidated = managementLock{validate: true}
-	sharedUnvalidated  = managementLock{shared: true}
+	sharedValidated    = managementLock{mode: sharedLock, validate: true}
+	exclusiveValidated = managementLock{mode: exclusiveLock, validate: true}
+	sharedUnvalidated  = managementLock{mode: sharedLock}
 )
 
 // withManagement runs call on the node's management interface with the
@@ -44,7 +47,7 @@ var (
 func withManagement[T any](ctx context.Context, m *Manager, uuid string, lock managementLock,
 	call func(drivers.ManagementInterface, *task) (T, error)) (T, error) {
 	var zero T
-	t, err := m.acquire(ctx, uuid, lock.shared)
+	t, err := m.acquire(ctx, uuid, lock.mode)
 	if err != nil {
 		return zero, err
 	}

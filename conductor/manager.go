@@ -14,7 +14,6 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
-	"github.com/goironic/ironic/drivers/pxe"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
@@ -53,9 +52,6 @@ type Config struct {
 	// instead of one poll interval later; longer work costs the call at
 	// most this much. Ours, not an Ironic option.
 	ReplyLinger time.Duration
-	// IPXE renders the iPXE scripts of the ipxe_config driver vendor
-	// method ([deploy] and [pxe] options); nil renders with none set.
-	IPXE *pxe.Scripter
 
 	// HeartbeatTimeout is [conductor]heartbeat_timeout (60 s): a conductor
 	// whose last heartbeat is older is dead, its nodes are taken over.
@@ -131,6 +127,9 @@ type Config struct {
 	ConfigdriveSwiftContainer       string
 	ConfigdriveSwiftTempURLDuration time.Duration
 	ObjectStore                     ObjectStore
+	// Configdrive builds the config drives given as dicts
+	// (drivers/configdrive.Builder); nil fails their deployments.
+	Configdrive ConfigdriveBuilder
 
 	// ImageHTTP sends the HEAD requests of update_image_type (nil:
 	// ImageHTTPClient with [DEFAULT]webserver_verify_ca = True and
@@ -160,9 +159,6 @@ func DefaultConfig() Config {
 
 // fillDefaults replaces zero durations and counts with Ironic's defaults.
 func (c *Config) fillDefaults() {
-	if c.IPXE == nil {
-		c.IPXE, _ = pxe.NewScripter(pxe.ScriptConfig{})
-	}
 	if c.ImageHTTP == nil {
 		c.ImageHTTP = ImageHTTPClient("True", 60*time.Second)
 	}
@@ -241,6 +237,11 @@ type Store interface {
 	DestroyPortgroup(ctx context.Context, ref db.Ref) error
 	PortgroupValues(p *models.Portgroup, cols []string) (db.Values, error)
 
+	// GetBootNodeByUUID and GetBootNodeByPortAddress are the narrow node
+	// reads of drivers.BootNodes.
+	GetBootNodeByUUID(ctx context.Context, uuid string) (*db.BootNode, bool, error)
+	GetBootNodeByPortAddress(ctx context.Context, address string) (*db.BootNode, bool, error)
+
 	ListVolumeConnectors(ctx context.Context, f db.VolumeFilter, o db.ListOpts) ([]models.VolumeConnector, error)
 	ListVolumeTargets(ctx context.Context, f db.VolumeFilter, o db.ListOpts) ([]models.VolumeTarget, error)
 	GetVolumeConnector(ctx context.Context, ref db.Ref) (*models.VolumeConnector, error)
@@ -285,8 +286,8 @@ type Manager struct {
 	id    int64
 
 	workers *workers
-	// lockWaits wakes callers waiting for a node lock held here.
-	lockWaits lockWaits
+	// locks claims and releases this conductor's node locks.
+	locks *nodeLocks
 	// noBootMode holds the management implementations (by type) that
 	// answered UnsupportedDriverExtension for both the boot mode and the
 	// secure boot state: cacheBootMode skips asking them again.
@@ -316,8 +317,9 @@ func New(cfg Config, store Store, reg *drivers.Registry, clock ironic.Clock, log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	locks := &nodeLocks{store: store, host: cfg.Host, attempts: cfg.NodeLockedRetryAttempts, interval: cfg.NodeLockedRetryInterval, log: log}
 	return &Manager{cfg: cfg, store: store, reg: reg, clock: clock, log: log, workers: newWorkers(cfg.WorkersPoolSize), imageHTTP: cfg.ImageHTTP,
-		fsm: states.NewMachine(), uuids: ironic.RandomUUIDs{}, syncFailures: newSyncCounter(),
+		locks: locks, fsm: states.NewMachine(), uuids: ironic.RandomUUIDs{}, syncFailures: newSyncCounter(),
 		router: rpc.NewRouter(rpc.RouterConfig{
 			PartitionExponent: cfg.HashPartitionExponent, ResetInterval: cfg.HashRingResetInterval,
 			HeartbeatTimeout: cfg.HeartbeatTimeout,

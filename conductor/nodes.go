@@ -99,7 +99,7 @@ func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, 
 			delta[f] = true
 		}
 	}
-	t, err := m.acquire(ctx, n.UUID, false)
+	t, err := m.acquire(ctx, n.UUID, exclusiveLock)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func changedColumns(a, b *models.Node) []string {
 
 // DestroyNode deletes a node (destroy_node).
 func (m *Manager) DestroyNode(ctx context.Context, _ string, uuid string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (m *Manager) DestroyNode(ctx context.Context, _ string, uuid string) error 
 
 // ValidateDriverInterfaces runs every interface's validate.
 func (m *Manager) ValidateDriverInterfaces(ctx context.Context, _ string, uuid string) (map[string]rpc.ValidationResult, error) {
-	t, err := m.acquire(ctx, uuid, true)
+	t, err := m.acquire(ctx, uuid, sharedLock)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (m *Manager) GetDriverVendorPassthruMethods(_ context.Context, _ string, dr
 
 // GetNodeVendorPassthruMethods lists a node's vendor methods.
 func (m *Manager) GetNodeVendorPassthruMethods(ctx context.Context, _ string, uuid string) (map[string]rpc.VendorMethod, error) {
-	t, err := m.acquire(ctx, uuid, true)
+	t, err := m.acquire(ctx, uuid, sharedLock)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (m *Manager) GetRAIDLogicalDiskProperties(_ context.Context, _ string, driv
 
 // AddNodeTraits adds (or with replace, sets) a node's traits.
 func (m *Manager) AddNodeTraits(ctx context.Context, _ string, uuid string, traits []string, replace bool) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -280,7 +280,7 @@ func (m *Manager) AddNodeTraits(ctx context.Context, _ string, uuid string, trai
 
 // RemoveNodeTraits removes the given traits, or all of them.
 func (m *Manager) RemoveNodeTraits(ctx context.Context, _ string, uuid string, traits []string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -307,7 +307,7 @@ func (m *Manager) network(t *task) (drivers.NetworkInterface, error) {
 // VIFList lists the node's VIFs, once the network interface validated
 // the node (vif_list).
 func (m *Manager) VIFList(ctx context.Context, _ string, uuid string) ([]map[string]any, error) {
-	t, err := m.acquire(ctx, uuid, true)
+	t, err := m.acquire(ctx, uuid, sharedLock)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +332,7 @@ func (m *Manager) VIFList(ctx context.Context, _ string, uuid string) ([]map[str
 
 // VIFAttach attaches a VIF through the network interface.
 func (m *Manager) VIFAttach(ctx context.Context, _ string, uuid string, vif map[string]any) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -349,7 +349,7 @@ func (m *Manager) VIFAttach(ctx context.Context, _ string, uuid string, vif map[
 
 // VIFDetach detaches a VIF.
 func (m *Manager) VIFDetach(ctx context.Context, _ string, uuid, vifID string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}

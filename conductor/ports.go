@@ -30,7 +30,7 @@ func (m *Manager) acquireFor(ctx context.Context, nodeID *int64) (*task, error) 
 	if err != nil {
 		return nil, err
 	}
-	return m.acquire(ctx, uuid, false)
+	return m.acquire(ctx, uuid, exclusiveLock)
 }
 
 // portgroupUUID is the UUID of one of the task node's port groups.

@@ -18,7 +18,7 @@ import (
 // runs in a worker, which holds the lock until it is done; the call
 // returns at once. Errors of the action itself are recorded on the node.
 func (m *Manager) ChangeNodePowerState(ctx context.Context, _ string, uuid, newState string, timeout int) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
-	"github.com/goironic/ironic/drivers/configdrive"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
 	"github.com/goironic/ironic/states"
 )
@@ -156,7 +156,7 @@ func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebui
 	if rebuild {
 		ev = states.EventRebuild
 	}
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []
 // doNodeDeploy is deployments.do_node_deploy, in the worker.
 func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps []map[string]any) {
 	t.wipeDeployInternalInfo()
-	if configdrive.Truthy(cd) { // Python's `if configdrive:`
+	if pyjson.Truthy(cd) { // Python's `if configdrive:`
 		if err := m.storeConfigdrive(ctx, t, cd); err != nil {
 			m.deployingError(ctx, t, configdriveErrorMessage(err), false)
 			return
@@ -351,7 +351,7 @@ func (m *Manager) deployingError(ctx context.Context, t *task, errmsg string, cl
 // ContinueNodeDeploy is continue_node_deploy: the deploy steps resume
 // after an asynchronous one finished.
 func (m *Manager) ContinueNodeDeploy(ctx context.Context, _ string, uuid string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -432,7 +432,7 @@ func (m *Manager) DoNodeTearDown(ctx context.Context, _ string, uuid string) err
 	if err := m.concurrentActionLimit(ctx, actionUnprovisioning); err != nil {
 		return err
 	}
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -535,7 +535,7 @@ func (m *Manager) removeVIFs(ctx context.Context, t *task) {
 // DoProvisioningAction is do_provisioning_action: manage, provide, adopt
 // and abort, and any other event the machine allows with nothing to run.
 func (m *Manager) DoProvisioningAction(ctx context.Context, _ string, uuid, action string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -726,7 +726,7 @@ func (m *Manager) doAbort(ctx context.Context, t *task) error {
 // the inspection runs in a worker; a synchronous inspector ends in
 // manageable, an asynchronous one leaves the node in inspect wait.
 func (m *Manager) InspectHardware(ctx context.Context, _ string, uuid string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}

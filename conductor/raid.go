@@ -13,7 +13,7 @@ import (
 // raid.validate_configuration against the interface's schema); an empty
 // one clears the target without asking the interface.
 func (m *Manager) SetTargetRAIDConfig(ctx context.Context, _ string, uuid string, config map[string]any) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}

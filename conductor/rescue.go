@@ -16,7 +16,7 @@ import (
 // DoNodeRescue is do_node_rescue: the rescue password (and its SHA-256
 // crypt hash) go into instance_info, then the rescue runs in a worker.
 func (m *Manager) DoNodeRescue(ctx context.Context, _ string, uuid, rescuePassword string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (m *Manager) doNodeRescue(ctx context.Context, t *task) {
 
 // DoNodeUnrescue is do_node_unrescue.
 func (m *Manager) DoNodeUnrescue(ctx context.Context, _ string, uuid string) error {
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -289,4 +289,35 @@ func sha256Crypt(password, salt string) string {
 	}
 	enc(0, c[31], c[30], 3)
 	return fmt.Sprintf("$5$%s$%s", salt, out.String())
+}
+
+// rescuingError is utils.rescuing_error_handler.
+func (m *Manager) rescuingError(ctx context.Context, t *task, msg string, setFail bool) {
+	err := func() error {
+		power, err := iface[drivers.PowerInterface](t, drivers.Power, "power")
+		if err != nil {
+			return err
+		}
+		if err := m.nodePowerAction(ctx, t, power, states.PowerOff, 0); err != nil {
+			return err
+		}
+		r, err := iface[drivers.RescueInterface](t, drivers.Rescue, "rescue")
+		if err != nil {
+			return err
+		}
+		return r.CleanUp(ctx, t)
+	}()
+	if err != nil {
+		msg = "Rescue operation was unsuccessful, clean up failed for node: " + err.Error()
+	}
+	t.record(ctx, msg, historyRescue, true)
+	t.delInternal("agent_url")
+	if err := t.Save(ctx); err != nil {
+		m.log.ErrorContext(ctx, "saving node", "node", t.node.UUID, "error", err)
+	}
+	if setFail {
+		if err := t.processEvent(ctx, event{Name: states.EventFail}); err != nil {
+			m.log.ErrorContext(ctx, "failing rescue", "node", t.node.UUID, "error", err)
+		}
+	}
 }

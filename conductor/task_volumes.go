@@ -22,11 +22,16 @@ func (v volumeStore) Connectors(ctx context.Context) ([]drivers.VolumeConnector,
 	if err != nil {
 		return nil, err
 	}
+	return driverConnectors(rows), nil
+}
+
+// driverConnectors are volume connector rows as drivers see them.
+func driverConnectors(rows []models.VolumeConnector) []drivers.VolumeConnector {
 	out := make([]drivers.VolumeConnector, len(rows))
 	for i, r := range rows {
 		out[i] = drivers.VolumeConnector{UUID: r.UUID, Type: models.Deref(r.Type), ConnectorID: models.Deref(r.ConnectorID)}
 	}
-	return out, nil
+	return out
 }
 
 func (v volumeStore) Targets(ctx context.Context) ([]drivers.VolumeTarget, error) {

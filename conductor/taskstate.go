@@ -3,10 +3,8 @@ package conductor
 import (
 	"context"
 	"reflect"
-	"time"
 
 	"github.com/goironic/ironic"
-	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/states"
 )
@@ -82,60 +80,6 @@ func deepCopy(v any) any {
 		return out
 	}
 	return v
-}
-
-// upgradeLock turns a shared task into an exclusive one (Ironic's
-// upgrade_lock): the reservation is claimed, with the usual retries, and
-// the node reloaded. An exclusive task is left as it is.
-func (t *task) upgradeLock(ctx context.Context) error {
-	if !t.shared {
-		return nil
-	}
-	n, err := t.m.reserve(ctx, db.ByID(t.node.ID))
-	if err != nil {
-		return err
-	}
-	*t.node = *n
-	t.orig, t.shared = snapshot(t.node), false
-	return nil
-}
-
-// reserve claims a node's lock, retrying a busy lock as the
-// node_locked_retry_* options say: Ironic's attempts are a try now and
-// one per interval after it, and the call fails with NodeLocked when the
-// last of them finds the lock busy. In between, every release of the
-// lock by this conductor brings an extra try (see lockWaits). An extra
-// try that finds the lock taken again (another waiter was faster) is no
-// attempt: it neither ends the wait nor moves the next tick, so a caller
-// never gives up sooner than Ironic's would.
-func (m *Manager) reserve(ctx context.Context, ref db.Ref) (*models.Node, error) {
-	var tick *time.Timer
-	defer func() {
-		if tick != nil {
-			tick.Stop()
-		}
-	}()
-	for attempt := 1; ; {
-		var freed <-chan struct{}
-		if ref.UUID != "" {
-			freed = m.lockWaits.watch(ref.UUID)
-		}
-		n, err := m.store.ReserveNode(ctx, m.cfg.Host, ref)
-		if err == nil || !ironic.IsClass(err, ironic.NodeLocked) || attempt >= m.cfg.NodeLockedRetryAttempts {
-			return n, err
-		}
-		if tick == nil {
-			tick = time.NewTimer(m.cfg.NodeLockedRetryInterval)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-freed:
-		case <-tick.C:
-			attempt++
-			tick.Reset(m.cfg.NodeLockedRetryInterval)
-		}
-	}
 }
 
 // event is one provision state machine event as the conductor processes

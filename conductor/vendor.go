@@ -6,7 +6,6 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
-	"github.com/goironic/ironic/drivers/pxe"
 	"github.com/goironic/ironic/rpc"
 )
 
@@ -43,7 +42,7 @@ func jsonKind(v any) string {
 // async=false) or on a worker (async=true, no value). An unknown method or
 // an HTTP method it doesn't accept is InvalidParameterValue.
 func (m *Manager) VendorPassthru(ctx context.Context, _ string, uuid, method, httpMethod string, info any) (*rpc.VendorResult, error) {
-	t, err := m.acquire(ctx, uuid, true)
+	t, err := m.acquire(ctx, uuid, sharedLock)
 	if err != nil {
 		return nil, err
 	}
@@ -102,10 +101,10 @@ func (m *Manager) DriverVendorPassthru(ctx context.Context, _ string, driver, me
 	if err != nil {
 		return nil, err
 	}
-	if method == pxe.IPXEConfigMethod {
-		// Every hardware type answers it, whatever its vendor interface:
-		// it belongs to the (i)PXE boot machinery.
-		return m.ipxeConfig(ctx, driver, httpMethod, info)
+	if dm, ok := m.reg.DriverMethod(method); ok {
+		// Registered for every hardware type, whatever its vendor
+		// interface (ipxe_config of the (i)PXE boot machinery).
+		return m.callDriverMethod(ctx, dm, driver, httpMethod, info)
 	}
 	vm, err := drivers.ResolveVendorMethod(vi.DriverRoutes(), method, httpMethod)
 	if err != nil {
@@ -135,4 +134,22 @@ func (m *Manager) DriverVendorPassthru(ctx context.Context, _ string, driver, me
 		return nil, err
 	}
 	return res, nil
+}
+
+// callDriverMethod runs a registered drivers.DriverMethod: the HTTP method
+// is checked, the body is its arguments, and it runs here, with no lock.
+func (m *Manager) callDriverMethod(ctx context.Context, dm drivers.DriverMethod, driver, httpMethod string, info any) (*rpc.VendorResult, error) {
+	vm, err := drivers.ResolveVendorMethod(drivers.NewVendorMethods(dm.Method()), dm.Method().Name, httpMethod)
+	if err != nil {
+		return nil, err
+	}
+	args, err := vendorArgs(info)
+	if err != nil {
+		return nil, err
+	}
+	ret, err := dm.Call(ctx, bootNodes{m.store}, driver, args)
+	if err != nil {
+		return nil, err
+	}
+	return &rpc.VendorResult{Return: ret, Attach: vm.Attach}, nil
 }

@@ -32,7 +32,7 @@ func (m *Manager) UpdateVolumeConnector(ctx context.Context, _ string, c *models
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (m *Manager) DestroyVolumeConnector(ctx context.Context, _ string, conn *mo
 	if err != nil {
 		return err
 	}
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (m *Manager) UpdateVolumeTarget(ctx context.Context, _ string, vt *models.V
 	if err != nil {
 		return nil, err
 	}
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (m *Manager) DestroyVolumeTarget(ctx context.Context, _ string, target *mod
 	if err != nil {
 		return err
 	}
-	t, err := m.acquire(ctx, uuid, false)
+	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}

@@ -58,14 +58,16 @@ type Implementation struct {
 }
 
 // Registry knows the enabled hardware types, the enabled implementations
-// of every kind and every hardware type's defaults. It is built once at
-// start-up and read-only afterwards.
+// of every kind and every hardware type's defaults, and the driver methods
+// registered for every hardware type. It is built once at start-up
+// (NewRegistry, then RegisterDriverMethod) and read-only afterwards.
 type Registry struct {
 	cfg     Config
 	types   []*hwEntry              // enabled hardware types, entry point order
 	enabled map[Kind][]string       // enabled names per kind, entry point order
 	impls   map[Kind]map[string]any // implementation per enabled name
 	missing []string                // "kind/name" enabled without a Go implementation
+	methods driverMethods           // RegisterDriverMethod's
 }
 
 type hwEntry struct {

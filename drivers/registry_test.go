@@ -1,6 +1,7 @@
 package drivers_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"testing"
@@ -327,5 +328,42 @@ func TestRegistryLookupsOfUnknownDriver(t *testing.T) {
 	}
 	if _, err := reg.DefaultInterface("nope", drivers.Boot); !ironic.IsClass(err, ironic.DriverNotFound) {
 		t.Errorf("DefaultInterface: %v", err)
+	}
+}
+
+type staticMethod struct{ name string }
+
+func (m staticMethod) Method() drivers.VendorMethod {
+	return drivers.VendorMethod{Name: m.name, HTTPMethods: []string{"GET"}}
+}
+
+func (m staticMethod) Call(context.Context, drivers.BootNodes, string, map[string]any) (any, error) {
+	return m.name, nil
+}
+
+// TestRegisterDriverMethod: a registered driver method is found by name,
+// once; it is no vendor route of any hardware type.
+func TestRegisterDriverMethod(t *testing.T) {
+	reg := newReferenceRegistry(t)
+	if _, ok := reg.DriverMethod("ipxe_config"); ok {
+		t.Fatal("found before registration")
+	}
+	if err := reg.RegisterDriverMethod(staticMethod{"ipxe_config"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.RegisterDriverMethod(staticMethod{"ipxe_config"}); err == nil {
+		t.Error("registered twice")
+	}
+	if dm, ok := reg.DriverMethod("ipxe_config"); !ok || dm.Method().Name != "ipxe_config" {
+		t.Errorf("lookup: %v %v", dm, ok)
+	}
+	for _, hw := range reg.HardwareTypes() {
+		routes, err := reg.DriverVendorMethods(hw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, listed := routes.Lookup("ipxe_config"); listed {
+			t.Errorf("%s lists ipxe_config", hw)
+		}
 	}
 }

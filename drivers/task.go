@@ -1,17 +1,32 @@
 package drivers
 
-import "context"
+import (
+	"context"
+
+	"github.com/goironic/ironic/internal/pyjson"
+)
 
 // Task is how an implementation sees the node it acts on: the conductor's
 // task (Ironic's TaskManager) holding the node's lock. Maps returned by the
 // accessors are the node's own: an implementation may change them in place,
 // and Save persists every change made through the task.
 //
-// The conductor implements Task over its node record; tests use
+// Besides the node, a task offers the conductor code Ironic's drivers call
+// (the capabilities NodeLock, StepFlow, RescueFlow and NodeRenderer): every
+// task has all of them, so an implementation never asks whether the task
+// it was given can do something. The conductor implements Task over its
+// node record (and asserts so at compile time); tests use
 // drivers/fake.Task.
 type Task interface {
+	NodeLock
+	StepFlow
+	RescueFlow
+	NodeRenderer
+
 	// NodeUUID is the node's UUID.
 	NodeUUID() string
+	// NodeName is the node's name ("" for None).
+	NodeName() string
 	// DriverName is the node's driver field: its hardware type name.
 	DriverName() string
 	// Driver is the node's composed driver (one implementation per kind),
@@ -45,6 +60,11 @@ type Task interface {
 	SetPowerState(state string)
 	// ProvisionState is the node's provision_state.
 	ProvisionState() string
+	// TargetProvisionState is the node's target_provision_state ("" for
+	// None).
+	TargetProvisionState() string
+	// Maintenance is the node's maintenance flag.
+	Maintenance() bool
 	// InstanceUUID is the node's instance_uuid ("" for None).
 	InstanceUUID() string
 
@@ -60,8 +80,6 @@ type Task interface {
 	SavePort(ctx context.Context, p Port) error
 	// SavePortgroup is SavePort for port groups.
 	SavePortgroup(ctx context.Context, pg Portgroup) error
-	// Shared reports whether the task holds a shared (read-only) lock.
-	Shared() bool
 	// Volumes is the node's volume connectors and targets (Ironic's
 	// task.volume_connectors and task.volume_targets), which storage
 	// interfaces attach and detach.
@@ -79,6 +97,86 @@ type Task interface {
 	// reports, and records the result (power_state, last_error) on the
 	// node as the conductor does for the power API.
 	PowerAction(ctx context.Context, state string) error
+}
+
+// NodeLock is how the task holds its node.
+//
+// A task holds the node's lock either shared (read-only: nothing is
+// written to the node and several tasks may hold it) or exclusive (the
+// nodes.reservation column names this conductor). UpgradeLock is Ironic's
+// task.upgrade_lock(retry=False), as agent_base calls it while handling a
+// heartbeat: a shared lock becomes exclusive at once or the call fails with
+// NodeLocked (the next heartbeat tries again); the node is re-read, so the
+// task's view of it is the locked row. On an exclusive task it does
+// nothing.
+type NodeLock interface {
+	// Shared reports whether the task holds a shared (read-only) lock.
+	Shared() bool
+	// UpgradeLock takes the node's exclusive lock without waiting.
+	UpgradeLock(ctx context.Context) error
+}
+
+// StepFlow is the conductor's clean/deploy step engine as an interface
+// handling an agent's heartbeat drives it (Ironic's agent_base calling
+// steps.set_node_cleaning_steps, _continue_steps,
+// cleaning_error_handler/deploying_error_handler and
+// node.touch_provisioning).
+//
+// The calls run in the caller's goroutine, under the task's exclusive
+// lock (UpgradeLock first): ContinueSteps moves a waiting node back to
+// cleaning or deploying and runs its next step before it returns, as
+// continue_node_clean/continue_node_deploy run in the heartbeat's task.
+// FailSteps records msg as the node's last_error and moves it to the
+// phase's failed state (after the error handler's clean up); it reports
+// nothing, the node's state tells. Every change is saved by the call that
+// makes it.
+type StepFlow interface {
+	// CurrentStep is node.clean_step (phase CleanStep) or
+	// node.deploy_step (otherwise); empty when no step runs.
+	CurrentStep(phase StepPhase) map[string]any
+	// SetCleaningSteps is set_node_cleaning_steps, once the agent's clean
+	// steps are known: the node's clean step list is computed again.
+	SetCleaningSteps(ctx context.Context) error
+	// ContinueSteps resumes the node and runs its next step of phase.
+	ContinueSteps(ctx context.Context, phase StepPhase) error
+	// FailSteps is cleaning_error_handler (phase CleanStep) or
+	// deploying_error_handler (otherwise).
+	FailSteps(ctx context.Context, phase StepPhase, msg string)
+	// TouchProvisioning is node.touch_provisioning(): provision_updated_at
+	// becomes now, so a long step does not time out.
+	TouchProvisioning(ctx context.Context) error
+}
+
+// RescueFlow is the conductor's side of finishing a rescue from an
+// agent's heartbeat, under the task's exclusive lock.
+//
+// ProcessEvent is task.process_event: the provision state machine applies
+// event ("resume", "done") and the node is saved; an event the node's
+// state does not allow is InvalidState. FailRescue is
+// rescuing_error_handler: the node is powered off, the rescue interface
+// cleans up, the agent URL is forgotten, msg is recorded as last_error and
+// the node moves to rescue failed; it reports nothing, the node's state
+// tells.
+type RescueFlow interface {
+	// ProcessEvent moves the node through the state machine and saves it.
+	ProcessEvent(ctx context.Context, event string) error
+	// FailRescue is rescuing_error_handler.
+	FailRescue(ctx context.Context, msg string)
+}
+
+// NodeRenderer renders the task's node and ports as Ironic's objects'
+// as_dict() does, for the agent commands' "node" and "ports" parameters.
+//
+// NodeDict is node.as_dict(): every field of Ironic's Node object, in
+// its field order, datetimes as oslo's to_primitive writes them
+// ("%Y-%m-%dT%H:%M:%S.%f") and traits as {"objects": [...]}; nothing is
+// masked (the caller masks, as as_dict(secure=True) does). PortDicts is
+// [port.as_dict() for port in task.ports], every field of Ironic's Port
+// object in its order. An error means the node can't be rendered (a
+// programming error, not a state of the node).
+type NodeRenderer interface {
+	NodeDict() (pyjson.Object, error)
+	PortDicts() ([]any, error)
 }
 
 // Port is what a driver sees of one of the node's ports.

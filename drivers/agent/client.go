@@ -412,16 +412,24 @@ func (c *Client) waitForCommand(ctx context.Context, task drivers.Task, method s
 
 // GetSteps is get_clean_steps / get_deploy_steps (wait=true).
 func (c *Client) GetSteps(ctx context.Context, task drivers.Task, phase drivers.StepPhase) (Command, error) {
-	params := pyjson.Object{{Key: "node", Value: nodeDict(task, true)}, {Key: "ports", Value: portDicts(task)}}
+	node, ports, err := nodeAndPorts(task, true)
+	if err != nil {
+		return nil, err
+	}
+	params := pyjson.Object{{Key: "node", Value: node}, {Key: "ports", Value: ports}}
 	return c.Run(ctx, task, fmt.Sprintf("%s.get_%s_steps", phase, phase), params, true, false)
 }
 
 // ExecuteStep is execute_clean_step / execute_deploy_step (asynchronous).
 func (c *Client) ExecuteStep(ctx context.Context, task drivers.Task, phase drivers.StepPhase, step any) (Command, error) {
+	node, ports, err := nodeAndPorts(task, phase == drivers.CleanStep)
+	if err != nil {
+		return nil, err
+	}
 	params := pyjson.Object{
 		{Key: "step", Value: step},
-		{Key: "node", Value: nodeDict(task, phase == drivers.CleanStep)},
-		{Key: "ports", Value: portDicts(task)},
+		{Key: "node", Value: node},
+		{Key: "ports", Value: ports},
 		{Key: string(phase) + "_version", Value: task.DriverInternalInfo()["hardware_manager_version"]},
 	}
 	return c.Run(ctx, task, fmt.Sprintf("%s.execute_%s_step", phase, phase), params, false, false)

@@ -12,31 +12,6 @@ import (
 	"github.com/goironic/ironic/drivers/internal/py"
 )
 
-// conductorTask is what a heartbeat needs of the conductor's task beyond
-// drivers.Task: Ironic's agent_base calls into conductor code
-// (task.upgrade_lock, steps.set_node_cleaning_steps,
-// continue_node_clean/deploy, the error handlers). The conductor's task
-// implements it; a task without it can't process heartbeats.
-type conductorTask interface {
-	drivers.Task
-	// UpgradeLock takes the node's exclusive lock without waiting
-	// (NodeLocked when someone else holds it).
-	UpgradeLock(ctx context.Context) error
-	// Maintenance is the node's maintenance flag.
-	Maintenance() bool
-	// TargetProvisionState is the node's target provision state.
-	TargetProvisionState() string
-	// CurrentStep is node.clean_step or node.deploy_step.
-	CurrentStep(phase drivers.StepPhase) map[string]any
-	// SetCleaningSteps is set_node_cleaning_steps.
-	SetCleaningSteps(ctx context.Context) error
-	// ContinueSteps resumes the node and runs its next step (Ironic's
-	// _continue_steps).
-	ContinueSteps(ctx context.Context, phase drivers.StepPhase) error
-	// FailSteps is cleaning_error_handler / deploying_error_handler.
-	FailSteps(ctx context.Context, phase drivers.StepPhase, msg string)
-}
-
 // Provision states heartbeats look at.
 const (
 	stateDeployWait = "wait call-back"
@@ -84,17 +59,13 @@ func isoNow(c ironic.Clock) string {
 // steps cached, next step started or the running one checked), in clean
 // wait the cleaning does.
 func (c Config) heartbeat(ctx context.Context, task drivers.Task, hb drivers.Heartbeat) error {
-	ct, ok := task.(conductorTask)
-	if !ok {
-		return ironic.Errorf(ironic.IronicException, "heartbeats need the conductor's task")
-	}
 	fastEnabled, _ := c.fastTrackEnabled(task)
 	state := task.ProvisionState()
 	if !heartbeatAllowed(state, fastEnabled) {
 		c.logf(ctx, task, true, "Heartbeat from node %s in unsupported provision state %s, not taking any action.", task.NodeUUID(), state)
 		return nil
 	}
-	if err := ct.UpgradeLock(ctx); err != nil {
+	if err := task.UpgradeLock(ctx); err != nil {
 		if ironic.IsClass(err, ironic.NodeLocked) {
 			c.logf(ctx, task, false, "Node %s is currently locked, skipping heartbeat processing (will retry on the next heartbeat)", task.NodeUUID())
 			return nil
@@ -121,15 +92,15 @@ func (c Config) heartbeat(ctx context.Context, task drivers.Task, hb drivers.Hea
 	if heartbeatRecordOnly(state) {
 		return nil
 	}
-	if ct.Maintenance() {
-		c.heartbeatInMaintenance(ctx, ct)
+	if task.Maintenance() {
+		c.heartbeatInMaintenance(ctx, task)
 		return nil
 	}
 	switch state {
 	case stateDeployWait:
-		c.heartbeatDeployWait(ctx, ct)
+		c.heartbeatDeployWait(ctx, task)
 	case stateCleanWait:
-		c.heartbeatCleanWait(ctx, ct)
+		c.heartbeatCleanWait(ctx, task)
 	case stateRescueWait:
 		c.heartbeatRescueWait(ctx, task)
 	}
@@ -137,49 +108,49 @@ func (c Config) heartbeat(ctx context.Context, task drivers.Task, hb drivers.Hea
 }
 
 // heartbeatInMaintenance is _heartbeat_in_maintenance.
-func (c Config) heartbeatInMaintenance(ctx context.Context, ct conductorTask) {
-	switch ct.ProvisionState() {
+func (c Config) heartbeatInMaintenance(ctx context.Context, task drivers.Task) {
+	switch task.ProvisionState() {
 	case stateCleaning, stateCleanWait:
 		if !c.AllowProvisioningInMaintenance {
-			ct.FailSteps(ctx, drivers.CleanStep, "Cleaning aborted as node is in maintenance mode")
+			task.FailSteps(ctx, drivers.CleanStep, "Cleaning aborted as node is in maintenance mode")
 			return
 		}
 	case stateDeploying, stateDeployWait:
 		if !c.AllowProvisioningInMaintenance {
-			ct.FailSteps(ctx, drivers.DeployStep, "Deploy aborted as node is in maintenance mode")
+			task.FailSteps(ctx, drivers.DeployStep, "Deploy aborted as node is in maintenance mode")
 			return
 		}
 	case stateRescuing, stateRescueWait:
-		if rt, ok := ct.(rescueTask); ok && !c.AllowProvisioningInMaintenance {
-			rt.FailRescue(ctx, "Rescue aborted as node is in maintenance mode")
+		if !c.AllowProvisioningInMaintenance {
+			task.FailRescue(ctx, "Rescue aborted as node is in maintenance mode")
 			return
 		}
 	}
-	c.logf(ctx, ct, false, "Heartbeat from node %s in maintenance mode; not taking any action.", ct.NodeUUID())
+	c.logf(ctx, task, false, "Heartbeat from node %s in maintenance mode; not taking any action.", task.NodeUUID())
 }
 
 // heartbeatDeployWait is _heartbeat_deploy_wait.
-func (c Config) heartbeatDeployWait(ctx context.Context, ct conductorTask) {
+func (c Config) heartbeatDeployWait(ctx context.Context, task drivers.Task) {
 	msg := "Unexpected exception"
-	dii := ct.DriverInternalInfo()
+	dii := task.DriverInternalInfo()
 	var err error
 	if !py.Truthy(dii["agent_cached_deploy_steps"]) {
 		msg = "Failed to load in-band deploy steps"
-		err = c.refreshSteps(ctx, ct, drivers.DeployStep)
+		err = c.refreshSteps(ctx, task, drivers.DeployStep)
 	}
 	if err == nil {
-		err = touchProvisioning(ctx, ct)
+		err = task.TouchProvisioning(ctx)
 	}
 	if polling, _ := dii["deployment_polling"].(bool); err == nil && !polling {
 		msg = "Failed to process the next deploy step"
-		err = c.processNextStep(ctx, ct, drivers.DeployStep)
+		err = c.processNextStep(ctx, task, drivers.DeployStep)
 	}
 	if err != nil {
 		lastError := fmt.Sprintf("%s: %s", msg, err)
-		c.logf(ctx, ct, true, "Asynchronous exception for node %s: %s", ct.NodeUUID(), lastError)
-		if s := ct.ProvisionState(); s == stateDeploying || s == stateDeployWait {
-			c.collectOnFailure(ctx, ct)
-			ct.FailSteps(ctx, drivers.DeployStep, lastError)
+		c.logf(ctx, task, true, "Asynchronous exception for node %s: %s", task.NodeUUID(), lastError)
+		if s := task.ProvisionState(); s == stateDeploying || s == stateDeployWait {
+			c.collectOnFailure(ctx, task)
+			task.FailSteps(ctx, drivers.DeployStep, lastError)
 		}
 	}
 }
@@ -187,38 +158,30 @@ func (c Config) heartbeatDeployWait(ctx context.Context, ct conductorTask) {
 // heartbeatCleanWait is _heartbeat_clean_wait: a node that just booted
 // gets its clean steps from the agent and starts the first; later the
 // running step is checked.
-func (c Config) heartbeatCleanWait(ctx context.Context, ct conductorTask) {
+func (c Config) heartbeatCleanWait(ctx context.Context, task drivers.Task) {
 	msg := "Failed checking if cleaning is done"
-	err := touchProvisioning(ctx, ct)
+	err := task.TouchProvisioning(ctx)
 	switch {
 	case err != nil:
-	case len(ct.CurrentStep(drivers.CleanStep)) == 0:
+	case len(task.CurrentStep(drivers.CleanStep)) == 0:
 		msg = "Node failed to start the first cleaning step"
-		if err = c.refreshSteps(ctx, ct, drivers.CleanStep); err == nil {
-			if err = ct.SetCleaningSteps(ctx); err == nil {
-				err = ct.ContinueSteps(ctx, drivers.CleanStep)
+		if err = c.refreshSteps(ctx, task, drivers.CleanStep); err == nil {
+			if err = task.SetCleaningSteps(ctx); err == nil {
+				err = task.ContinueSteps(ctx, drivers.CleanStep)
 			}
 		}
 	default:
 		msg = "Node failed to check cleaning progress"
-		if polling, _ := ct.DriverInternalInfo()["cleaning_polling"].(bool); !polling {
-			err = c.processNextStep(ctx, ct, drivers.CleanStep)
+		if polling, _ := task.DriverInternalInfo()["cleaning_polling"].(bool); !polling {
+			err = c.processNextStep(ctx, task, drivers.CleanStep)
 		}
 	}
 	if err != nil {
 		lastError := fmt.Sprintf("%s: %s", msg, err)
-		if s := ct.ProvisionState(); s == stateCleaning || s == stateCleanWait {
-			ct.FailSteps(ctx, drivers.CleanStep, lastError)
+		if s := task.ProvisionState(); s == stateCleaning || s == stateCleanWait {
+			task.FailSteps(ctx, drivers.CleanStep, lastError)
 		}
 	}
-}
-
-// touchProvisioning is node.touch_provisioning() when the task offers it.
-func touchProvisioning(ctx context.Context, task drivers.Task) error {
-	if tp, ok := task.(interface{ TouchProvisioning(context.Context) error }); ok {
-		return tp.TouchProvisioning(ctx)
-	}
-	return nil
 }
 
 // stepFailure is NodeCleaningFailure or InstanceDeployFailure (_raise).
@@ -352,10 +315,8 @@ func stepPhase(task drivers.Task) drivers.StepPhase {
 // the agent starts it and the step waits for the heartbeats.
 func (c Config) executeInband(ctx context.Context, task drivers.Task, phase drivers.StepPhase, name string, args map[string]any) (string, error) {
 	var step map[string]any
-	if ct, ok := task.(conductorTask); ok {
-		if cur := ct.CurrentStep(phase); py.Str(cur["step"]) == name {
-			step = cur
-		}
+	if cur := task.CurrentStep(phase); py.Str(cur["step"]) == name {
+		step = cur
 	}
 	if step == nil {
 		for _, s := range cachedSteps(task, phase, string(drivers.Deploy), nil) {
@@ -421,24 +382,24 @@ func stepIDOf(s map[string]any) string { return py.Str(s["interface"]) + "." + p
 // command for the current step has finished, the next step starts (or
 // the node reboots first when the step asked for it); a failed command
 // fails the cleaning or deployment.
-func (c Config) processNextStep(ctx context.Context, ct conductorTask, phase drivers.StepPhase) error {
-	cmds, err := c.client().CommandsStatus(ctx, ct, true)
+func (c Config) processNextStep(ctx context.Context, task drivers.Task, phase drivers.StepPhase) error {
+	cmds, err := c.client().CommandsStatus(ctx, task, true)
 	if err != nil {
 		return err
 	}
-	dii := ct.DriverInternalInfo()
+	dii := task.DriverInternalInfo()
 	if freshlyBooted(cmds, phase) {
 		if phase == drivers.CleanStep {
 			delete(dii, "cleaning_reboot")
 		} else {
 			delete(dii, "deployment_reboot")
 		}
-		if err := ct.Save(ctx); err != nil {
+		if err := task.Save(ctx); err != nil {
 			return err
 		}
-		return ct.ContinueSteps(ctx, phase)
+		return task.ContinueSteps(ctx, phase)
 	}
-	current := ct.CurrentStep(phase)
+	current := task.CurrentStep(phase)
 	cmd := completedCommand(cmds, phase, current)
 	if cmd == nil {
 		return nil
@@ -446,77 +407,77 @@ func (c Config) processNextStep(ctx context.Context, ct conductorTask, phase dri
 	title := strings.ToUpper(string(phase[:1])) + string(phase[1:])
 	switch cmd.Status() {
 	case "FAILED":
-		c.stepFailure(ctx, ct, phase, fmt.Sprintf("%s step %s failed on node %s. %s", title, stepIDOf(current), ct.NodeUUID(), CommandError(cmd)))
+		c.stepFailure(ctx, task, phase, fmt.Sprintf("%s step %s failed on node %s. %s", title, stepIDOf(current), task.NodeUUID(), CommandError(cmd)))
 		return nil
 	case "CLEAN_VERSION_MISMATCH", "VERSION_MISMATCH":
-		return c.processVersionMismatch(ctx, ct, phase)
+		return c.processVersionMismatch(ctx, task, phase)
 	case "SUCCEEDED":
 		if b, _ := current["reboot_requested"].(bool); b {
-			c.postStepReboot(ctx, ct, phase)
+			c.postStepReboot(ctx, task, phase)
 			return nil
 		}
-		return ct.ContinueSteps(ctx, phase)
+		return task.ContinueSteps(ctx, phase)
 	}
-	c.stepFailure(ctx, ct, phase, fmt.Sprintf("Agent returned unknown status for %s step %s on node %s : %s.",
-		phase, py.Repr(current), ct.NodeUUID(), cmd.Status()))
+	c.stepFailure(ctx, task, phase, fmt.Sprintf("Agent returned unknown status for %s step %s on node %s : %s.",
+		phase, py.Repr(current), task.NodeUUID(), cmd.Status()))
 	return nil
 }
 
 // stepFailure is _step_failure_handler: the ramdisk logs are collected
 // (labelled "cleaning" for cleaning), then the error handler runs.
-func (c Config) stepFailure(ctx context.Context, ct conductorTask, phase drivers.StepPhase, msg string) {
+func (c Config) stepFailure(ctx context.Context, task drivers.Task, phase drivers.StepPhase, msg string) {
 	label := ""
 	if phase == drivers.CleanStep {
 		label = "cleaning"
 	}
-	c.collectRamdiskLogs(ctx, ct, label)
-	ct.FailSteps(ctx, phase, msg)
+	c.collectRamdiskLogs(ctx, task, label)
+	task.FailSteps(ctx, phase, msg)
 }
 
 // processVersionMismatch is _process_version_mismatch: the agent
 // restarted with other hardware managers; its steps are read again and
 // automated cleaning starts over, while manual cleaning and deployment
 // repeat the current step.
-func (c Config) processVersionMismatch(ctx context.Context, ct conductorTask, phase drivers.StepPhase) error {
-	if err := c.refreshSteps(ctx, ct, phase); err != nil {
+func (c Config) processVersionMismatch(ctx context.Context, task drivers.Task, phase drivers.StepPhase) error {
+	if err := c.refreshSteps(ctx, task, phase); err != nil {
 		verb := "continue deployment"
 		if phase == drivers.CleanStep {
 			verb = "continue cleaning"
 		}
-		ct.FailSteps(ctx, phase, fmt.Sprintf("Could not %s on node %s: %s.", verb, ct.NodeUUID(), err))
+		task.FailSteps(ctx, phase, fmt.Sprintf("Could not %s on node %s: %s.", verb, task.NodeUUID(), err))
 		return nil
 	}
-	if phase == drivers.CleanStep && ct.TargetProvisionState() != stateManageable {
-		if err := ct.SetCleaningSteps(ctx); err != nil {
-			ct.FailSteps(ctx, phase, fmt.Sprintf("Could not restart automated cleaning on node %s after step %s: %s.",
-				ct.NodeUUID(), py.Repr(ct.CurrentStep(phase)), err))
+	if phase == drivers.CleanStep && task.TargetProvisionState() != stateManageable {
+		if err := task.SetCleaningSteps(ctx); err != nil {
+			task.FailSteps(ctx, phase, fmt.Sprintf("Could not restart automated cleaning on node %s after step %s: %s.",
+				task.NodeUUID(), py.Repr(task.CurrentStep(phase)), err))
 			return nil
 		}
 	} else {
-		ct.DriverInternalInfo()["skip_current_"+string(phase)+"_step"] = false
-		if err := ct.Save(ctx); err != nil {
+		task.DriverInternalInfo()["skip_current_"+string(phase)+"_step"] = false
+		if err := task.Save(ctx); err != nil {
 			return err
 		}
 	}
-	return ct.ContinueSteps(ctx, phase)
+	return task.ContinueSteps(ctx, phase)
 }
 
 // postStepReboot is _post_step_reboot: the node reboots into the agent
 // after a step that asked for it; the agent will look up a new token.
-func (c Config) postStepReboot(ctx context.Context, ct conductorTask, phase drivers.StepPhase) {
+func (c Config) postStepReboot(ctx context.Context, task drivers.Task, phase drivers.StepPhase) {
 	err := error(nil)
 	if c.ManageAgentBoot {
-		err = ct.Driver().Boot.PrepareRamdisk(ctx, ct, map[string]any{}, "deploy")
+		err = task.Driver().Boot.PrepareRamdisk(ctx, task, map[string]any{}, "deploy")
 	}
 	if err == nil {
-		err = ct.PowerAction(ctx, drivers.Reboot)
+		err = task.PowerAction(ctx, drivers.Reboot)
 	}
 	if err != nil {
-		ct.FailSteps(ctx, phase, fmt.Sprintf("Reboot requested by %s step %s failed for node %s: %s",
-			phase, py.Repr(ct.CurrentStep(phase)), ct.NodeUUID(), err))
+		task.FailSteps(ctx, phase, fmt.Sprintf("Reboot requested by %s step %s failed for node %s: %s",
+			phase, py.Repr(task.CurrentStep(phase)), task.NodeUUID(), err))
 		return
 	}
-	dii := ct.DriverInternalInfo()
+	dii := task.DriverInternalInfo()
 	if phase == drivers.CleanStep {
 		dii["cleaning_reboot"] = true
 	} else {
@@ -525,8 +486,8 @@ func (c Config) postStepReboot(ctx context.Context, ct conductorTask, phase driv
 	if b, _ := dii["agent_secret_token_pregenerated"].(bool); !b {
 		delete(dii, "agent_secret_token")
 	}
-	if err := ct.Save(ctx); err != nil {
-		c.logf(ctx, ct, true, "saving node %s after a reboot: %s", ct.NodeUUID(), err)
+	if err := task.Save(ctx); err != nil {
+		c.logf(ctx, task, true, "saving node %s after a reboot: %s", task.NodeUUID(), err)
 	}
 }
 

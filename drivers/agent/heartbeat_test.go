@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,13 +13,11 @@ import (
 	"github.com/goironic/ironic/test/fakeipa"
 )
 
-// condTask is a fake.Task with the conductor's side of heartbeats,
-// recording what the driver asked of the conductor.
+// condTask is a fake.Task whose conductor side records only the calls
+// that change the flow (not touch_provisioning), can refuse the lock and
+// computes the cleaning steps as the conductor would.
 type condTask struct {
 	*fake.Task
-	maint    bool
-	target   string
-	steps    map[drivers.StepPhase]map[string]any
 	calls    []string
 	lockErr  error
 	stepList []map[string]any
@@ -30,11 +27,6 @@ type condTask struct {
 func (c *condTask) UpgradeLock(context.Context) error {
 	c.calls = append(c.calls, "upgrade lock")
 	return c.lockErr
-}
-func (c *condTask) Maintenance() bool            { return c.maint }
-func (c *condTask) TargetProvisionState() string { return c.target }
-func (c *condTask) CurrentStep(p drivers.StepPhase) map[string]any {
-	return c.steps[p]
 }
 func (c *condTask) SetCleaningSteps(context.Context) error {
 	c.calls = append(c.calls, "set cleaning steps")
@@ -67,7 +59,7 @@ func heartbeatSetup(t *testing.T, state string, opts fakeipa.Options) (*condTask
 	cfg.DeployLogsLocalPath = t.TempDir()
 	d := impl[drivers.DeployInterface](t, cfg, drivers.Deploy, "direct")
 	tk := &condTask{Task: &fake.Task{Node: &fake.Node{UUID: "n1", Driver: "fake-hardware", ProvisionState: state,
-		DriverInternalInfo: map[string]any{"agent_secret_token": "tok"}}}, steps: map[drivers.StepPhase]map[string]any{}, d: d}
+		DriverInternalInfo: map[string]any{"agent_secret_token": "tok"}}}, d: d}
 	return tk, d, ipa
 }
 
@@ -98,7 +90,7 @@ func TestHeartbeatDeployWait(t *testing.T) {
 		t.Errorf("calls %v, want %v", tk.calls, want)
 	}
 	// The conductor runs an in-band step: the agent does it.
-	tk.steps[drivers.DeployStep] = map[string]any{"interface": "deploy", "step": "erase_devices_metadata", "priority": 0}
+	tk.Node.DeployStep = map[string]any{"interface": "deploy", "step": "erase_devices_metadata", "priority": 0}
 	st, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "erase_devices_metadata", nil)
 	if err != nil || st != drivers.StateDeployWait {
 		t.Fatalf("in-band step: %q %v", st, err)
@@ -138,7 +130,7 @@ func TestHeartbeatCleanWait(t *testing.T) {
 		t.Errorf("deploy interface clean steps %v, want %v", names, want)
 	}
 	tk.Node.ProvisionState = "cleaning"
-	tk.steps[drivers.CleanStep] = tk.stepList[1]
+	tk.Node.CleanStep = tk.stepList[1]
 	if st, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "erase_devices_metadata", nil); err != nil || st != drivers.StateCleanWait {
 		t.Fatalf("clean step: %q %v", st, err)
 	}
@@ -165,14 +157,14 @@ func TestHeartbeatStates(t *testing.T) {
 	ctx := context.Background()
 	tk, d, ipa := heartbeatSetup(t, "clean wait", fakeipa.Options{})
 	hb := drivers.Heartbeat{CallbackURL: ipa.URL(), AgentVersion: "9.4.1"}
-	tk.maint = true
+	tk.Node.Maintenance = true
 	if err := d.Heartbeat(ctx, tk, hb); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"upgrade lock", "fail clean: Cleaning aborted as node is in maintenance mode"}; !slices.Equal(tk.calls, want) {
 		t.Errorf("maintenance: %v", tk.calls)
 	}
-	tk.calls, tk.maint = nil, false
+	tk.calls, tk.Node.Maintenance = nil, false
 	tk.lockErr = ironic.Errorf(ironic.NodeLocked, "locked")
 	if err := d.Heartbeat(ctx, tk, hb); err != nil || !slices.Equal(tk.calls, []string{"upgrade lock"}) {
 		t.Errorf("locked: %v %v", err, tk.calls)
@@ -185,8 +177,14 @@ func TestHeartbeatStates(t *testing.T) {
 	if len(ipa.Commands()) != 0 {
 		t.Errorf("commands sent: %v", ipa.Commands())
 	}
-	// Without the conductor's side, heartbeats can't be handled.
-	if err := d.Heartbeat(ctx, tk.Task, hb); err == nil || !strings.Contains(err.Error(), "conductor") {
-		t.Errorf("plain task: %v", err)
+	// Every task has the conductor's side: a plain fake.Task records
+	// what the heartbeat asked of it.
+	plain := &fake.Task{Node: &fake.Node{UUID: "n2", Driver: "fake-hardware", ProvisionState: "clean wait", Maintenance: true},
+		SharedLock: true}
+	if err := d.Heartbeat(ctx, plain, hb); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"upgrade lock", "fail clean: Cleaning aborted as node is in maintenance mode"}; !slices.Equal(plain.Flow, want) || plain.SharedLock {
+		t.Errorf("plain task: %v (shared %v), want %v", plain.Flow, plain.SharedLock, want)
 	}
 }

@@ -12,11 +12,6 @@ import (
 	"github.com/goironic/ironic/internal/pyjson"
 )
 
-// namedTask is a task that knows its node's name (the conductor's does).
-type namedTask interface {
-	NodeName() string
-}
-
 // CollectSystemLogs is log.collect_system_logs (wait=true).
 func (c *Client) CollectSystemLogs(ctx context.Context, task drivers.Task) (Command, error) {
 	return c.Run(ctx, task, "log.collect_system_logs", pyjson.Object{}, true, false)
@@ -50,8 +45,8 @@ func (c Config) collectRamdiskLogs(ctx context.Context, task drivers.Task, label
 		return
 	}
 	fields := []string{task.NodeUUID()}
-	if nt, ok := task.(namedTask); ok && nt.NodeName() != "" {
-		fields = append(fields, nt.NodeName())
+	if name := task.NodeName(); name != "" {
+		fields = append(fields, name)
 	}
 	if task.InstanceUUID() != "" {
 		fields = append(fields, task.InstanceUUID())

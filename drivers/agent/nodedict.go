@@ -14,23 +14,13 @@ var masker = strutils.NewMasker()
 // parameter: Ironic sends node.as_dict(secure=True), with driver_info,
 // instance_info and driver_internal_info passed through
 // mask_dict_password, and the configuration drive masked unless
-// maskConfigdrive is false (deploy steps need it). The conductor's task
-// gives every field of the node (NodeDict); with a plain driver task only
-// the fields it exposes are sent (uuid, driver, the info dictionaries,
-// properties, states, instance_uuid and the interface names).
-func nodeDict(task drivers.Task, maskConfigdrive bool) pyjson.Object {
-	if nd, ok := task.(nodeDicter); ok {
-		if full, err := nd.NodeDict(); err == nil {
-			return secureNodeDict(task, full, maskConfigdrive)
-		}
+// maskConfigdrive is false (deploy steps need it).
+func nodeDict(task drivers.Task, maskConfigdrive bool) (pyjson.Object, error) {
+	full, err := task.NodeDict()
+	if err != nil {
+		return nil, err
 	}
-	return secureNodeDict(task, taskNodeDict(task), maskConfigdrive)
-}
-
-// nodeDicter is a task that gives the whole node.as_dict() (the
-// conductor's does).
-type nodeDicter interface {
-	NodeDict() (pyjson.Object, error)
+	return secureNodeDict(task, full, maskConfigdrive), nil
 }
 
 // secureNodeDict is as_dict(secure=True, mask_configdrive): driver_info,
@@ -64,71 +54,16 @@ func secureNodeDict(task drivers.Task, d pyjson.Object, maskConfigdrive bool) py
 	return append(out, pyjson.Member{Key: "instance_info", Value: ii})
 }
 
-// taskNodeDict is the part of as_dict a plain driver task can give.
-func taskNodeDict(task drivers.Task) pyjson.Object {
-	nullable := func(s string) any {
-		if s == "" {
-			return nil
-		}
-		return s
+// nodeAndPorts are the "node" and "ports" parameters of the step
+// commands: nodeDict and [port.as_dict() for port in task.ports].
+func nodeAndPorts(task drivers.Task, maskConfigdrive bool) (pyjson.Object, []any, error) {
+	node, err := nodeDict(task, maskConfigdrive)
+	if err != nil {
+		return nil, nil, err
 	}
-	o := pyjson.Object{
-		{Key: "uuid", Value: task.NodeUUID()},
-		{Key: "driver", Value: task.DriverName()},
-		{Key: "driver_info", Value: nil},
-		{Key: "driver_internal_info", Value: nil},
-		{Key: "instance_info", Value: nil},
-		{Key: "instance_uuid", Value: nullable(task.InstanceUUID())},
-		{Key: "properties", Value: task.Properties()},
-		{Key: "power_state", Value: nullable(task.PowerState())},
-		{Key: "provision_state", Value: nullable(task.ProvisionState())},
+	ports, err := task.PortDicts()
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, k := range drivers.Kinds() {
-		o = append(o, pyjson.Member{Key: k.Field(), Value: nullable(task.InterfaceName(k))})
-	}
-	return o
-}
-
-// portDicts is [port.as_dict() for port in ports]: every Port field from
-// the conductor's task, the fields a plain driver task exposes otherwise.
-func portDicts(task drivers.Task) []any {
-	if pd, ok := task.(interface{ PortDicts() ([]any, error) }); ok {
-		if out, err := pd.PortDicts(); err == nil {
-			return out
-		}
-	}
-	ports := task.Ports()
-	out := make([]any, 0, len(ports))
-	for _, p := range ports {
-		llc := p.LocalLinkConnection
-		if llc == nil {
-			llc = map[string]any{}
-		}
-		var pg, physnet any
-		if p.PortgroupUUID != "" {
-			pg = p.PortgroupUUID
-		}
-		if p.PhysicalNetwork != "" {
-			physnet = p.PhysicalNetwork
-		}
-		out = append(out, pyjson.Object{
-			{Key: "uuid", Value: p.UUID},
-			{Key: "address", Value: p.Address},
-			{Key: "extra", Value: orEmptyMap(p.Extra)},
-			{Key: "internal_info", Value: orEmptyMap(p.InternalInfo)},
-			{Key: "local_link_connection", Value: llc},
-			{Key: "pxe_enabled", Value: p.PXEEnabled},
-			{Key: "physical_network", Value: physnet},
-			{Key: "is_smartnic", Value: p.IsSmartNIC},
-			{Key: "portgroup_uuid", Value: pg},
-		})
-	}
-	return out
-}
-
-func orEmptyMap(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
+	return node, ports, nil
 }

@@ -10,19 +10,6 @@ import (
 	"github.com/goironic/ironic/internal/pyjson"
 )
 
-// rescueTask is what finishing a rescue needs of the conductor's task:
-// task.process_event and manager_utils.rescuing_error_handler.
-type rescueTask interface {
-	drivers.Task
-	// ProcessEvent moves the node through the state machine ("resume",
-	// "done") and saves it.
-	ProcessEvent(ctx context.Context, event string) error
-	// FailRescue is rescuing_error_handler: power off, the rescue
-	// interface's clean up, the agent URL forgotten, the error recorded
-	// and the node moved to rescue failed.
-	FailRescue(ctx context.Context, msg string)
-}
-
 // FinalizeRescue is rescue.finalize_rescue with the hashed rescue
 // password; an agent refusing it gets the plain one unless
 // [conductor]require_rescue_password_hashed.
@@ -134,29 +121,24 @@ func (r *Rescue) CleanUp(ctx context.Context, task drivers.Task) error {
 // agent sets the rescue password; the node leaves the rescuing network
 // and is rescued. Failures go to rescuing_error_handler.
 func (c Config) heartbeatRescueWait(ctx context.Context, task drivers.Task) {
-	rt, ok := task.(rescueTask)
-	if !ok {
-		c.logf(ctx, task, true, "Heartbeat from node %s in rescue wait: the task can't finish a rescue", task.NodeUUID())
-		return
-	}
-	if err := c.finalizeRescue(ctx, rt); err != nil {
+	if err := c.finalizeRescue(ctx, task); err != nil {
 		lastError := fmt.Sprintf("Node failed to perform rescue operation: %s", err)
 		c.logf(ctx, task, true, "Asynchronous exception for node %s: %s", task.NodeUUID(), lastError)
 		if s := task.ProvisionState(); s == stateRescuing || s == stateRescueWait {
-			rt.FailRescue(ctx, lastError)
+			task.FailRescue(ctx, lastError)
 		}
 	}
 }
 
-func (c Config) finalizeRescue(ctx context.Context, rt rescueTask) error {
+func (c Config) finalizeRescue(ctx context.Context, task drivers.Task) error {
 	fail := func(reason any) error {
-		inst := any(rt.InstanceUUID())
-		if rt.InstanceUUID() == "" {
+		inst := any(task.InstanceUUID())
+		if task.InstanceUUID() == "" {
 			inst = nil
 		}
-		return ironic.Errorf(ironic.InstanceRescueFailure, "Failed to rescue instance %s for node %s: %s", py.Str(inst), rt.NodeUUID(), reason)
+		return ironic.Errorf(ironic.InstanceRescueFailure, "Failed to rescue instance %s for node %s: %s", py.Str(inst), task.NodeUUID(), reason)
 	}
-	res, err := c.client().FinalizeRescue(ctx, rt, c.RequireRescuePasswordHashed)
+	res, err := c.client().FinalizeRescue(ctx, task, c.RequireRescuePasswordHashed)
 	if err != nil {
 		if ironic.IsClass(err, ironic.InstanceRescueFailure) {
 			return err
@@ -166,16 +148,16 @@ func (c Config) finalizeRescue(ctx context.Context, rt rescueTask) error {
 	if res.Status() != "SUCCEEDED" {
 		return fail("Agent returned bad result for command finalize_rescue: " + CommandError(res))
 	}
-	if err := rt.ProcessEvent(ctx, "resume"); err != nil {
+	if err := task.ProcessEvent(ctx, "resume"); err != nil {
 		return err
 	}
-	if err := (&Rescue{cfg: c}).CleanUp(ctx, rt); err != nil {
+	if err := (&Rescue{cfg: c}).CleanUp(ctx, task); err != nil {
 		return err
 	}
-	if nw := rt.Driver().Network; nw != nil {
-		if err := withNetworkPower(ctx, rt, true, func() error { return nw.ConfigureTenantNetworks(ctx, rt) }); err != nil {
+	if nw := task.Driver().Network; nw != nil {
+		if err := withNetworkPower(ctx, task, true, func() error { return nw.ConfigureTenantNetworks(ctx, task) }); err != nil {
 			return err
 		}
 	}
-	return rt.ProcessEvent(ctx, "done")
+	return task.ProcessEvent(ctx, "done")
 }

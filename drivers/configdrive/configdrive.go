@@ -22,6 +22,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/internal/pyjson"
 )
 
@@ -210,6 +211,19 @@ func (b Builder) Build(ctx context.Context, node Node, c Contents) (string, erro
 		return "", err
 	}
 	return Pack(img)
+}
+
+// BuildConfigdrive is conductor.utils.build_configdrive for the dict
+// form cd (see FromDict) of the node with this UUID and name ("" for
+// None): the image as Build makes it. A dict that is no config drive is
+// InvalidParameterValue "Invalid configdrive: ...". It implements the
+// conductor's ConfigdriveBuilder.
+func (b Builder) BuildConfigdrive(ctx context.Context, uuid, name string, cd any) (string, error) {
+	c, err := FromDict(cd)
+	if err != nil {
+		return "", ironic.Errorf(ironic.InvalidParameterValue, "Invalid configdrive: %s", err)
+	}
+	return b.Build(ctx, Node{UUID: uuid, Name: name}, c)
 }
 
 // Pack gzips and base64-encodes an image. Level 6, not Python's 9: the

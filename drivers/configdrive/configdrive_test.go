@@ -12,9 +12,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kdomanski/iso9660"
 
+	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers/configdrive"
 	"github.com/goironic/ironic/internal/pyjson"
 )
@@ -387,4 +389,28 @@ func benchUserData() string {
 		sb.WriteString("\n    content: hello from the config drive\n")
 	}
 	return sb.String()[:64*1024]
+}
+
+// TestBuildConfigdrive: the conductor's entry point builds what Build
+// builds for the node's UUID and name, and refuses a dict that is no
+// config drive as InvalidParameterValue.
+func TestBuildConfigdrive(t *testing.T) {
+	ctx := context.Background()
+	b := configdrive.Builder{Now: func() time.Time { return time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC) }}
+	got, err := b.BuildConfigdrive(ctx, "n-uuid", "n1", pyjson.Object{{Key: "user_data", Value: "#!/bin/sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := configdrive.FromDict(pyjson.Object{{Key: "user_data", Value: "#!/bin/sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := b.Build(ctx, configdrive.Node{UUID: "n-uuid", Name: "n1"}, c)
+	if err != nil || got != want {
+		t.Errorf("BuildConfigdrive differs from Build (%v)", err)
+	}
+	_, err = b.BuildConfigdrive(ctx, "n-uuid", "", pyjson.Object{{Key: "meta_data", Value: "x"}})
+	if !ironic.IsClass(err, ironic.InvalidParameterValue) || !strings.HasPrefix(err.Error(), "Invalid configdrive: meta_data must be an object") {
+		t.Errorf("bad dict: %v", err)
+	}
 }

@@ -13,6 +13,7 @@ import (
 // Node is the node data a Task holds.
 type Node struct {
 	UUID   string
+	Name   string
 	Driver string
 	// Interfaces are the node's <kind>_interface fields.
 	Interfaces         map[drivers.Kind]string
@@ -25,7 +26,13 @@ type Node struct {
 	AutomatedClean     *bool
 	PowerState         string
 	ProvisionState     string
-	InstanceUUID       string
+	// TargetProvisionState and Maintenance are the node's fields.
+	TargetProvisionState string
+	Maintenance          bool
+	// CleanStep and DeployStep are the node's current steps.
+	CleanStep    map[string]any
+	DeployStep   map[string]any
+	InstanceUUID string
 }
 
 // Task is an in-memory drivers.Task for tests. Build its Driver with
@@ -45,6 +52,11 @@ type Task struct {
 	PortSaves int
 	// PowerActions records the states PowerAction was asked for, in order.
 	PowerActions []string
+	// Flow records the calls into the conductor's flows (StepFlow,
+	// RescueFlow, UpgradeLock), in order: "upgrade lock", "set cleaning
+	// steps", "continue <phase>", "fail <phase>: <msg>", "touch
+	// provisioning", "event <name>", "fail rescue: <msg>".
+	Flow []string
 }
 
 var _ drivers.Task = (*Task)(nil)
@@ -58,6 +70,15 @@ func orEmpty(m *map[string]any) map[string]any {
 
 // NodeUUID implements drivers.Task.
 func (t *Task) NodeUUID() string { return t.Node.UUID }
+
+// NodeName implements drivers.Task.
+func (t *Task) NodeName() string { return t.Node.Name }
+
+// TargetProvisionState implements drivers.Task.
+func (t *Task) TargetProvisionState() string { return t.Node.TargetProvisionState }
+
+// Maintenance implements drivers.Task.
+func (t *Task) Maintenance() bool { return t.Node.Maintenance }
 
 // DriverName implements drivers.Task.
 func (t *Task) DriverName() string { return t.Node.Driver }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
 )
@@ -33,13 +34,7 @@ type ScriptNode struct {
 }
 
 // VolumeTarget is one of the node's volume targets.
-type VolumeTarget struct {
-	UUID       string
-	VolumeType string
-	// BootIndex is nil when the target has none.
-	BootIndex  *int64
-	Properties map[string]any
-}
+type VolumeTarget = drivers.BootVolumeTarget
 
 // VolumeConnector is one of the node's volume connectors.
 type VolumeConnector struct {

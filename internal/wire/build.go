@@ -16,6 +16,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/agent"
+	"github.com/goironic/ironic/drivers/configdrive"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/drivers/ipmi"
@@ -44,7 +45,15 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	impls = append(impls, agent.Implementations(agentConfig(cfg, log))...)
 	impls = append(impls, networkImplementations(cfg, log)...)
 	impls = append(impls, storageImplementations(cfg, log)...)
-	return drivers.NewRegistry(dc, impls...)
+	reg, err := drivers.NewRegistry(dc, impls...)
+	if err != nil {
+		return nil, err
+	}
+	ipxe, err := pxe.NewIPXEConfig(ipxeScriptConfig(cfg), log.With("component", "conductor"))
+	if err != nil {
+		return nil, err
+	}
+	return reg, reg.RegisterDriverMethod(ipxe)
 }
 
 // agentConfig is the agent-based interfaces' options.
@@ -90,10 +99,10 @@ func pxeConfig(cfg *conf.Config, log *slog.Logger) pxe.Config {
 	return pc
 }
 
-// ipxeScripter renders the ipxe_config vendor method's scripts from the
-// [deploy], [pxe], [conductor] and [service_catalog] options.
-func ipxeScripter(cfg *conf.Config) (*pxe.Scripter, error) {
-	return pxe.NewScripter(pxe.ScriptConfig{
+// ipxeScriptConfig is how the ipxe_config driver method renders scripts:
+// the [deploy], [pxe], [conductor] and [service_catalog] options.
+func ipxeScriptConfig(cfg *conf.Config) pxe.ScriptConfig {
+	return pxe.ScriptConfig{
 		HTTPURL:            cfg.Deploy.HTTPURL,
 		KernelAppendParams: cfg.PXE.KernelAppendParams,
 		IPXETimeout:        int(cfg.PXE.IPXETimeout / time.Second),
@@ -105,7 +114,7 @@ func ipxeScripter(cfg *conf.Config) (*pxe.Scripter, error) {
 		RescueRamdisk:      cfg.Conductor.RescueRamdisk,
 		NetbootFallback:    cfg.PXE.EnableNetbootFallback,
 		IPXEUseSwift:       cfg.PXE.IPXEUseSwift,
-	})
+	}
 }
 
 // fakeConfig is the fake interfaces' [fake] *_delay options.
@@ -134,17 +143,12 @@ func fakeConfig(s conf.FakeSection) (fake.Config, error) {
 // Conductor builds the conductor of this host.
 func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *slog.Logger) *conductor.Manager {
 	cc := cfg.Conductor
-	ipxe, err := ipxeScripter(cfg)
-	if err != nil {
-		log.Error("iPXE scripts are rendered without options", "error", err)
-		ipxe = nil
-	}
+	clog := log.With("component", "conductor")
 	if cfg.PXE.IPXEUseSwift {
 		log.Warn("[pxe]ipxe_use_swift is set, but this service has no Glance client: iPXE scripts cannot name Swift temporary URLs for deploy and rescue images given as Glance images, " +
 			"and such nodes get a script that reports it; give those images as http(s) URLs")
 	}
 	return conductor.New(conductor.Config{
-		IPXE:                        ipxe,
 		Host:                        cfg.Default.Host,
 		Group:                       cfg.Conductor.ConductorGroup,
 		HeartbeatInterval:           cfg.Conductor.HeartbeatInterval,
@@ -183,8 +187,9 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 		ConfigdriveSwiftContainer:       cc.ConfigdriveSwiftContainer,
 		ConfigdriveSwiftTempURLDuration: cc.ConfigdriveSwiftTempURLDuration,
 		ObjectStore:                     swiftClient(cfg, log),
+		Configdrive:                     configdrive.Builder{Log: clog},
 		ImageHTTP:                       conductor.ImageHTTPClient(cfg.Default.WebserverVerifyCA, cfg.Default.WebserverConnectionTimeout),
-	}, store, reg, ironic.SystemClock{}, log.With("component", "conductor"))
+	}, store, reg, ironic.SystemClock{}, clog)
 }
 
 // disabledIfZero maps an option's 0 ("disabled" in ironic.conf) to the

@@ -6,6 +6,8 @@ import (
 
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/rawjson"
+	"github.com/goironic/ironic/objects"
 )
 
 // argError is a request whose arguments don't fit the method: Python
@@ -20,7 +22,7 @@ func (e *argError) Error() string { return e.msg }
 // args reads a request's arguments by name, keeping the first error.
 type args struct {
 	method string
-	o      rawObject
+	o      rawjson.Object
 	err    error
 }
 
@@ -33,7 +35,7 @@ func (a *args) fail(class, format string, v ...any) {
 // raw returns the argument, or nil (after recording a TypeError) when a
 // required one is missing.
 func (a *args) raw(name string, required bool) []byte {
-	r := a.o.get(name)
+	r := a.o.Get(name)
 	if r == nil && required {
 		a.fail("TypeError", "%s() missing 1 required positional argument: '%s'", a.method, name)
 	}
@@ -51,7 +53,7 @@ func (a *args) str(name string) string {
 	if r == nil {
 		return ""
 	}
-	s, err := decodeOptString(r)
+	s, err := rawjson.DecodeOptString(r)
 	a.wrap(name, err)
 	return models.Deref(s)
 }
@@ -61,17 +63,17 @@ func (a *args) optStr(name string) *string {
 	if r == nil {
 		return nil
 	}
-	s, err := decodeOptString(r)
+	s, err := rawjson.DecodeOptString(r)
 	a.wrap(name, err)
 	return s
 }
 
 func (a *args) boolean(name string, required bool) bool {
 	r := a.raw(name, required)
-	if r == nil || isNull(r) {
+	if r == nil || rawjson.IsNull(r) {
 		return false
 	}
-	b, err := decodeBool(r)
+	b, err := rawjson.DecodeBool(r)
 	a.wrap(name, err)
 	return b
 }
@@ -81,17 +83,17 @@ func (a *args) optBool(name string) *bool {
 	if r == nil {
 		return nil
 	}
-	b, err := decodeOptBool(r)
+	b, err := rawjson.DecodeOptBool(r)
 	a.wrap(name, err)
 	return b
 }
 
 func (a *args) integer(name string, required bool) int {
 	r := a.raw(name, required)
-	if r == nil || isNull(r) {
+	if r == nil || rawjson.IsNull(r) {
 		return 0
 	}
-	n, err := decodeInt(r)
+	n, err := rawjson.DecodeInt(r)
 	a.wrap(name, err)
 	return int(n)
 }
@@ -101,7 +103,7 @@ func (a *args) anyValue(name string, required bool) any {
 	if r == nil {
 		return nil
 	}
-	v, err := decodeAny(r)
+	v, err := rawjson.DecodeAny(r)
 	a.wrap(name, err)
 	return v
 }
@@ -126,7 +128,7 @@ func (a *args) dict(name string, required bool) map[string]any {
 	if r == nil {
 		return nil
 	}
-	d, err := decodeDict(r)
+	d, err := rawjson.DecodeDict(r)
 	a.wrap(name, err)
 	return d
 }
@@ -136,7 +138,7 @@ func (a *args) strings(name string, required bool) []string {
 	if r == nil {
 		return nil
 	}
-	s, err := decodeStrings(r)
+	s, err := rawjson.DecodeStrings(r)
 	a.wrap(name, err)
 	return s
 }
@@ -144,17 +146,17 @@ func (a *args) strings(name string, required bool) []string {
 // dictList reads a list of dicts (steps) or null.
 func (a *args) dictList(name string, required bool) []map[string]any {
 	r := a.raw(name, required)
-	if r == nil || isNull(r) {
+	if r == nil || rawjson.IsNull(r) {
 		return nil
 	}
-	elems, err := splitArray(r)
+	elems, err := rawjson.SplitArray(r)
 	if err != nil {
 		a.wrap(name, err)
 		return nil
 	}
 	out := make([]map[string]any, len(elems))
 	for i, e := range elems {
-		d, err := decodeDict(e)
+		d, err := rawjson.DecodeDict(e)
 		if err != nil {
 			a.wrap(name, err)
 			return nil
@@ -164,28 +166,28 @@ func (a *args) dictList(name string, required bool) []map[string]any {
 	return out
 }
 
-func objectArg[T any](a *args, d *objDef[T], name string) Object[T] {
+func objectArg[T any](a *args, d *objects.Def[T], name string) objects.Object[T] {
 	r := a.raw(name, true)
 	if r == nil {
-		return Object[T]{}
+		return objects.Object[T]{}
 	}
-	o, err := decodeObj(d, r)
+	o, err := d.Decode(r)
 	a.wrap(name, err)
 	return o
 }
 
 // objValue is an object argument or result, written as its primitive.
 type objValue[T any] struct {
-	def  *objDef[T]
+	def  *objects.Def[T]
 	v    *T
-	opts encodeOpts
+	opts objects.EncodeOpts
 }
 
 func (o objValue[T]) AppendPyJSON(dst []byte) ([]byte, error) {
 	if o.v == nil {
 		return append(dst, "null"...), nil
 	}
-	return appendObj(dst, o.def, o.v, o.opts)
+	return o.def.Append(dst, o.v, o.opts)
 }
 
 // encodeResult writes a method's result.

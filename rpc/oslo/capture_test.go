@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/objects"
 	"github.com/goironic/ironic/rpc/oslo/oslotest"
 )
 
@@ -154,7 +155,7 @@ func TestCapturedRequestsThroughGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ours, theirs := gin.Args.get("node_obj"), in.Args.get("node_obj")
+		ours, theirs := gin.Args.Get("node_obj"), in.Args.Get("node_obj")
 		if !bytes.Equal(bytes.Replace(got, ours, theirs, 1), msg) {
 			t.Errorf("update_node outside the node differs:\n ours:   %s\n theirs: %s", got, msg)
 		}
@@ -215,11 +216,11 @@ func TestCapturedReplies(t *testing.T) {
 		}
 		again := *r
 		if r.Result != nil {
-			o, err := DecodeNode(r.Result)
+			o, err := objects.DecodeNode(r.Result)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if again.Result, err = AppendNodeObject(nil, o); err != nil {
+			if again.Result, err = objects.AppendNodeObject(nil, o); err != nil {
 				t.Fatal(err)
 			}
 			if o.Value.UUID != "1be26c0b-03f2-4d2e-ae87-c02d7f33c123" || !o.Value.Maintenance || o.Value.Extra["updated_by"] != "conductor" {
@@ -290,14 +291,14 @@ func TestNodeFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := DecodeNode(want)
+	o, err := objects.DecodeNode(want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Fields) != len(nodeDef.fields) {
-		t.Errorf("captured node has %d fields, our table %d", len(o.Fields), len(nodeDef.fields))
+	if len(o.Fields) != len(nodeDef.FieldNames()) {
+		t.Errorf("captured node has %d fields, our table %d", len(o.Fields), len(nodeDef.FieldNames()))
 	}
-	got, err := AppendNode(nil, o.Value, nil)
+	got, err := objects.AppendNode(nil, o.Value, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestNodeFull(t *testing.T) {
 		t.Errorf("node_full bytes differ:\n ours:   %s\n theirs: %s", got, fixed)
 	}
 	if n := o.Value; n.ID != 5 || n.Name == nil || *n.Name != "pact" || len(n.Traits) != 1 || n.Traits[0].Trait != "CUSTOM_GOLD" ||
-		n.ConductorAffinity == nil || *n.ConductorAffinity != 1 || n.ProvisionUpdatedAt.Format(TimeFormat) != "2026-12-02T11:52:28Z" {
+		n.ConductorAffinity == nil || *n.ConductorAffinity != 1 || n.ProvisionUpdatedAt.Format(objects.TimeFormat) != "2026-12-02T11:52:28Z" {
 		t.Errorf("decoded node: %+v", n)
 	}
 }

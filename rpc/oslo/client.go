@@ -5,6 +5,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/objects"
 	"github.com/goironic/ironic/rpc"
 )
 
@@ -65,11 +66,11 @@ func callAs[T any](c *Client, ctx context.Context, topic, method, version string
 	return decodeInto[T](raw)
 }
 
-func objResult[T any](d *objDef[T], raw []byte, err error) (*T, error) {
+func objResult[T any](d *objects.Def[T], raw []byte, err error) (*T, error) {
 	if err != nil || raw == nil {
 		return nil, err
 	}
-	o, err := decodeObj(d, raw)
+	o, err := d.Decode(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -80,13 +81,13 @@ func nodeID(id string) Arg { return Arg{"node_id", id} }
 
 func (c *Client) CreateNode(ctx context.Context, topic string, n *models.Node) (*models.Node, error) {
 	raw, err := c.call(ctx, topic, "create_node", "1.36",
-		Arg{"node_obj", objValue[models.Node]{nodeDef, n, encodeOpts{create: true}}})
+		Arg{"node_obj", objValue[models.Node]{nodeDef, n, objects.EncodeOpts{Create: true}}})
 	return objResult(nodeDef, raw, err)
 }
 
 func (c *Client) UpdateNode(ctx context.Context, topic string, upd rpc.NodeUpdate, reset bool) (*models.Node, error) {
 	raw, err := c.call(ctx, topic, "update_node", "1.1",
-		Arg{"node_obj", objValue[models.Node]{nodeDef, &upd.Node, encodeOpts{changes: upd.Changes}}},
+		Arg{"node_obj", objValue[models.Node]{nodeDef, &upd.Node, objects.EncodeOpts{Changes: upd.Changes}}},
 		Arg{"reset_interfaces", reset})
 	return objResult(nodeDef, raw, err)
 }
@@ -164,44 +165,44 @@ func (c *Client) VIFDetach(ctx context.Context, topic, id, vifID string) error {
 }
 
 func (c *Client) CreatePort(ctx context.Context, topic string, p *models.Port) (*models.Port, error) {
-	raw, err := c.call(ctx, topic, "create_port", "1.41", Arg{"port_obj", objValue[models.Port]{portDef, p, encodeOpts{create: true}}})
+	raw, err := c.call(ctx, topic, "create_port", "1.41", Arg{"port_obj", objValue[models.Port]{portDef, p, objects.EncodeOpts{Create: true}}})
 	return objResult(portDef, raw, err)
 }
 
 func (c *Client) UpdatePort(ctx context.Context, topic string, p *models.Port, changes []string) (*models.Port, error) {
-	raw, err := c.call(ctx, topic, "update_port", "1.13", Arg{"port_obj", objValue[models.Port]{portDef, p, encodeOpts{changes: changes}}})
+	raw, err := c.call(ctx, topic, "update_port", "1.13", Arg{"port_obj", objValue[models.Port]{portDef, p, objects.EncodeOpts{Changes: changes}}})
 	return objResult(portDef, raw, err)
 }
 
 func (c *Client) DestroyPort(ctx context.Context, topic string, p *models.Port) error {
-	return c.call0(ctx, topic, "destroy_port", "1.25", Arg{"port", objValue[models.Port]{portDef, p, encodeOpts{}}})
+	return c.call0(ctx, topic, "destroy_port", "1.25", Arg{"port", objValue[models.Port]{portDef, p, objects.EncodeOpts{}}})
 }
 
 func (c *Client) UpdatePortgroup(ctx context.Context, topic string, pg *models.Portgroup, changes []string) (*models.Portgroup, error) {
-	raw, err := c.call(ctx, topic, "update_portgroup", "1.33", Arg{"portgroup_obj", objValue[models.Portgroup]{portgroupDef, pg, encodeOpts{changes: changes}}})
+	raw, err := c.call(ctx, topic, "update_portgroup", "1.33", Arg{"portgroup_obj", objValue[models.Portgroup]{portgroupDef, pg, objects.EncodeOpts{Changes: changes}}})
 	return objResult(portgroupDef, raw, err)
 }
 
 func (c *Client) DestroyPortgroup(ctx context.Context, topic string, pg *models.Portgroup) error {
-	return c.call0(ctx, topic, "destroy_portgroup", "1.33", Arg{"portgroup", objValue[models.Portgroup]{portgroupDef, pg, encodeOpts{}}})
+	return c.call0(ctx, topic, "destroy_portgroup", "1.33", Arg{"portgroup", objValue[models.Portgroup]{portgroupDef, pg, objects.EncodeOpts{}}})
 }
 
 func (c *Client) UpdateVolumeConnector(ctx context.Context, topic string, vc *models.VolumeConnector, changes []string) (*models.VolumeConnector, error) {
-	raw, err := c.call(ctx, topic, "update_volume_connector", "1.35", Arg{"connector", objValue[models.VolumeConnector]{connectorDef, vc, encodeOpts{changes: changes}}})
+	raw, err := c.call(ctx, topic, "update_volume_connector", "1.35", Arg{"connector", objValue[models.VolumeConnector]{connectorDef, vc, objects.EncodeOpts{Changes: changes}}})
 	return objResult(connectorDef, raw, err)
 }
 
 func (c *Client) DestroyVolumeConnector(ctx context.Context, topic string, vc *models.VolumeConnector) error {
-	return c.call0(ctx, topic, "destroy_volume_connector", "1.35", Arg{"connector", objValue[models.VolumeConnector]{connectorDef, vc, encodeOpts{}}})
+	return c.call0(ctx, topic, "destroy_volume_connector", "1.35", Arg{"connector", objValue[models.VolumeConnector]{connectorDef, vc, objects.EncodeOpts{}}})
 }
 
 func (c *Client) UpdateVolumeTarget(ctx context.Context, topic string, vt *models.VolumeTarget, changes []string) (*models.VolumeTarget, error) {
-	raw, err := c.call(ctx, topic, "update_volume_target", "1.37", Arg{"target", objValue[models.VolumeTarget]{targetDef, vt, encodeOpts{changes: changes}}})
+	raw, err := c.call(ctx, topic, "update_volume_target", "1.37", Arg{"target", objValue[models.VolumeTarget]{targetDef, vt, objects.EncodeOpts{Changes: changes}}})
 	return objResult(targetDef, raw, err)
 }
 
 func (c *Client) DestroyVolumeTarget(ctx context.Context, topic string, vt *models.VolumeTarget) error {
-	return c.call0(ctx, topic, "destroy_volume_target", "1.37", Arg{"target", objValue[models.VolumeTarget]{targetDef, vt, encodeOpts{}}})
+	return c.call0(ctx, topic, "destroy_volume_target", "1.37", Arg{"target", objValue[models.VolumeTarget]{targetDef, vt, objects.EncodeOpts{}}})
 }
 
 func (c *Client) ChangeNodePowerState(ctx context.Context, topic, id, newState string, timeout int) error {
@@ -307,12 +308,12 @@ func (c *Client) SetTargetRAIDConfig(ctx context.Context, topic, id string, conf
 }
 
 func (c *Client) CreateAllocation(ctx context.Context, topic string, a *models.Allocation) (*models.Allocation, error) {
-	raw, err := c.call(ctx, topic, "create_allocation", "1.48", Arg{"allocation", objValue[models.Allocation]{allocationDef, a, encodeOpts{create: true}}})
+	raw, err := c.call(ctx, topic, "create_allocation", "1.48", Arg{"allocation", objValue[models.Allocation]{allocationDef, a, objects.EncodeOpts{Create: true}}})
 	return objResult(allocationDef, raw, err)
 }
 
 func (c *Client) DestroyAllocation(ctx context.Context, topic string, a *models.Allocation) error {
-	return c.call0(ctx, topic, "destroy_allocation", "1.48", Arg{"allocation", objValue[models.Allocation]{allocationDef, a, encodeOpts{}}})
+	return c.call0(ctx, topic, "destroy_allocation", "1.48", Arg{"allocation", objValue[models.Allocation]{allocationDef, a, objects.EncodeOpts{}}})
 }
 
 func optString(s *string) any {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/rawjson"
 )
 
 // The request context travels as one "_context_<key>" member per item of
@@ -100,7 +101,7 @@ func appendContext(dst []byte, rc *ironic.RequestContext) []byte {
 
 // decodeContext rebuilds the request context from a message's _context_*
 // members, as RequestContext.from_dict does (unknown keys are ignored).
-func decodeContext(o rawObject) (*ironic.RequestContext, error) {
+func decodeContext(o rawjson.Object) (*ironic.RequestContext, error) {
 	rc := &ironic.RequestContext{}
 	var project, projectID string
 	for _, m := range o {
@@ -111,15 +112,15 @@ func decodeContext(o rawObject) (*ironic.RequestContext, error) {
 		var err error
 		str := func(p *string) {
 			var s *string
-			if s, err = decodeOptString(m.Raw); s != nil {
+			if s, err = rawjson.DecodeOptString(m.Raw); s != nil {
 				*p = *s
 			}
 		}
 		boolean := func(p *bool) {
-			if isNull(m.Raw) {
+			if rawjson.IsNull(m.Raw) {
 				return
 			}
-			*p, err = decodeBool(m.Raw)
+			*p, err = rawjson.DecodeBool(m.Raw)
 		}
 		switch key {
 		case "user", "user_id":
@@ -155,16 +156,16 @@ func decodeContext(o rawObject) (*ironic.RequestContext, error) {
 		case "project_name":
 			str(&rc.ProjectName)
 		case "roles":
-			rc.Roles, err = decodeStrings(m.Raw)
+			rc.Roles, err = rawjson.DecodeStrings(m.Raw)
 		case "is_admin_project":
-			if !isNull(m.Raw) {
+			if !rawjson.IsNull(m.Raw) {
 				var b bool
-				if b, err = decodeBool(m.Raw); err == nil && !b {
+				if b, err = rawjson.DecodeBool(m.Raw); err == nil && !b {
 					rc.IsAdminProject = &b
 				}
 			}
 		case "auth_token_info":
-			rc.AuthTokenInfo, err = decodeDict(m.Raw)
+			rc.AuthTokenInfo, err = rawjson.DecodeDict(m.Raw)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("oslo: context %s: %w", key, err)

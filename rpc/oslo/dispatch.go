@@ -9,6 +9,8 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/rawjson"
+	"github.com/goironic/ironic/objects"
 	"github.com/goironic/ironic/rpc"
 )
 
@@ -53,7 +55,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, topic string, in *Incoming) (
 	if !ok {
 		return nil, NoSuchMethod(in.Method)
 	}
-	major, minor, ok := splitVersion(in.Version)
+	major, minor, ok := objects.SplitVersion(in.Version)
 	if !ok || major != serverMajor || minor > serverMinor {
 		return nil, UnsupportedVersion(in.Version, in.Method)
 	}
@@ -113,31 +115,31 @@ func nodeResult(n *models.Node, err error) (any, error) {
 	if err != nil || n == nil {
 		return nil, err
 	}
-	return objValue[models.Node]{nodeDef, n, encodeOpts{}}, nil
+	return objValue[models.Node]{nodeDef, n, objects.EncodeOpts{}}, nil
 }
 
-func objOut[T any](def *objDef[T], v *T, err error) (any, error) {
+func objOut[T any](def *objects.Def[T], v *T, err error) (any, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	return objValue[T]{def, v, encodeOpts{}}, nil
+	return objValue[T]{def, v, objects.EncodeOpts{}}, nil
 }
 
 // objOutWithNode is objOut for a Port or Portgroup, whose node_uuid
 // Ironic's API reads from the object that create_port, update_port and
 // update_portgroup return: Python's conductor fills it from the database,
 // and so does this, from the node id that nodeOf reads.
-func objOutWithNode[T any](ctx context.Context, d call, def *objDef[T], v *T, err error, nodeOf func(*T) *int64) (any, error) {
+func objOutWithNode[T any](ctx context.Context, d call, def *objects.Def[T], v *T, err error, nodeOf func(*T) *int64) (any, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	o := objValue[T]{def, v, encodeOpts{}}
+	o := objValue[T]{def, v, objects.EncodeOpts{}}
 	if nodeID := nodeOf(v); nodeID != nil && d.nodes != nil {
 		m, err := d.nodes.NodeUUIDsByID(ctx, []int64{*nodeID})
 		if err != nil {
 			return nil, err
 		}
-		o.opts.nodeUUID = m[*nodeID]
+		o.opts.NodeUUID = m[*nodeID]
 	}
 	return o, nil
 }
@@ -150,11 +152,11 @@ func (d call) traitsNode(ctx context.Context, a *args) string {
 		return ""
 	}
 	if len(r) > 0 && r[0] == '"' {
-		s, err := decodeString(r)
+		s, err := rawjson.DecodeString(r)
 		a.wrap("node_id", err)
 		return s
 	}
-	id, err := decodeInt(r)
+	id, err := rawjson.DecodeInt(r)
 	if err != nil {
 		a.wrap("node_id", err)
 		return ""

@@ -7,6 +7,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/rawjson"
 )
 
 // IronicExceptionModule is the module of Ironic's exceptions: the only one
@@ -128,12 +129,12 @@ func (f *Failure) encode() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		ro, err := splitObject(b)
+		ro, err := rawjson.SplitObject(b)
 		if err != nil {
 			return nil, err
 		}
 		for _, m := range ro {
-			v, _ := decodeAny(m.Raw)
+			v, _ := rawjson.DecodeAny(m.Raw)
 			kw = append(kw, pyjson.Member{Key: m.Key, Value: v})
 		}
 	}
@@ -157,7 +158,7 @@ func nonNilAny(s []any) []any {
 
 // decodeFailure reads a failure (the decoded "failure" string).
 func decodeFailure(b []byte) (*Failure, error) {
-	o, err := splitObject(b)
+	o, err := rawjson.SplitObject(b)
 	if err != nil {
 		return nil, err
 	}
@@ -165,30 +166,30 @@ func decodeFailure(b []byte) (*Failure, error) {
 	for _, m := range o {
 		switch m.Key {
 		case "class":
-			f.Class, err = decodeString(m.Raw)
+			f.Class, err = rawjson.DecodeString(m.Raw)
 		case "module":
-			f.Module, err = decodeString(m.Raw)
+			f.Module, err = rawjson.DecodeString(m.Raw)
 		case "message":
 			var s *string
-			if s, err = decodeOptString(m.Raw); s != nil {
+			if s, err = rawjson.DecodeOptString(m.Raw); s != nil {
 				f.Message = *s
 			}
 		case "tb":
-			f.TB, err = decodeStrings(m.Raw)
+			f.TB, err = rawjson.DecodeStrings(m.Raw)
 		case "args":
-			f.Args, err = decodeList(m.Raw)
+			f.Args, err = rawjson.DecodeList(m.Raw)
 		case "kwargs":
-			if isNull(m.Raw) {
+			if rawjson.IsNull(m.Raw) {
 				break
 			}
-			var kw rawObject
-			if kw, err = splitObject(m.Raw); err != nil {
+			var kw rawjson.Object
+			if kw, err = rawjson.SplitObject(m.Raw); err != nil {
 				break
 			}
 			f.Kwargs = make(map[string]any, len(kw))
 			for _, k := range kw {
 				var v any
-				if v, err = decodeAny(k.Raw); err != nil {
+				if v, err = rawjson.DecodeAny(k.Raw); err != nil {
 					break
 				}
 				f.Kwargs[k.Key] = v

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/rawjson"
 )
 
 // Envelope versions: oslo.messaging wraps every message as
@@ -23,26 +24,26 @@ func Wrap(msg []byte) []byte {
 // Unwrap takes a message out of oslo's envelope. A body without the
 // envelope is the message itself (oslo's pre-2.0 format).
 func Unwrap(body []byte) ([]byte, error) {
-	o, err := splitObject(body)
+	o, err := rawjson.SplitObject(body)
 	if err != nil {
 		return nil, err
 	}
-	ver := o.get("oslo.version")
+	ver := o.Get("oslo.version")
 	if ver == nil {
 		return body, nil
 	}
-	v, err := decodeString(ver)
+	v, err := rawjson.DecodeString(ver)
 	if err != nil {
 		return nil, err
 	}
 	if major, _, _ := strings.Cut(v, "."); major != "2" {
 		return nil, fmt.Errorf("oslo: unsupported envelope version %q", v)
 	}
-	raw := o.get("oslo.message")
+	raw := o.Get("oslo.message")
 	if raw == nil {
 		return nil, fmt.Errorf("oslo: envelope without oslo.message")
 	}
-	s, err := decodeString(raw)
+	s, err := rawjson.DecodeString(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ type Incoming struct {
 	MsgID     string
 	ReplyQ    string
 	UniqueID  string
-	Args      rawObject
+	Args      rawjson.Object
 	Context   *ironic.RequestContext
 }
 
@@ -126,7 +127,7 @@ func (in *Incoming) ArgNames() []string {
 
 // DecodeRequest reads a request message (already out of its envelope).
 func DecodeRequest(msg []byte) (*Incoming, error) {
-	o, err := splitObject(msg)
+	o, err := rawjson.SplitObject(msg)
 	if err != nil {
 		return nil, err
 	}
@@ -134,28 +135,28 @@ func DecodeRequest(msg []byte) (*Incoming, error) {
 	for _, m := range o {
 		switch m.Key {
 		case "method":
-			in.Method, err = decodeString(m.Raw)
+			in.Method, err = rawjson.DecodeString(m.Raw)
 		case "namespace":
 			var s *string
-			s, err = decodeOptString(m.Raw)
+			s, err = rawjson.DecodeOptString(m.Raw)
 			if s != nil {
 				in.Namespace = *s
 			}
 		case "version":
 			var s *string
-			s, err = decodeOptString(m.Raw)
+			s, err = rawjson.DecodeOptString(m.Raw)
 			if s != nil {
 				in.Version = *s
 			}
 		case "_msg_id":
-			in.MsgID, err = decodeString(m.Raw)
+			in.MsgID, err = rawjson.DecodeString(m.Raw)
 		case "_reply_q":
-			in.ReplyQ, err = decodeString(m.Raw)
+			in.ReplyQ, err = rawjson.DecodeString(m.Raw)
 		case "_unique_id":
-			in.UniqueID, err = decodeString(m.Raw)
+			in.UniqueID, err = rawjson.DecodeString(m.Raw)
 		case "args":
-			if !isNull(m.Raw) {
-				in.Args, err = splitObject(m.Raw)
+			if !rawjson.IsNull(m.Raw) {
+				in.Args, err = rawjson.SplitObject(m.Raw)
 			}
 		}
 		if err != nil {
@@ -218,7 +219,7 @@ func AppendReply(dst []byte, r *Reply) ([]byte, error) {
 // DecodeReply reads a reply message (already out of its envelope). The
 // result stays undecoded.
 func DecodeReply(msg []byte) (*Reply, error) {
-	o, err := splitObject(msg)
+	o, err := rawjson.SplitObject(msg)
 	if err != nil {
 		return nil, err
 	}
@@ -226,22 +227,22 @@ func DecodeReply(msg []byte) (*Reply, error) {
 	for _, m := range o {
 		switch m.Key {
 		case "result":
-			if !isNull(m.Raw) {
+			if !rawjson.IsNull(m.Raw) {
 				r.Result = m.Raw
 			}
 		case "failure":
-			if !isNull(m.Raw) {
+			if !rawjson.IsNull(m.Raw) {
 				var s string
-				if s, err = decodeString(m.Raw); err == nil {
+				if s, err = rawjson.DecodeString(m.Raw); err == nil {
 					r.Failure, err = decodeFailure([]byte(s))
 				}
 			}
 		case "ending":
-			r.Ending, err = decodeBool(m.Raw)
+			r.Ending, err = rawjson.DecodeBool(m.Raw)
 		case "_msg_id":
-			r.MsgID, err = decodeString(m.Raw)
+			r.MsgID, err = rawjson.DecodeString(m.Raw)
 		case "_unique_id":
-			r.UniqueID, err = decodeString(m.Raw)
+			r.UniqueID, err = rawjson.DecodeString(m.Raw)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("oslo: reply %s: %w", m.Key, err)

@@ -1,4 +1,9 @@
-package oslo
+// Package rawjson splits JSON texts into their members without decoding
+// the values, and decodes the scalars, lists and dicts of what it split:
+// the lazy scanner of the oslo.messaging codec (rpc/oslo) and of Ironic's
+// object primitives (objects). Errors keep the "oslo:" prefix they have
+// always had: they reach RPC callers in failure replies.
+package rawjson
 
 import (
 	"encoding/json"
@@ -10,17 +15,17 @@ import (
 	"github.com/goironic/ironic/db/models"
 )
 
-// member is one key of a JSON object with its undecoded value.
-type member struct {
+// Member is one key of a JSON object with its undecoded value.
+type Member struct {
 	Key string
 	Raw []byte
 }
 
-// rawObject is a JSON object split into its members, in order.
-type rawObject []member
+// Object is a JSON object split into its members, in order.
+type Object []Member
 
-// get returns the raw value of key k, or nil.
-func (o rawObject) get(k string) []byte {
+// Get returns the raw value of key k, or nil.
+func (o Object) Get(k string) []byte {
 	for _, m := range o {
 		if m.Key == k {
 			return m.Raw
@@ -29,10 +34,11 @@ func (o rawObject) get(k string) []byte {
 	return nil
 }
 
-// has reports whether key k is present.
-func (o rawObject) has(k string) bool { return o.get(k) != nil }
+// Has reports whether key k is present.
+func (o Object) Has(k string) bool { return o.Get(k) != nil }
 
-var errSyntax = errors.New("oslo: malformed JSON")
+// ErrSyntax is the error for a malformed JSON text.
+var ErrSyntax = errors.New("oslo: malformed JSON")
 
 // maxDepth bounds nesting, so hostile input cannot exhaust the stack.
 const maxDepth = 512
@@ -46,64 +52,64 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// splitObject splits a JSON object into its members without decoding the
+// SplitObject splits a JSON object into its members without decoding the
 // values. Anything but an object is an error.
-func splitObject(b []byte) (rawObject, error) {
+func SplitObject(b []byte) (Object, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, fmt.Errorf("oslo: expected a JSON object")
 	}
 	i++
-	out := make(rawObject, 0, 16)
+	out := make(Object, 0, 16)
 	i = skipSpace(b, i)
 	if i < len(b) && b[i] == '}' {
 		if skipSpace(b, i+1) != len(b) {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		return out, nil
 	}
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) || b[i] != '"' {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		end, err := skipString(b, i)
 		if err != nil {
 			return nil, err
 		}
-		key, err := decodeString(b[i:end])
+		key, err := DecodeString(b[i:end])
 		if err != nil {
 			return nil, err
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		i = skipSpace(b, i+1)
 		vend, err := skipValue(b, i, 0)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, member{Key: key, Raw: b[i:vend]})
+		out = append(out, Member{Key: key, Raw: b[i:vend]})
 		i = skipSpace(b, vend)
 		if i >= len(b) {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		if b[i] == '}' {
 			if skipSpace(b, i+1) != len(b) {
-				return nil, errSyntax
+				return nil, ErrSyntax
 			}
 			return out, nil
 		}
 		if b[i] != ',' {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		i++
 	}
 }
 
-// splitArray splits a JSON array into its raw elements.
-func splitArray(b []byte) ([][]byte, error) {
+// SplitArray splits a JSON array into its raw elements.
+func SplitArray(b []byte) ([][]byte, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil, fmt.Errorf("oslo: expected a JSON array")
@@ -122,13 +128,13 @@ func splitArray(b []byte) ([][]byte, error) {
 		out = append(out, b[i:end])
 		i = skipSpace(b, end)
 		if i >= len(b) {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		if b[i] == ']' {
 			return out, nil
 		}
 		if b[i] != ',' {
-			return nil, errSyntax
+			return nil, ErrSyntax
 		}
 		i++
 	}
@@ -144,7 +150,7 @@ func skipString(b []byte, i int) (int, error) {
 			return j + 1, nil
 		}
 	}
-	return 0, errSyntax
+	return 0, ErrSyntax
 }
 
 // skipValue returns the index after the value starting at b[i].
@@ -153,7 +159,7 @@ func skipValue(b []byte, i, depth int) (int, error) {
 		return 0, errors.New("oslo: JSON nested too deeply")
 	}
 	if i >= len(b) {
-		return 0, errSyntax
+		return 0, ErrSyntax
 	}
 	switch c := b[i]; {
 	case c == '"':
@@ -171,7 +177,7 @@ func skipValue(b []byte, i, depth int) (int, error) {
 			j = skipSpace(b, j)
 			if c == '{' {
 				if j >= len(b) || b[j] != '"' {
-					return 0, errSyntax
+					return 0, ErrSyntax
 				}
 				end, err := skipString(b, j)
 				if err != nil {
@@ -179,7 +185,7 @@ func skipValue(b []byte, i, depth int) (int, error) {
 				}
 				j = skipSpace(b, end)
 				if j >= len(b) || b[j] != ':' {
-					return 0, errSyntax
+					return 0, ErrSyntax
 				}
 				j = skipSpace(b, j+1)
 			}
@@ -189,13 +195,13 @@ func skipValue(b []byte, i, depth int) (int, error) {
 			}
 			j = skipSpace(b, end)
 			if j >= len(b) {
-				return 0, errSyntax
+				return 0, ErrSyntax
 			}
 			if b[j] == closer {
 				return j + 1, nil
 			}
 			if b[j] != ',' {
-				return 0, errSyntax
+				return 0, ErrSyntax
 			}
 			j++
 		}
@@ -224,20 +230,21 @@ func skipValue(b []byte, i, depth int) (int, error) {
 		}
 		return j, nil
 	}
-	return 0, errSyntax
+	return 0, ErrSyntax
 }
 
 func lit(b []byte, i int, s string) (int, error) {
 	if len(b)-i < len(s) || string(b[i:i+len(s)]) != s {
-		return 0, errSyntax
+		return 0, ErrSyntax
 	}
 	return i + len(s), nil
 }
 
-func isNull(raw []byte) bool { return len(raw) == 4 && string(raw) == "null" }
+// IsNull reports whether raw is the literal null.
+func IsNull(raw []byte) bool { return len(raw) == 4 && string(raw) == "null" }
 
-// decodeString decodes a JSON string literal.
-func decodeString(raw []byte) (string, error) {
+// DecodeString decodes a JSON string literal.
+func DecodeString(raw []byte) (string, error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", fmt.Errorf("oslo: expected a string, got %.40s", raw)
 	}
@@ -259,19 +266,20 @@ func decodeString(raw []byte) (string, error) {
 	return s, nil
 }
 
-// decodeOptString decodes a string or null.
-func decodeOptString(raw []byte) (*string, error) {
-	if isNull(raw) {
+// DecodeOptString decodes a string or null.
+func DecodeOptString(raw []byte) (*string, error) {
+	if IsNull(raw) {
 		return nil, nil
 	}
-	s, err := decodeString(raw)
+	s, err := DecodeString(raw)
 	if err != nil {
 		return nil, err
 	}
 	return &s, nil
 }
 
-func decodeBool(raw []byte) (bool, error) {
+// DecodeBool decodes true or false.
+func DecodeBool(raw []byte) (bool, error) {
 	switch string(raw) {
 	case "true":
 		return true, nil
@@ -281,18 +289,20 @@ func decodeBool(raw []byte) (bool, error) {
 	return false, fmt.Errorf("oslo: expected a boolean, got %.40s", raw)
 }
 
-func decodeOptBool(raw []byte) (*bool, error) {
-	if isNull(raw) {
+// DecodeOptBool decodes a boolean or null.
+func DecodeOptBool(raw []byte) (*bool, error) {
+	if IsNull(raw) {
 		return nil, nil
 	}
-	v, err := decodeBool(raw)
+	v, err := DecodeBool(raw)
 	if err != nil {
 		return nil, err
 	}
 	return &v, nil
 }
 
-func decodeInt(raw []byte) (int64, error) {
+// DecodeInt decodes an integer.
+func DecodeInt(raw []byte) (int64, error) {
 	v, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("oslo: expected an integer, got %.40s", raw)
@@ -300,22 +310,23 @@ func decodeInt(raw []byte) (int64, error) {
 	return v, nil
 }
 
-func decodeOptInt(raw []byte) (*int64, error) {
-	if isNull(raw) {
+// DecodeOptInt decodes an integer or null.
+func DecodeOptInt(raw []byte) (*int64, error) {
+	if IsNull(raw) {
 		return nil, nil
 	}
-	v, err := decodeInt(raw)
+	v, err := DecodeInt(raw)
 	if err != nil {
 		return nil, err
 	}
 	return &v, nil
 }
 
-// decodeAny decodes any JSON value into the values pyjson writes back
+// DecodeAny decodes any JSON value into the values pyjson writes back
 // unchanged: map[string]any, []any, string, json.Number, bool, nil.
-func decodeAny(raw []byte) (any, error) {
+func DecodeAny(raw []byte) (any, error) {
 	if len(raw) == 0 {
-		return nil, errSyntax
+		return nil, ErrSyntax
 	}
 	switch raw[0] {
 	case '{':
@@ -331,11 +342,11 @@ func decodeAny(raw []byte) (any, error) {
 		}
 		return []any(l), nil
 	case '"':
-		return decodeString(raw)
+		return DecodeString(raw)
 	case 't', 'f':
-		return decodeBool(raw)
+		return DecodeBool(raw)
 	case 'n':
-		if isNull(raw) {
+		if IsNull(raw) {
 			return nil, nil
 		}
 	default:
@@ -343,51 +354,51 @@ func decodeAny(raw []byte) (any, error) {
 			return json.Number(string(raw)), nil
 		}
 	}
-	return nil, errSyntax
+	return nil, ErrSyntax
 }
 
-// decodeDict decodes an object or null (nil) into a dict.
-func decodeDict(raw []byte) (map[string]any, error) {
-	if isNull(raw) {
+// DecodeDict decodes an object or null (nil) into a dict.
+func DecodeDict(raw []byte) (map[string]any, error) {
+	if IsNull(raw) {
 		return nil, nil
 	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, fmt.Errorf("oslo: expected a dict, got %.40s", raw)
 	}
-	v, err := decodeAny(raw)
+	v, err := DecodeAny(raw)
 	if err != nil {
 		return nil, err
 	}
 	return v.(map[string]any), nil
 }
 
-// decodeList decodes an array or null (nil) into a list.
-func decodeList(raw []byte) ([]any, error) {
-	if isNull(raw) {
+// DecodeList decodes an array or null (nil) into a list.
+func DecodeList(raw []byte) ([]any, error) {
+	if IsNull(raw) {
 		return nil, nil
 	}
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, fmt.Errorf("oslo: expected a list, got %.40s", raw)
 	}
-	v, err := decodeAny(raw)
+	v, err := DecodeAny(raw)
 	if err != nil {
 		return nil, err
 	}
 	return v.([]any), nil
 }
 
-// decodeStrings decodes a list of strings or null.
-func decodeStrings(raw []byte) ([]string, error) {
-	if isNull(raw) {
+// DecodeStrings decodes a list of strings or null.
+func DecodeStrings(raw []byte) ([]string, error) {
+	if IsNull(raw) {
 		return nil, nil
 	}
-	elems, err := splitArray(raw)
+	elems, err := SplitArray(raw)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(elems))
 	for i, e := range elems {
-		if out[i], err = decodeString(e); err != nil {
+		if out[i], err = DecodeString(e); err != nil {
 			return nil, err
 		}
 	}

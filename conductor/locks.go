@@ -1,0 +1,134 @@
+package conductor
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/db"
+	"github.com/goironic/ironic/db/models"
+)
+
+// lockMode is how a task holds its node (Ironic's TaskManager
+// shared=True/False).
+type lockMode int
+
+const (
+	// sharedLock reads the node and writes nothing to it; any number of
+	// tasks may hold it, whoever holds the exclusive lock.
+	sharedLock lockMode = iota
+	// exclusiveLock claims the node's reservation for this conductor,
+	// waiting for a busy lock as [conductor]node_locked_retry_* say.
+	exclusiveLock
+)
+
+// lockStore is the database as the node locks use it: the reservation
+// column, claimed with a conditional UPDATE.
+type lockStore interface {
+	ReserveNode(ctx context.Context, tag string, ref db.Ref) (*models.Node, error)
+	ReleaseNode(ctx context.Context, tag string, ref db.Ref) error
+}
+
+// nodeLocks claims and releases the exclusive node locks of this
+// conductor (host). Every claim and release of the conductor goes
+// through it, so that a caller waiting for a lock held here retries the
+// moment it is released (waits).
+type nodeLocks struct {
+	store    lockStore
+	host     string
+	attempts int
+	interval time.Duration
+	log      *slog.Logger
+	waits    lockWaits
+}
+
+// reserve claims a node's lock, retrying a busy lock: Ironic's attempts
+// are a try now and one per interval after it, and the call fails with
+// NodeLocked when the last of them finds the lock busy. In between, every
+// release of the lock by this conductor brings an extra try (see
+// lockWaits; only for a ref by UUID). An extra try that finds the lock
+// taken again (another waiter was faster) is no attempt: it neither ends
+// the wait nor moves the next tick, so a caller never gives up sooner
+// than Ironic's would.
+func (l *nodeLocks) reserve(ctx context.Context, ref db.Ref) (*models.Node, error) {
+	var tick *time.Timer
+	defer func() {
+		if tick != nil {
+			tick.Stop()
+		}
+	}()
+	for attempt := 1; ; {
+		var freed <-chan struct{}
+		if ref.UUID != "" {
+			freed = l.waits.watch(ref.UUID)
+		}
+		n, err := l.tryReserve(ctx, ref)
+		if err == nil || !ironic.IsClass(err, ironic.NodeLocked) || attempt >= l.attempts {
+			return n, err
+		}
+		if tick == nil {
+			tick = time.NewTimer(l.interval)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-freed:
+		case <-tick.C:
+			attempt++
+			tick.Reset(l.interval)
+		}
+	}
+}
+
+// tryReserve claims a node's lock once: NodeLocked when it is busy.
+func (l *nodeLocks) tryReserve(ctx context.Context, ref db.Ref) (*models.Node, error) {
+	return l.store.ReserveNode(ctx, l.host, ref)
+}
+
+// release drops this conductor's lock on the node and wakes the callers
+// waiting for it. It outlives ctx's cancellation; a failure is logged.
+func (l *nodeLocks) release(ctx context.Context, id int64, uuid string) {
+	if err := l.store.ReleaseNode(context.WithoutCancel(ctx), l.host, db.ByID(id)); err != nil {
+		l.log.WarnContext(ctx, "releasing node lock", "node", uuid, "error", err)
+	}
+	l.waits.released(uuid)
+}
+
+// lockWaits lets a call waiting for a node lock that this conductor
+// holds retry the moment the lock is released, instead of at the next
+// [conductor]node_locked_retry_interval tick. Such a retry comes in
+// addition to Ironic's attempts (see nodeLocks.reserve): it can end a
+// wait sooner, never make a caller give up sooner.
+type lockWaits struct {
+	mu sync.Mutex
+	ch map[string]chan struct{}
+}
+
+// watch returns a channel closed at the next release of the node's lock
+// by this conductor. Take it before trying the lock, so that a release
+// between the try and the wait is not missed.
+func (w *lockWaits) watch(uuid string) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch == nil {
+		w.ch = map[string]chan struct{}{}
+	}
+	c, ok := w.ch[uuid]
+	if !ok {
+		c = make(chan struct{})
+		w.ch[uuid] = c
+	}
+	return c
+}
+
+// released wakes the callers watching the node.
+func (w *lockWaits) released(uuid string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if c, ok := w.ch[uuid]; ok {
+		close(c)
+		delete(w.ch, uuid)
+	}
+}
