@@ -20,13 +20,14 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
-// Config holds the transport's options.
+// Config holds the transport's options (see Bind); zero fields take the
+// options' defaults.
 type Config struct {
 	// TransportURL is [DEFAULT]transport_url, e.g.
 	// rabbit://user:pass@host:5672/vhost (several hosts separated by
 	// commas are tried in turn).
 	TransportURL string
-	// Exchange is [DEFAULT]control_exchange; Ironic forces "ironic".
+	// Exchange is [DEFAULT]control_exchange ("ironic", Ironic's default).
 	Exchange string
 	// ResponseTimeout is [DEFAULT]rpc_response_timeout (60 s): how long a
 	// call waits for its reply, and the AMQP expiration of the request.
@@ -41,43 +42,45 @@ type Config struct {
 	// TransientQueuesTTL is rabbit_transient_queues_ttl (1800 s): the
 	// x-expires of reply and fanout queues.
 	TransientQueuesTTL time.Duration
-	// Heartbeat is the AMQP heartbeat interval (oslo's
-	// heartbeat_timeout_threshold 60 s / heartbeat_rate 2 → 30 s).
-	Heartbeat time.Duration
-	// Executors bounds how many requests a server runs at once (oslo's
-	// executor_thread_pool_size, 64).
+	// HeartbeatTimeoutThreshold is
+	// [oslo_messaging_rabbit]heartbeat_timeout_threshold (60 s); the
+	// AMQP heartbeat interval negotiated with the broker is half of it.
+	HeartbeatTimeoutThreshold time.Duration
+	// Executors is [DEFAULT]executor_thread_pool_size (64): how many
+	// requests a server runs at once.
 	Executors int
 }
 
 func (c Config) withDefaults() Config {
+	def := DefaultConfig()
 	if c.TransportURL == "" {
-		c.TransportURL = "rabbit://"
+		c.TransportURL = def.TransportURL
 	}
 	if c.Exchange == "" {
-		c.Exchange = "ironic"
+		c.Exchange = def.Exchange
 	}
 	if c.ResponseTimeout <= 0 {
-		c.ResponseTimeout = 60 * time.Second
+		c.ResponseTimeout = def.ResponseTimeout
 	}
 	if c.RetryInterval <= 0 {
-		c.RetryInterval = time.Second
+		c.RetryInterval = def.RetryInterval
 	}
 	if c.RetryBackoff < 0 {
 		c.RetryBackoff = 0
 	} else if c.RetryBackoff == 0 {
-		c.RetryBackoff = 2 * time.Second
+		c.RetryBackoff = def.RetryBackoff
 	}
 	if c.IntervalMax <= 0 {
-		c.IntervalMax = 30 * time.Second
+		c.IntervalMax = def.IntervalMax
 	}
 	if c.TransientQueuesTTL <= 0 {
-		c.TransientQueuesTTL = 1800 * time.Second
+		c.TransientQueuesTTL = def.TransientQueuesTTL
 	}
-	if c.Heartbeat <= 0 {
-		c.Heartbeat = 30 * time.Second
+	if c.HeartbeatTimeoutThreshold <= 0 {
+		c.HeartbeatTimeoutThreshold = def.HeartbeatTimeoutThreshold
 	}
 	if c.Executors <= 0 {
-		c.Executors = 64
+		c.Executors = def.Executors
 	}
 	return c
 }
@@ -146,7 +149,7 @@ func parseTransportURL(s string) ([]broker, error) {
 func (c Config) amqpConfig(b broker) amqp.Config {
 	return amqp.Config{
 		Vhost:     b.vhost,
-		Heartbeat: c.Heartbeat,
+		Heartbeat: c.HeartbeatTimeoutThreshold / 2,
 		Locale:    "en_US",
 		Dial:      amqp.DefaultDial(10 * time.Second),
 		Properties: amqp.Table{
