@@ -11,6 +11,7 @@
 package amqp
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -46,6 +47,16 @@ type Config struct {
 	// [oslo_messaging_rabbit]heartbeat_timeout_threshold (60 s); the
 	// AMQP heartbeat interval negotiated with the broker is half of it.
 	HeartbeatTimeoutThreshold time.Duration
+	// SSL is [oslo_messaging_rabbit]ssl: connect with TLS (amqps, port
+	// 5671 unless the transport URL names one), as tlsConfig describes,
+	// with ssl_ca_file, ssl_cert_file, ssl_key_file, ssl_version and
+	// ssl_enforce_hostname_verification.
+	SSL                            bool
+	SSLCAFile                      string
+	SSLCertFile                    string
+	SSLKeyFile                     string
+	SSLVersion                     string
+	SSLEnforceHostnameVerification bool
 	// Executors is [DEFAULT]executor_thread_pool_size (64): how many
 	// requests a server runs at once.
 	Executors int
@@ -91,10 +102,10 @@ type broker struct {
 	vhost string
 }
 
-// parseTransportURL reads oslo's transport_url into AMQP URIs. Kombu's
-// rules: no user means guest/guest, no port 5672, no path or "/" the
-// vhost "/".
-func parseTransportURL(s string) ([]broker, error) {
+// parseTransportURL reads oslo's transport_url into AMQP URIs (amqps
+// with ssl). Kombu's rules: no user means guest/guest, no port 5672
+// (5671 with ssl), no path or "/" the vhost "/".
+func parseTransportURL(s string, ssl bool) ([]broker, error) {
 	u, err := url.Parse(s)
 	if err != nil {
 		return nil, fmt.Errorf("transport_url: %w", err)
@@ -130,7 +141,11 @@ func parseTransportURL(s string) ([]broker, error) {
 				return nil, err
 			}
 		}
-		host, port := hostport, 5672
+		scheme, port := "amqp", 5672
+		if ssl {
+			scheme, port = "amqps", 5671
+		}
+		host := hostport
 		if h, p, ok := strings.Cut(hostport, ":"); ok && !strings.Contains(p, ":") {
 			host = h
 			if port, err = strconv.Atoi(p); err != nil {
@@ -140,18 +155,22 @@ func parseTransportURL(s string) ([]broker, error) {
 		if host == "" {
 			host = "localhost"
 		}
-		uri := amqp.URI{Scheme: "amqp", Host: host, Port: port, Username: user, Password: pass, Vhost: vhost}
+		uri := amqp.URI{Scheme: scheme, Host: host, Port: port, Username: user, Password: pass, Vhost: vhost}
 		out = append(out, broker{uri: uri.String(), vhost: vhost})
 	}
 	return out, nil
 }
 
-func (c Config) amqpConfig(b broker) amqp.Config {
+func (c Config) amqpConfig(b broker, tc *tls.Config) amqp.Config {
+	if tc != nil {
+		tc = tc.Clone() // amqp091 sets its ServerName
+	}
 	return amqp.Config{
-		Vhost:     b.vhost,
-		Heartbeat: c.HeartbeatTimeoutThreshold / 2,
-		Locale:    "en_US",
-		Dial:      amqp.DefaultDial(10 * time.Second),
+		TLSClientConfig: tc,
+		Vhost:           b.vhost,
+		Heartbeat:       c.HeartbeatTimeoutThreshold / 2,
+		Locale:          "en_US",
+		Dial:            amqp.DefaultDial(10 * time.Second),
 		Properties: amqp.Table{
 			"product":  "goironic",
 			"platform": "Go",

@@ -25,6 +25,7 @@ import (
 	"github.com/goironic/ironic/conf"
 	"github.com/goironic/ironic/internal/wire"
 	"github.com/goironic/ironic/option"
+	"github.com/goironic/ironic/rpc/amqp/rabbittest"
 )
 
 // binaries are the commands under test, with the arguments they need.
@@ -181,6 +182,18 @@ func nonDefaults(t *testing.T, dir string) map[string]string {
 	for _, k := range []string{"power", "boot", "deploy", "vendor", "management", "inspect", "raid", "bios", "storage", "rescue"} {
 		special["fake."+k+"_delay"] = "2"
 	}
+	// TLS files the AMQP transport loads at start-up.
+	ca, caKey, err := rabbittest.NewCert(nil, nil, "ca", filepath.Join(dir, "ca.pem"), filepath.Join(dir, "ca.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rabbittest.NewCert(ca, caKey, "client", filepath.Join(dir, "client.pem"), filepath.Join(dir, "client.key")); err != nil {
+		t.Fatal(err)
+	}
+	special["oslo_messaging_rabbit.ssl_ca_file"] = filepath.Join(dir, "ca.pem")
+	special["oslo_messaging_rabbit.ssl_cert_file"] = filepath.Join(dir, "client.pem")
+	special["oslo_messaging_rabbit.ssl_key_file"] = filepath.Join(dir, "client.key")
+	special["oslo_messaging_rabbit.ssl_version"] = "tlsv1_2"
 	for k, v := range special {
 		if _, ok := out[k]; !ok {
 			t.Errorf("%s is not implemented any more; update the test", k)
