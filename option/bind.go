@@ -54,7 +54,7 @@ func NewBinder(vals *Values) *Binder {
 // whose default depends on the machine ([DEFAULT]host is "localhost",
 // my_ip "127.0.0.1").
 func Defaults() *Binder {
-	v, err := NewValues(Sources{Defaults: hostDefaults})
+	v, err := NewValues(Sources{Defaults: hostDefaults()})
 	if err != nil {
 		panic(err) // no command line: cannot fail
 	}

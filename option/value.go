@@ -18,7 +18,7 @@ func assign(ptr any, o *Opt, v resolvedValue) error {
 		return &optionError{origin: v.origin, section: o.Section, name: o.Name, err: err}
 	}
 	if !fits(ptr, o) {
-		return fail(fmt.Errorf("internal error: a %s option cannot be bound to a %T", o.Type, ptr))
+		return fail(fmt.Errorf("internal error: a %T field cannot hold its %s", ptr, o.Type))
 	}
 	if o.Type == MultiString {
 		*ptr.(*[]string) = append([]string(nil), v.multi...)

@@ -79,10 +79,12 @@ func (v *Values) IsSet(section, name string) bool {
 
 // hostDefaults are the defaults Defaults uses for the options whose real
 // default depends on the machine: the ones the sample file shows.
-var hostDefaults = map[string]string{
-	"DEFAULT.host":    "localhost",
-	"DEFAULT.my_ip":   "127.0.0.1",
-	"DEFAULT.tempdir": "/tmp",
+func hostDefaults() map[string]string {
+	return map[string]string{
+		"DEFAULT.host":    "localhost",
+		"DEFAULT.my_ip":   "127.0.0.1",
+		"DEFAULT.tempdir": "/tmp",
+	}
 }
 
 // optionError is a bad value: it names where the value comes from (a
