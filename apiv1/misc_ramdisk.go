@@ -43,6 +43,7 @@ type RamdiskConfig struct {
 	EnableBIOSBootloaderInst bool     // [agent]enable_bios_bootloader_install
 }
 
+// ramdiskConfig is the ramdisk configuration in force (Config.Ramdisk).
 func (a *API) ramdiskConfig() RamdiskConfig { return a.cfg.Ramdisk }
 
 // heartbeatArgs are HeartbeatController.post's arguments after node_ident.

@@ -24,9 +24,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil || !ok {
 		return err
 	}
-	print := slices.Contains(rest, wire.PrintOptionsFlag)
+	printOnly := slices.Contains(rest, wire.PrintOptionsFlag)
 	rest = slices.DeleteFunc(rest, func(a string) bool { return a == wire.PrintOptionsFlag })
-	if len(rest) != 1 && !print {
+	if len(rest) != 1 && !printOnly {
 		return fmt.Errorf("expected one command: create_schema, upgrade, version or online_data_migrations")
 	}
 	log := wire.Logger(cfg, stderr)
@@ -38,7 +38,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	if print {
+	if printOnly {
 		return wire.PrintEffectiveOptions(cfg, stdout)
 	}
 	switch rest[0] {
