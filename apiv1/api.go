@@ -33,24 +33,22 @@ type Config struct {
 	PublicEndpoint string
 	// MaxLimit is [api]max_limit, the default and maximum page size.
 	MaxLimit int
-	// Versions is the served microversion range (pin_release_version may
-	// lower the maximum).
+	// Versions is the served microversion range (zero: all of this
+	// build's).
 	Versions microversions.Range
+	// PinReleaseVersion is [DEFAULT]pin_release_version: when set (e.g.
+	// "21.1"), the maximum of Versions is that release's.
+	PinReleaseVersion string
 	// DefaultResourceClass is [DEFAULT]default_resource_class.
 	DefaultResourceClass string
-	// DefaultPortgroupMode is [DEFAULT]default_portgroup_mode.
-	DefaultPortgroupMode string
 	// HeartbeatTimeout is [conductor]heartbeat_timeout in seconds, used to
 	// decide whether a conductor is alive.
 	HeartbeatTimeout int
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64
-	// Hostname is [DEFAULT]host; used when one conductor runs in-process.
-	Hostname string
 	// ProjectAdminCanManageOwnNodes is [api]project_admin_can_manage_own_nodes.
 	ProjectAdminCanManageOwnNodes bool
-	// Ramdisk holds what lookup and heartbeat answer the agent with; the
-	// zero value means DefaultRamdiskConfig.
+	// Ramdisk holds what lookup and heartbeat answer the agent with.
 	Ramdisk RamdiskConfig
 }
 
@@ -95,23 +93,18 @@ func (a *API) lockNode(uuid string) (unlock func()) {
 
 // New builds the API handler.
 func New(cfg Config, d Deps) (*API, error) {
-	if cfg.MaxLimit <= 0 {
-		cfg.MaxLimit = 1000
-	}
 	if cfg.Versions == (microversions.Range{}) {
 		cfg.Versions = microversions.Default()
 	}
-	if cfg.DefaultPortgroupMode == "" {
-		cfg.DefaultPortgroupMode = "active-backup"
+	if cfg.PinReleaseVersion != "" {
+		max, ok := microversions.ReleaseMax(cfg.PinReleaseVersion)
+		if !ok {
+			return nil, fmt.Errorf("[DEFAULT]pin_release_version %q is not a known release", cfg.PinReleaseVersion)
+		}
+		cfg.Versions.Max = max
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20 * 100
-	}
-	if cfg.Ramdisk.PermittedImageFormats == nil {
-		cfg.Ramdisk = DefaultRamdiskConfig()
-	}
-	if cfg.HeartbeatTimeout <= 0 {
-		cfg.HeartbeatTimeout = 60
 	}
 	if d.Clock == nil {
 		d.Clock = ironic.SystemClock{}

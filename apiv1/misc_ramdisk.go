@@ -43,21 +43,6 @@ type RamdiskConfig struct {
 	EnableBIOSBootloaderInst bool     // [agent]enable_bios_bootloader_install
 }
 
-// DefaultRamdiskConfig is Ironic's defaults for RamdiskConfig.
-func DefaultRamdiskConfig() RamdiskConfig {
-	return RamdiskConfig{
-		EnableEndpoints:          true,
-		RestrictLookup:           true,
-		HeartbeatTimeout:         300,
-		MetricsBackend:           "noop",
-		MetricsPrependHostRev:    true,
-		StatsdHost:               "localhost",
-		StatsdPort:               8125,
-		PermittedImageFormats:    []string{"raw", "qcow2", "iso"},
-		EnableBIOSBootloaderInst: true,
-	}
-}
-
 // ramdiskConfig is the ramdisk configuration in force (Config.Ramdisk).
 func (a *API) ramdiskConfig() RamdiskConfig { return a.cfg.Ramdisk }
 

@@ -76,9 +76,6 @@ func (m *Manager) storeConfigdrive(ctx context.Context, t *task, cd any) error {
 			ttl = 1800 * time.Second
 		}
 		container, object := m.cfg.ConfigdriveSwiftContainer, configdriveObject(t.node.UUID)
-		if container == "" {
-			container = "ironic_configdrive_container"
-		}
 		if err := m.cfg.ObjectStore.CreateObject(ctx, container, object, []byte(s), int(ttl/time.Second)); err != nil {
 			return err
 		}

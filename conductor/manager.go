@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/option"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
@@ -45,8 +46,8 @@ type Config struct {
 	MaxConcurrentDeploy int
 	MaxConcurrentClean  int
 	// ReplyLinger is how long a call that handed work to a worker waits
-	// for that work to finish before it replies (5 ms; negative replies
-	// at once). Work that finishes within it, as fake hardware's does, is
+	// for that work to finish before it replies (5 ms when 0; negative
+	// replies at once). Work that finishes within it, as fake hardware's does, is
 	// already in its end state when the client first looks, so a client
 	// polling for that state (the CLI's --wait) is answered at once
 	// instead of one poll interval later; longer work costs the call at
@@ -72,7 +73,7 @@ type Config struct {
 	NodeHistory bool
 
 	// SyncPowerStateInterval is [conductor]sync_power_state_interval
-	// (60 s; negative disables the power sync).
+	// (60 s; 0 or negative disables the power sync).
 	SyncPowerStateInterval time.Duration
 	// ForcePowerStateDuringSync is [conductor]force_power_state_during_sync
 	// (True): a node whose actual power differs is driven back to the
@@ -83,8 +84,8 @@ type Config struct {
 	// with fault "power failure".
 	PowerStateSyncMaxRetries int
 	// PowerFailureRecoveryInterval is
-	// [conductor]power_failure_recovery_interval (300 s; negative
-	// disables).
+	// [conductor]power_failure_recovery_interval (300 s; 0 or
+	// negative disables).
 	PowerFailureRecoveryInterval time.Duration
 	// SyncPowerStateWorkers is [conductor]sync_power_state_workers (8)
 	// and PeriodicMaxWorkers [conductor]periodic_max_workers (8).
@@ -92,14 +93,12 @@ type Config struct {
 	PeriodicMaxWorkers    int
 
 	// CheckProvisionStateInterval is
-	// [conductor]check_provision_state_interval (60 s) and
-	// CheckRescueStateInterval [conductor]check_rescue_state_interval
-	// (60 s): how often the callback timeouts below are checked.
+	// [conductor]check_provision_state_interval (60 s): how often the
+	// callback timeouts below are checked.
 	CheckProvisionStateInterval time.Duration
-	CheckRescueStateInterval    time.Duration
 	// DeployCallbackTimeout, CleanCallbackTimeout, InspectWaitTimeout and
 	// RescueCallbackTimeout are the [conductor] *_timeout options (all
-	// 1800 s; negative disables the check).
+	// 1800 s; 0 or negative disables the check).
 	DeployCallbackTimeout time.Duration
 	CleanCallbackTimeout  time.Duration
 	InspectWaitTimeout    time.Duration
@@ -132,70 +131,26 @@ type Config struct {
 	Configdrive ConfigdriveBuilder
 
 	// ImageHTTP sends the HEAD requests of update_image_type (nil:
-	// ImageHTTPClient with [DEFAULT]webserver_verify_ca = True and
-	// webserver_connection_timeout = 60 s).
-	ImageHTTP HTTPDoer
+	// ImageHTTPClient with WebserverVerifyCA and
+	// WebserverConnectionTimeout, [DEFAULT]webserver_verify_ca and
+	// webserver_connection_timeout).
+	ImageHTTP                  HTTPDoer
+	WebserverVerifyCA          string
+	WebserverConnectionTimeout time.Duration
 }
 
-// DefaultConfig is Config with Ironic's defaults; New fills in zero
-// durations and counts, but booleans are taken as given, so start from
-// this.
-func DefaultConfig() Config {
-	return Config{
-		HeartbeatInterval: 10 * time.Second, NodeLockedRetryAttempts: 3, NodeLockedRetryInterval: time.Second,
-		SoftPowerOffTimeout: 600 * time.Second, WorkersPoolSize: 100, ReplyLinger: 5 * time.Millisecond,
-		MaxConcurrentDeploy: 250, MaxConcurrentClean: 50,
-		HeartbeatTimeout:      60 * time.Second,
-		HashPartitionExponent: 5, HashRingResetInterval: 15 * time.Second,
-		AutomatedClean: true, AllowProvisioningInMaintenance: true, NodeHistory: true,
-		SyncPowerStateInterval: 60 * time.Second, ForcePowerStateDuringSync: true, PowerStateSyncMaxRetries: 3,
-		PowerFailureRecoveryInterval: 300 * time.Second, SyncPowerStateWorkers: 8, PeriodicMaxWorkers: 8,
-		CheckProvisionStateInterval: 60 * time.Second, CheckRescueStateInterval: 60 * time.Second,
-		DeployCallbackTimeout: 1800 * time.Second, CleanCallbackTimeout: 1800 * time.Second,
-		InspectWaitTimeout: 1800 * time.Second, RescueCallbackTimeout: 1800 * time.Second,
-		SyncLocalStateInterval: 180 * time.Second, CheckAllocationsInterval: 60 * time.Second,
-	}
-}
+// DefaultConfig is Config with Ironic's defaults (see Bind).
+func DefaultConfig() Config { return option.Default[Config]() }
 
-// fillDefaults replaces zero durations and counts with Ironic's defaults.
+// fillDefaults supplies what Config leaves to the conductor: the iPXE
+// scripter, the image client and the reply linger (not options).
 func (c *Config) fillDefaults() {
 	if c.ImageHTTP == nil {
-		c.ImageHTTP = ImageHTTPClient("True", 60*time.Second)
+		c.ImageHTTP = ImageHTTPClient(c.WebserverVerifyCA, c.WebserverConnectionTimeout)
 	}
-	d := DefaultConfig()
-	dur := func(p *time.Duration, v time.Duration) {
-		if *p == 0 {
-			*p = v
-		}
+	if c.ReplyLinger == 0 {
+		c.ReplyLinger = 5 * time.Millisecond
 	}
-	num := func(p *int, v int) {
-		if *p <= 0 {
-			*p = v
-		}
-	}
-	dur(&c.HeartbeatInterval, d.HeartbeatInterval)
-	dur(&c.NodeLockedRetryInterval, d.NodeLockedRetryInterval)
-	dur(&c.SoftPowerOffTimeout, d.SoftPowerOffTimeout)
-	dur(&c.ReplyLinger, d.ReplyLinger)
-	dur(&c.HeartbeatTimeout, d.HeartbeatTimeout)
-	dur(&c.HashRingResetInterval, d.HashRingResetInterval)
-	dur(&c.SyncPowerStateInterval, d.SyncPowerStateInterval)
-	dur(&c.PowerFailureRecoveryInterval, d.PowerFailureRecoveryInterval)
-	dur(&c.CheckProvisionStateInterval, d.CheckProvisionStateInterval)
-	dur(&c.CheckRescueStateInterval, d.CheckRescueStateInterval)
-	dur(&c.DeployCallbackTimeout, d.DeployCallbackTimeout)
-	dur(&c.CleanCallbackTimeout, d.CleanCallbackTimeout)
-	dur(&c.InspectWaitTimeout, d.InspectWaitTimeout)
-	dur(&c.RescueCallbackTimeout, d.RescueCallbackTimeout)
-	dur(&c.SyncLocalStateInterval, d.SyncLocalStateInterval)
-	dur(&c.CheckAllocationsInterval, d.CheckAllocationsInterval)
-	num(&c.NodeLockedRetryAttempts, d.NodeLockedRetryAttempts)
-	num(&c.MaxConcurrentDeploy, d.MaxConcurrentDeploy)
-	num(&c.MaxConcurrentClean, d.MaxConcurrentClean)
-	num(&c.HashPartitionExponent, d.HashPartitionExponent)
-	num(&c.PowerStateSyncMaxRetries, d.PowerStateSyncMaxRetries)
-	num(&c.SyncPowerStateWorkers, d.SyncPowerStateWorkers)
-	num(&c.PeriodicMaxWorkers, d.PeriodicMaxWorkers)
 }
 
 // Store is the database as the conductor uses it.

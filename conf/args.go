@@ -234,8 +234,8 @@ func Usage(prog string) string {
   --config-dir DIR    read DIR/*.conf in sorted order, after the files named before it
                       (default: %s if it exists)
   -d, --debug         log at debug level ([DEFAULT]debug = true)
-  --log-file FILE     log to FILE ([DEFAULT]log_file)
-  --log-dir DIR       directory of --log-file ([DEFAULT]log_dir)
+  --log-file FILE     [DEFAULT]log_file (not implemented: logs go to standard error)
+  --log-dir DIR       [DEFAULT]log_dir (not implemented)
   -h, --help          show this help
 `, prog, defaultConfigFile, defaultConfigDir)
 }

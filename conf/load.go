@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/ini.v1"
+
+	"github.com/goironic/ironic/option"
 )
 
 // LoadOption customises Load and FromArgs.
@@ -66,7 +68,7 @@ func WithOverride(section, name, value string) LoadOption {
 		if s.overrides == nil {
 			s.overrides = map[string]string{}
 		}
-		s.overrides[normalizeSection(section)+"."+name] = value
+		s.overrides[option.NormalizeSection(section)+"."+name] = value
 	}
 }
 
@@ -76,19 +78,14 @@ type source struct {
 	data []byte
 }
 
-// layer holds the values one file sets: "section.name" -> every value
-// written for it, in file order.
-type layer struct {
-	name   string
-	values map[string][]string
-}
-
 // Load reads the given configuration files in order (later files win)
 // and returns the resulting Config. With no files it returns the
 // defaults. A missing file is an error, as in oslo.config.
 //
 // Load does not apply the all-in-one defaults unless AllInOne is given,
-// and then only when there are no files (see FromArgs).
+// and then only when there are no files (see FromArgs). Values are
+// checked when a component binds them (see Config.Binder), not here:
+// options nobody binds are never validated.
 func Load(files []string, opts ...LoadOption) (*Config, error) {
 	s := settings{}
 	for _, o := range opts {
@@ -103,7 +100,7 @@ func Load(files []string, opts ...LoadOption) (*Config, error) {
 }
 
 func load(srcs []source, s *settings) (*Config, error) {
-	layers := make([]layer, 0, len(srcs))
+	layers := make([]option.Layer, 0, len(srcs))
 	var files []string
 	for _, src := range srcs {
 		l, err := parseSource(src)
@@ -114,80 +111,45 @@ func load(srcs []source, s *settings) (*Config, error) {
 		files = append(files, src.name)
 	}
 
-	opts := Opts()
-	idx := newOptIndex(opts)
-	c := &Config{files: files, set: map[string]string{}}
+	idx := option.NewIndex(option.Table())
+	c := &Config{files: files}
 
-	// Classify everything the files set.
+	// Classify everything the files and the command line set.
+	var known []string
 	for _, l := range layers {
-		for key := range l.values {
-			o, known := idx.lookup(key)
+		for key := range l.Values {
+			o, ok := idx.Lookup(key)
 			switch {
-			case !known:
+			case !ok:
 				c.ignored = append(c.ignored, key)
 			case key != o.Key():
 				c.deprecatedUsed = append(c.deprecatedUsed, key+" (use "+o.Key()+")")
-				if !o.Implemented {
-					c.notImplemented = append(c.notImplemented, o.Key())
-				}
-			case !o.Implemented:
-				c.notImplemented = append(c.notImplemented, key)
+				known = append(known, o.Key())
+			default:
+				known = append(known, key)
 			}
 		}
 	}
 	for key := range s.overrides {
-		if _, known := idx.lookup(key); !known {
-			return nil, fmt.Errorf("conf: command line: unknown option %s", key)
+		if o, ok := idx.Lookup(key); ok {
+			known = append(known, o.Key())
 		}
 	}
 	c.ignored = sortedUnique(c.ignored)
-	c.notImplemented = sortedUnique(c.notImplemented)
 	c.deprecatedUsed = sortedUnique(c.deprecatedUsed)
+	c.set = sortedUnique(known)
 
-	r := &resolver{
-		idx:       idx,
-		layers:    layers,
-		overrides: s.overrides,
-		dynamic:   dynamicDefaults(s),
-		resolved:  map[string]resolvedValue{},
-		active:    map[string]bool{},
-	}
+	defaults := dynamicDefaults(s)
 	if s.allInOne && len(layers) == 0 {
-		r.overlay = allInOneDefaults()
-	}
-
-	bound := bindings()
-	keys := make([]string, 0, len(bound))
-	for k := range bound {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		o, ok := idx.lookup(key)
-		if !ok {
-			return nil, fmt.Errorf("conf: internal error: binding for unknown option %s", key)
-		}
-		v, err := r.resolve(o)
-		if err != nil {
-			return nil, err
-		}
-		if v.fromUser {
-			c.set[key] = v.origin
-		}
-		if err := assign(bound[key](c), o, v); err != nil {
-			return nil, err
+		for k, v := range allInOneDefaults() {
+			defaults[k] = v
 		}
 	}
-	// Options that are not bound but set by a file still count as set.
-	for _, l := range layers {
-		for key := range l.values {
-			if o, ok := idx.lookup(key); ok {
-				if _, done := c.set[o.Key()]; !done {
-					c.set[o.Key()] = l.name
-				}
-			}
-		}
+	vals, err := option.NewValues(option.Sources{CommandLine: s.overrides, Files: layers, Defaults: defaults})
+	if err != nil {
+		return nil, err
 	}
+	c.values = vals
 	return c, nil
 }
 
@@ -202,15 +164,15 @@ func load(srcs []source, s *settings) (*Config, error) {
 // Known differences that come from gopkg.in/ini.v1: a value starting
 // with a backtick or with three double quotes extends to the matching
 // closing quote, possibly over several lines.
-func parseSource(src source) (layer, error) {
+func parseSource(src source) (option.Layer, error) {
 	var data any = src.name
 	if src.data != nil {
 		data = src.data
 	} else if _, err := os.Stat(src.name); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return layer{}, fmt.Errorf("conf: config file %s not found", src.name)
+			return option.Layer{}, fmt.Errorf("conf: config file %s not found", src.name)
 		}
-		return layer{}, fmt.Errorf("conf: %w", err)
+		return option.Layer{}, fmt.Errorf("conf: %w", err)
 	}
 	f, err := ini.LoadSources(ini.LoadOptions{
 		IgnoreContinuation:         true,
@@ -222,11 +184,11 @@ func parseSource(src source) (layer, error) {
 		KeyValueDelimiters:         "=:",
 	}, data)
 	if err != nil {
-		return layer{}, fmt.Errorf("conf: %s: %s", src.name, strings.TrimSpace(err.Error()))
+		return option.Layer{}, fmt.Errorf("conf: %s: %s", src.name, strings.TrimSpace(err.Error()))
 	}
-	l := layer{name: src.name, values: map[string][]string{}}
+	l := option.Layer{Name: src.name, Values: map[string][]string{}}
 	for _, sec := range f.Sections() {
-		section := normalizeSection(sec.Name())
+		section := option.NormalizeSection(sec.Name())
 		for _, k := range sec.Keys() {
 			key := section + "." + k.Name()
 			vals := k.ValueWithShadows()
@@ -236,24 +198,11 @@ func parseSource(src source) (layer, error) {
 			for i, v := range vals {
 				vals[i] = trimContinuations(v)
 			}
-			l.values[key] = append(l.values[key], vals...)
+			l.Values[key] = append(l.Values[key], vals...)
 		}
 	}
 	return l, nil
 }
-
-// optionError is a bad value: it names where the value comes from (a
-// file, "default", "command line"), the section and the option.
-type optionError struct {
-	origin, section, name string
-	err                   error
-}
-
-func (e *optionError) Error() string {
-	return fmt.Sprintf("conf: %s: [%s] %s: %v", e.origin, e.section, e.name, e.err)
-}
-
-func (e *optionError) Unwrap() error { return e.err }
 
 // trimContinuations removes the indentation of continuation lines.
 func trimContinuations(v string) string {
@@ -316,240 +265,4 @@ func sortedUnique(in []string) []string {
 		}
 	}
 	return out
-}
-
-// resolvedValue is an option's value after interpolation, before type
-// conversion.
-type resolvedValue struct {
-	raw      string   // single-valued options
-	multi    []string // MultiString options
-	unset    bool     // None: no default and nothing set
-	origin   string   // file name, "command line", "default", ...
-	fromUser bool     // set by a file or the command line
-}
-
-// resolver finds option values layer by layer and performs oslo.config's
-// "$name" interpolation.
-type resolver struct {
-	idx       *optIndex
-	layers    []layer
-	overrides map[string]string
-	overlay   map[string]string // all-in-one defaults
-	dynamic   map[string]string
-	resolved  map[string]resolvedValue
-	active    map[string]bool // cycle detection
-}
-
-func (r *resolver) resolve(o *Opt) (resolvedValue, error) {
-	key := o.Key()
-	if v, ok := r.resolved[key]; ok {
-		return v, nil
-	}
-	if r.active[key] {
-		return resolvedValue{}, fmt.Errorf("interpolation loop through $%s", o.Name)
-	}
-	r.active[key] = true
-	defer delete(r.active, key)
-
-	v := r.raw(o)
-	sub := func(s string) (string, error) {
-		out, err := r.substitute(s, o.Section)
-		var inner *optionError
-		if err != nil && !errors.As(err, &inner) {
-			err = &optionError{origin: v.origin, section: o.Section, name: o.Name, err: err}
-		}
-		return out, err
-	}
-	var err error
-	if o.Type == MultiString {
-		for i := range v.multi {
-			if v.multi[i], err = sub(v.multi[i]); err != nil {
-				return resolvedValue{}, err
-			}
-		}
-	} else if !v.unset {
-		if v.raw, err = sub(v.raw); err != nil {
-			return resolvedValue{}, err
-		}
-	}
-	r.resolved[key] = v
-	return v, nil
-}
-
-// raw returns the uninterpolated value of an option: command line, then
-// the files from last to first (the current name before deprecated ones
-// within a file), then the all-in-one defaults, then the table default.
-// Multi-valued options collect the values of every file, in order.
-func (r *resolver) raw(o *Opt) resolvedValue {
-	key := o.Key()
-	if v, ok := r.overrides[key]; ok {
-		return resolvedValue{raw: v, multi: []string{v}, origin: "command line", fromUser: true}
-	}
-	names := make([]string, 0, 1+len(o.DeprecatedNames))
-	names = append(names, key)
-	for _, d := range o.DeprecatedNames {
-		names = append(names, normalizeKey(d))
-	}
-	if o.Type == MultiString {
-		var all []string
-		origin := ""
-		for _, l := range r.layers {
-			for _, n := range names {
-				if vals, ok := l.values[n]; ok {
-					all = append(all, vals...)
-					origin = l.name
-				}
-			}
-		}
-		if origin != "" {
-			return resolvedValue{multi: all, origin: origin, fromUser: true}
-		}
-	} else {
-		for i := len(r.layers) - 1; i >= 0; i-- {
-			l := r.layers[i]
-			for _, n := range names {
-				if vals, ok := l.values[n]; ok {
-					return resolvedValue{raw: vals[len(vals)-1], origin: l.name, fromUser: true}
-				}
-			}
-		}
-	}
-	if v, ok := r.overlay[key]; ok {
-		return resolvedValue{raw: v, multi: splitMultiDefault(v), origin: "all-in-one defaults"}
-	}
-	if v, ok := r.dynamic[key]; ok {
-		return resolvedValue{raw: v, multi: []string{v}, origin: "default"}
-	}
-	if o.NoDefault {
-		return resolvedValue{unset: true, origin: "default"}
-	}
-	return resolvedValue{raw: o.Default, multi: splitMultiDefault(o.Default), origin: "default"}
-}
-
-// splitMultiDefault turns the table's comma-joined default of a
-// multi-valued option into its values.
-func splitMultiDefault(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
-}
-
-// lookupVar returns the interpolated value of the option a "$name"
-// refers to from inside section: "group.option" names a section
-// explicitly; a bare name is looked up in the same section first, then
-// in DEFAULT. Options set in a file but unknown to the table can be
-// referred to as well.
-func (r *resolver) lookupVar(name, section string) (string, error) {
-	var candidates []string
-	if grp, opt, ok := strings.Cut(name, "."); ok {
-		// Like oslo.config, fall back to a DEFAULT option named with a dot.
-		candidates = []string{normalizeSection(grp) + "." + opt, "DEFAULT." + name}
-	} else {
-		candidates = []string{section + "." + name, "DEFAULT." + name}
-	}
-	for _, key := range candidates {
-		if o, ok := r.idx.lookup(key); ok {
-			v, err := r.resolve(o)
-			if err != nil {
-				return "", err
-			}
-			switch {
-			case v.unset:
-				return "", nil
-			case o.Type == MultiString:
-				return strings.Join(v.multi, ","), nil
-			}
-			return v.raw, nil
-		}
-		for i := len(r.layers) - 1; i >= 0; i-- {
-			if vals, ok := r.layers[i].values[key]; ok {
-				if r.active[key] {
-					return "", fmt.Errorf("interpolation loop through $%s", name)
-				}
-				r.active[key] = true
-				defer delete(r.active, key)
-				grp, _, _ := strings.Cut(key, ".")
-				return r.substitute(vals[len(vals)-1], grp)
-			}
-		}
-	}
-	return "", fmt.Errorf("cannot substitute $%s: no such option", name)
-}
-
-// substitute expands "$name" and "${name}" as Python's string.Template
-// (with oslo.config's identifier pattern) does: "$$" and "\$" stand for
-// a literal "$", and a "$" that starts no identifier is kept as is.
-func (r *resolver) substitute(s, section string) (string, error) {
-	if !strings.Contains(s, "$") {
-		return s, nil
-	}
-	s = strings.ReplaceAll(s, `\$`, "$$")
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '$' || i+1 >= len(s) {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		next := s[i+1]
-		switch {
-		case next == '$':
-			b.WriteByte('$')
-			i += 2
-		case next == '{':
-			end := strings.IndexByte(s[i+2:], '}')
-			name := ""
-			if end >= 0 {
-				name = s[i+2 : i+2+end]
-			}
-			if end < 0 || !isIdentifier(name) {
-				b.WriteByte('$')
-				i++
-				continue
-			}
-			v, err := r.lookupVar(name, section)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(v)
-			i += 3 + end
-		case isIdentStart(next):
-			j := i + 2
-			for j < len(s) && isIdentChar(s[j]) {
-				j++
-			}
-			v, err := r.lookupVar(s[i+1:j], section)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(v)
-			i = j
-		default:
-			b.WriteByte('$')
-			i++
-		}
-	}
-	return b.String(), nil
-}
-
-func isIdentStart(c byte) bool {
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-}
-
-func isIdentChar(c byte) bool {
-	return isIdentStart(c) || c == '.' || (c >= '0' && c <= '9')
-}
-
-func isIdentifier(s string) bool {
-	if s == "" || !isIdentStart(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if !isIdentChar(s[i]) {
-			return false
-		}
-	}
-	return true
 }

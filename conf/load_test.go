@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -35,46 +34,46 @@ func mustLoad(t *testing.T, files []string, opts ...LoadOption) *Config {
 func TestDefaults(t *testing.T) {
 	c := mustLoad(t, nil)
 	got := map[string]any{
-		"host":                      c.Default.Host,
-		"auth_strategy":             c.Default.AuthStrategy,
-		"rpc_transport":             c.Default.RPCTransport,
-		"transport_url":             c.Default.TransportURL,
-		"control_exchange":          c.Default.ControlExchange,
-		"enabled_hardware_types":    c.Default.EnabledHardwareTypes,
-		"enabled_boot_interfaces":   c.Default.EnabledBootInterfaces,
-		"enabled_power_interfaces":  c.Default.EnabledPowerInterfaces,
-		"default_storage_interface": c.Default.DefaultStorageInterface,
-		"default_boot_interface":    c.Default.DefaultBootInterface,
-		"hash_partition_exponent":   c.Default.HashPartitionExponent,
-		"hash_ring_reset_interval":  c.Default.HashRingResetInterval,
-		"hash_ring_algorithm":       c.Default.HashRingAlgorithm,
-		"state_path":                c.Default.StatePath,
-		"api.host_ip":               c.API.HostIP,
-		"api.port":                  c.API.Port,
-		"api.max_limit":             c.API.MaxLimit,
-		"api.api_workers":           c.API.APIWorkers,
-		"database.connection":       c.Database.Connection,
-		"database.max_retries":      c.Database.MaxRetries,
-		"database.retry_interval":   c.Database.RetryInterval,
-		"conductor.heartbeat":       c.Conductor.HeartbeatTimeout,
-		"conductor.workers":         c.Conductor.WorkersPoolSize,
-		"conductor.lock_interval":   c.Conductor.NodeLockedRetryInterval,
-		"pxe.tftp_server":           c.PXE.TFTPServer,
-		"pxe.pxe_config_template":   c.PXE.PXEConfigTemplate,
-		"pxe.file_permission":       c.PXE.FilePermission,
-		"json_rpc.port":             c.JSONRPC.Port,
-		"json_rpc.host_ip":          c.JSONRPC.HostIP,
-		"json_rpc.auth_type":        c.JSONRPC.AuthType,
-		"json_rpc.timeout":          c.JSONRPC.Timeout,
-		"neutron.valid_interfaces":  c.Neutron.ValidInterfaces,
-		"neutron.service_type":      c.Neutron.ServiceType,
-		"oslo_policy.policy_file":   c.OsloPolicy.PolicyFile,
-		"oslo_policy.policy_dirs":   c.OsloPolicy.PolicyDirs,
-		"keystone.service_roles":    c.KeystoneAuthtoken.ServiceTokenRoles,
-		"keystone.memcached":        c.KeystoneAuthtoken.MemcachedServers,
-		"rabbit.kombu_delay":        c.OsloMessagingRabbit.KombuReconnectDelay,
-		"dhcp.dhcp_provider":        c.DHCP.DHCPProvider,
-		"inventory.data_backend":    c.Inventory.DataBackend,
+		"host":                      get(t, c, "DEFAULT.host"),
+		"auth_strategy":             get(t, c, "DEFAULT.auth_strategy"),
+		"rpc_transport":             get(t, c, "DEFAULT.rpc_transport"),
+		"transport_url":             get(t, c, "DEFAULT.transport_url"),
+		"control_exchange":          get(t, c, "DEFAULT.control_exchange"),
+		"enabled_hardware_types":    get(t, c, "DEFAULT.enabled_hardware_types"),
+		"enabled_boot_interfaces":   get(t, c, "DEFAULT.enabled_boot_interfaces"),
+		"enabled_power_interfaces":  get(t, c, "DEFAULT.enabled_power_interfaces"),
+		"default_storage_interface": get(t, c, "DEFAULT.default_storage_interface"),
+		"default_boot_interface":    get(t, c, "DEFAULT.default_boot_interface"),
+		"hash_partition_exponent":   get(t, c, "DEFAULT.hash_partition_exponent"),
+		"hash_ring_reset_interval":  get(t, c, "DEFAULT.hash_ring_reset_interval"),
+		"hash_ring_algorithm":       get(t, c, "DEFAULT.hash_ring_algorithm"),
+		"state_path":                get(t, c, "DEFAULT.state_path"),
+		"api.host_ip":               get(t, c, "api.host_ip"),
+		"api.port":                  get(t, c, "api.port"),
+		"api.max_limit":             get(t, c, "api.max_limit"),
+		"api.api_workers":           get(t, c, "api.api_workers"),
+		"database.connection":       get(t, c, "database.connection"),
+		"database.max_retries":      get(t, c, "database.max_retries"),
+		"database.retry_interval":   get(t, c, "database.retry_interval"),
+		"conductor.heartbeat":       get(t, c, "conductor.heartbeat_timeout"),
+		"conductor.workers":         get(t, c, "conductor.workers_pool_size"),
+		"conductor.lock_interval":   get(t, c, "conductor.node_locked_retry_interval"),
+		"pxe.tftp_server":           get(t, c, "pxe.tftp_server"),
+		"pxe.pxe_config_template":   get(t, c, "pxe.pxe_config_template"),
+		"pxe.file_permission":       get(t, c, "pxe.file_permission"),
+		"json_rpc.port":             get(t, c, "json_rpc.port"),
+		"json_rpc.host_ip":          get(t, c, "json_rpc.host_ip"),
+		"json_rpc.auth_type":        get(t, c, "json_rpc.auth_type"),
+		"json_rpc.timeout":          get(t, c, "json_rpc.timeout"),
+		"neutron.valid_interfaces":  get(t, c, "neutron.valid_interfaces"),
+		"neutron.service_type":      get(t, c, "neutron.service_type"),
+		"oslo_policy.policy_file":   get(t, c, "oslo_policy.policy_file"),
+		"oslo_policy.policy_dirs":   get(t, c, "oslo_policy.policy_dirs"),
+		"keystone.service_roles":    get(t, c, "keystone_authtoken.service_token_roles"),
+		"keystone.memcached":        get(t, c, "keystone_authtoken.memcached_servers"),
+		"rabbit.kombu_delay":        get(t, c, "oslo_messaging_rabbit.kombu_reconnect_delay"),
+		"dhcp.dhcp_provider":        get(t, c, "dhcp.dhcp_provider"),
+		"inventory.data_backend":    get(t, c, "inventory.data_backend"),
 	}
 	want := map[string]any{
 		"host":                      "testhost",
@@ -88,7 +87,7 @@ func TestDefaults(t *testing.T) {
 		"default_storage_interface": "noop",
 		"default_boot_interface":    "",
 		"hash_partition_exponent":   5,
-		"hash_ring_reset_interval":  15 * time.Second,
+		"hash_ring_reset_interval":  15,
 		"hash_ring_algorithm":       "md5",
 		"state_path":                "/usr/lib/python/site-packages/ironic/ironic",
 		"api.host_ip":               "0.0.0.0",
@@ -97,32 +96,32 @@ func TestDefaults(t *testing.T) {
 		"api.api_workers":           0,
 		"database.connection":       "sqlite:////usr/lib/python/site-packages/ironic/ironic/ironic.sqlite",
 		"database.max_retries":      10,
-		"database.retry_interval":   10 * time.Second,
-		"conductor.heartbeat":       60 * time.Second,
+		"database.retry_interval":   10,
+		"conductor.heartbeat":       60,
 		"conductor.workers":         100,
-		"conductor.lock_interval":   time.Second,
+		"conductor.lock_interval":   1,
 		"pxe.tftp_server":           "192.0.2.10",
 		"pxe.pxe_config_template":   "/usr/lib/python/site-packages/ironic/ironic/drivers/modules/pxe_config.template",
 		"pxe.file_permission":       0o644,
 		"json_rpc.port":             8089,
 		"json_rpc.host_ip":          "::",
 		"json_rpc.auth_type":        "password",
-		"json_rpc.timeout":          120 * time.Second,
+		"json_rpc.timeout":          120,
 		"neutron.valid_interfaces":  []string{"internal", "public"},
 		"neutron.service_type":      "network",
 		"oslo_policy.policy_file":   "policy.yaml",
 		"oslo_policy.policy_dirs":   []string{"policy.d"},
 		"keystone.service_roles":    []string{"service"},
 		"keystone.memcached":        []string(nil),
-		"rabbit.kombu_delay":        time.Second,
+		"rabbit.kombu_delay":        1.0,
 		"dhcp.dhcp_provider":        "neutron",
 		"inventory.data_backend":    "database",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
-	if len(c.Ignored()) != 0 || len(c.NotImplemented()) != 0 || len(c.Files()) != 0 {
-		t.Errorf("no files: Ignored=%v NotImplemented=%v Files=%v", c.Ignored(), c.NotImplemented(), c.Files())
+	if len(c.Ignored()) != 0 || len(c.NotImplemented(nil)) != 0 || len(c.Files()) != 0 {
+		t.Errorf("no files: Ignored=%v NotImplemented=%v Files=%v", c.Ignored(), c.NotImplemented(nil), c.Files())
 	}
 	if c.IsSet("api", "port") {
 		t.Error("IsSet(api, port) with no file")
@@ -138,8 +137,8 @@ func TestHostnameDefaultFromOS(t *testing.T) {
 	if err != nil || want == "" {
 		want = "localhost"
 	}
-	if c.Default.Host != want {
-		t.Errorf("host = %q, want %q", c.Default.Host, want)
+	if get(t, c, "DEFAULT.host") != want {
+		t.Errorf("host = %q, want %q", get(t, c, "DEFAULT.host"), want)
 	}
 }
 
@@ -147,67 +146,66 @@ func TestParsing(t *testing.T) {
 	tests := []struct {
 		name string
 		text string
-		get  func(*Config) any
+		key  string
 		want any
 	}{
-		{"int", "[api]\nport = 8080\n", func(c *Config) any { return c.API.Port }, 8080},
-		{"int with sign and spaces", "[api]\nmax_limit =   +25  \n", func(c *Config) any { return c.API.MaxLimit }, 25},
-		{"colon delimiter", "[api]\nport: 8081\n", func(c *Config) any { return c.API.Port }, 8081},
-		{"upper-case section", "[API]\nport = 8082\n", func(c *Config) any { return c.API.Port }, 8082},
-		{"last key in a file wins", "[api]\nport = 1\nport = 2\n", func(c *Config) any { return c.API.Port }, 2},
-		{"empty int is unset", "[api]\napi_workers =\n", func(c *Config) any { return c.API.APIWorkers }, 0},
-		{"bool true", "[DEFAULT]\ndebug = true\n", func(c *Config) any { return c.Default.Debug }, true},
-		{"bool Yes", "[DEFAULT]\ndebug = Yes\n", func(c *Config) any { return c.Default.Debug }, true},
-		{"bool ON", "[DEFAULT]\ndebug = ON\n", func(c *Config) any { return c.Default.Debug }, true},
-		{"bool 1", "[DEFAULT]\ndebug = 1\n", func(c *Config) any { return c.Default.Debug }, true},
-		{"bool False", "[conductor]\nautomated_clean = False\n", func(c *Config) any { return c.Conductor.AutomatedClean }, false},
-		{"bool no", "[conductor]\nautomated_clean = no\n", func(c *Config) any { return c.Conductor.AutomatedClean }, false},
-		{"bool off", "[conductor]\nautomated_clean = off\n", func(c *Config) any { return c.Conductor.AutomatedClean }, false},
-		{"bool 0", "[conductor]\nautomated_clean = 0\n", func(c *Config) any { return c.Conductor.AutomatedClean }, false},
+		{"int", "[api]\nport = 8080\n", "api.port", 8080},
+		{"int with sign and spaces", "[api]\nmax_limit =   +25  \n", "api.max_limit", 25},
+		{"colon delimiter", "[api]\nport: 8081\n", "api.port", 8081},
+		{"upper-case section", "[API]\nport = 8082\n", "api.port", 8082},
+		{"last key in a file wins", "[api]\nport = 1\nport = 2\n", "api.port", 2},
+		{"empty int is unset", "[api]\napi_workers =\n", "api.api_workers", 0},
+		{"bool true", "[DEFAULT]\ndebug = true\n", "DEFAULT.debug", true},
+		{"bool Yes", "[DEFAULT]\ndebug = Yes\n", "DEFAULT.debug", true},
+		{"bool ON", "[DEFAULT]\ndebug = ON\n", "DEFAULT.debug", true},
+		{"bool 1", "[DEFAULT]\ndebug = 1\n", "DEFAULT.debug", true},
+		{"bool False", "[conductor]\nautomated_clean = False\n", "conductor.automated_clean", false},
+		{"bool no", "[conductor]\nautomated_clean = no\n", "conductor.automated_clean", false},
+		{"bool off", "[conductor]\nautomated_clean = off\n", "conductor.automated_clean", false},
+		{"bool 0", "[conductor]\nautomated_clean = 0\n", "conductor.automated_clean", false},
 		{"list trims and drops empty items", "[DEFAULT]\nenabled_hardware_types = ipmi , ,redfish,, fake-hardware ,\n",
-			func(c *Config) any { return c.Default.EnabledHardwareTypes }, []string{"ipmi", "redfish", "fake-hardware"}},
+			"DEFAULT.enabled_hardware_types", []string{"ipmi", "redfish", "fake-hardware"}},
 		{"empty list", "[DEFAULT]\nenabled_raid_interfaces =\n",
-			func(c *Config) any { return c.Default.EnabledRAIDInterfaces }, []string{}},
-		{"float duration", "[oslo_messaging_rabbit]\nkombu_reconnect_delay = 2.5\n",
-			func(c *Config) any { return c.OsloMessagingRabbit.KombuReconnectDelay }, 2500 * time.Millisecond},
-		{"int duration", "[conductor]\nheartbeat_timeout = 120\n",
-			func(c *Config) any { return c.Conductor.HeartbeatTimeout }, 2 * time.Minute},
-		{"negative duration kept", "[conductor]\nsync_power_state_interval = -1\n",
-			func(c *Config) any { return c.Conductor.SyncPowerStateInterval }, -time.Second},
+			"DEFAULT.enabled_raid_interfaces", []string{}},
+		{"float", "[oslo_messaging_rabbit]\nkombu_reconnect_delay = 2.5\n",
+			"oslo_messaging_rabbit.kombu_reconnect_delay", 2.5},
+		{"int seconds", "[conductor]\nheartbeat_timeout = 120\n",
+			"conductor.heartbeat_timeout", 120},
+		{"negative kept", "[conductor]\nsync_power_state_interval = -1\n",
+			"conductor.sync_power_state_interval", -1},
 		{"dict", "[pxe]\npxe_bootfile_name_by_arch = aarch64: grubaa64.efi , ppc64le:config/ppc\n",
-			func(c *Config) any { return c.PXE.PXEBootfileNameByArch }, map[string]string{"aarch64": "grubaa64.efi", "ppc64le": "config/ppc"}},
-		{"octal", "[api]\nunix_socket_mode = 0660\n", func(c *Config) any { return c.API.UnixSocketMode }, 0o660},
+			"pxe.pxe_bootfile_name_by_arch", map[string]string{"aarch64": "grubaa64.efi", "ppc64le": "config/ppc"}},
+		{"octal", "[api]\nunix_socket_mode = 0660\n", "api.unix_socket_mode", 0o660},
 		{"hash inside a value is kept", "[DEFAULT]\ntransport_url = rabbit://u:p#x@h:5672/\n",
-			func(c *Config) any { return c.Default.TransportURL }, "rabbit://u:p#x@h:5672/"},
+			"DEFAULT.transport_url", "rabbit://u:p#x@h:5672/"},
 		{"double quotes are removed", "[DEFAULT]\nrbac_service_project_name = \"svc\"\n",
-			func(c *Config) any { return c.Default.RBACServiceProjectName }, "svc"},
+			"DEFAULT.rbac_service_project_name", "svc"},
 		{"single quotes are removed", "[DEFAULT]\nrbac_service_project_name = ' a b '\n",
-			func(c *Config) any { return c.Default.RBACServiceProjectName }, " a b "},
+			"DEFAULT.rbac_service_project_name", " a b "},
 		{"inner quotes are kept", "[DEFAULT]\nrbac_service_project_name = a\"b\"\n",
-			func(c *Config) any { return c.Default.RBACServiceProjectName }, `a"b"`},
-		{"comment lines", "# comment\n; other\n[api]\n# port = 1\nport = 3\n", func(c *Config) any { return c.API.Port }, 3},
+			"DEFAULT.rbac_service_project_name", `a"b"`},
+		{"comment lines", "# comment\n; other\n[api]\n# port = 1\nport = 3\n", "api.port", 3},
 		{"continuation line", "[pxe]\nkernel_append_params = a b\n  c d\n",
-			func(c *Config) any { return c.PXE.KernelAppendParams }, "a b\nc d"},
+			"pxe.kernel_append_params", "a b\nc d"},
 		{"multi-valued option", "[conductor]\nclean_step_priority_override = deploy.erase_devices:0\nclean_step_priority_override = deploy.erase_devices_metadata:10\n",
-			func(c *Config) any { return c.Conductor.CleanStepPriorityOverride }, []string{"deploy.erase_devices:0", "deploy.erase_devices_metadata:10"}},
+			"conductor.clean_step_priority_override", []string{"deploy.erase_devices:0", "deploy.erase_devices_metadata:10"}},
 		{"deprecated name", "[pxe]\npxe_append_params = nofb\n",
-			func(c *Config) any { return c.PXE.KernelAppendParams }, "nofb"},
+			"pxe.kernel_append_params", "nofb"},
 		{"current name beats deprecated name", "[pxe]\nkernel_append_params = new\npxe_append_params = old\n",
-			func(c *Config) any { return c.PXE.KernelAppendParams }, "new"},
+			"pxe.kernel_append_params", "new"},
 		{"deprecated section name", "[DEFAULT]\nsql_connection = mysql://u@h/db\n",
-			func(c *Config) any { return c.Database.Connection }, "mysql://u@h/db"},
-		{"choices accept unset", "[DEFAULT]\npin_release_version =\n", func(c *Config) any { return c.Default.PinReleaseVersion }, ""},
-		{"host address name", "[api]\nhost_ip = api.example.com\n", func(c *Config) any { return c.API.HostIP }, "api.example.com"},
-		{"host address IPv6", "[api]\nhost_ip = ::1\n", func(c *Config) any { return c.API.HostIP }, "::1"},
-		{"keystoneauth options", "[neutron]\nauth_type = password\nusername = ironic\nendpoint_override = http://127.0.0.1:9696\ntimeout = 30\n",
-			func(c *Config) any {
-				return []any{c.Neutron.AuthType, c.Neutron.Username, c.Neutron.EndpointOverride, c.Neutron.Timeout}
-			}, []any{"password", "ironic", "http://127.0.0.1:9696", 30 * time.Second}},
+			"database.connection", "mysql://u@h/db"},
+		{"choices accept unset", "[DEFAULT]\npin_release_version =\n", "DEFAULT.pin_release_version", ""},
+		{"host address name", "[api]\nhost_ip = api.example.com\n", "api.host_ip", "api.example.com"},
+		{"host address IPv6", "[api]\nhost_ip = ::1\n", "api.host_ip", "::1"},
+		{"keystoneauth option", "[neutron]\nauth_type = password\nusername = ironic\nendpoint_override = http://127.0.0.1:9696\ntimeout = 30\n",
+			"neutron.endpoint_override", "http://127.0.0.1:9696"},
+		{"keystoneauth timeout", "[neutron]\ntimeout = 30\n", "neutron.timeout", 30},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := mustLoad(t, nil, WithText("test.conf", tt.text))
-			if diff := cmp.Diff(tt.want, tt.get(c)); diff != "" {
+			if diff := cmp.Diff(tt.want, get(t, c, tt.key)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -233,7 +231,7 @@ port = 2222
 clean_step_priority_override = deploy.b:2
 `)
 	c := mustLoad(t, []string{first, second})
-	got := []any{c.Default.Host, c.Default.Debug, c.API.Port, c.API.MaxLimit, c.Conductor.CleanStepPriorityOverride}
+	got := []any{get(t, c, "DEFAULT.host"), get(t, c, "DEFAULT.debug"), get(t, c, "api.port"), get(t, c, "api.max_limit"), get(t, c, "conductor.clean_step_priority_override")}
 	want := []any{"second", true, 2222, 50, []string{"deploy.a:1", "deploy.b:2"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -249,8 +247,8 @@ clean_step_priority_override = deploy.b:2
 	third := writeFile(t, dir, "c.conf", "[pxe]\nkernel_append_params = old-file\n")
 	fourth := writeFile(t, dir, "d.conf", "[pxe]\npxe_append_params = new-file\n")
 	c = mustLoad(t, []string{third, fourth})
-	if c.PXE.KernelAppendParams != "new-file" {
-		t.Errorf("kernel_append_params = %q, want new-file", c.PXE.KernelAppendParams)
+	if get(t, c, "pxe.kernel_append_params") != "new-file" {
+		t.Errorf("kernel_append_params = %q, want new-file", get(t, c, "pxe.kernel_append_params"))
 	}
 }
 
@@ -258,40 +256,40 @@ func TestInterpolation(t *testing.T) {
 	tests := []struct {
 		name string
 		text string
-		get  func(*Config) any
+		key  string
 		want any
 	}{
 		{"default refers to DEFAULT option", "[DEFAULT]\nstate_path = /var/lib/ironic\n",
-			func(c *Config) any { return c.Database.Connection }, "sqlite:////var/lib/ironic/ironic.sqlite"},
+			"database.connection", "sqlite:////var/lib/ironic/ironic.sqlite"},
 		{"nested: state_path refers to pybasedir", "[DEFAULT]\npybasedir = /opt/ironic\n",
-			func(c *Config) any { return c.Database.Connection }, "sqlite:////opt/ironic/ironic.sqlite"},
+			"database.connection", "sqlite:////opt/ironic/ironic.sqlite"},
 		{"braces", "[DEFAULT]\nstate_path = /srv\n[deploy]\nhttp_root = ${state_path}/http\n",
-			func(c *Config) any { return c.Deploy.HTTPRoot }, "/srv/http"},
+			"deploy.http_root", "/srv/http"},
 		{"dollar name", "[DEFAULT]\nstate_path = /srv\n[pxe]\ntftp_root = $state_path/tftp\n",
-			func(c *Config) any { return c.PXE.TFTPRoot }, "/srv/tftp"},
+			"pxe.tftp_root", "/srv/tftp"},
 		{"same section first", "[pxe]\ntftp_root = /tftp\ntftp_master_path = $tftp_root/master\n",
-			func(c *Config) any { return c.PXE.TFTPMasterPath }, "/tftp/master"},
+			"pxe.tftp_master_path", "/tftp/master"},
 		{"explicit section", "[pxe]\ntftp_root = /tftp\n[deploy]\nhttp_root = ${pxe.tftp_root}/http\n",
-			func(c *Config) any { return c.Deploy.HTTPRoot }, "/tftp/http"},
+			"deploy.http_root", "/tftp/http"},
 		{"my_ip in default", "[DEFAULT]\nmy_ip = 10.0.0.5\n",
-			func(c *Config) any { return c.PXE.TFTPServer }, "10.0.0.5"},
+			"pxe.tftp_server", "10.0.0.5"},
 		{"escaped dollar", "[keystone_authtoken]\npassword = pa$$word\\$x\n",
-			func(c *Config) any { return c.KeystoneAuthtoken.Password }, "pa$word$x"},
+			"keystone_authtoken.password", "pa$word$x"},
 		{"dollar without identifier is kept", "[keystone_authtoken]\npassword = 1$-2$\n",
-			func(c *Config) any { return c.KeystoneAuthtoken.Password }, "1$-2$"},
+			"keystone_authtoken.password", "1$-2$"},
 		{"unset option is empty", "[deploy]\nhttp_root = /x$my_ipv6/y\n",
-			func(c *Config) any { return c.Deploy.HTTPRoot }, "/x/y"},
+			"deploy.http_root", "/x/y"},
 		{"unknown option set in a file", "[DEFAULT]\nmy_prefix = /base\n[deploy]\nhttp_root = $my_prefix/http\n",
-			func(c *Config) any { return c.Deploy.HTTPRoot }, "/base/http"},
+			"deploy.http_root", "/base/http"},
 		{"in list items", "[DEFAULT]\nhw = ipmi\nenabled_hardware_types = $hw,redfish\n",
-			func(c *Config) any { return c.Default.EnabledHardwareTypes }, []string{"ipmi", "redfish"}},
+			"DEFAULT.enabled_hardware_types", []string{"ipmi", "redfish"}},
 		{"integer from interpolation", "[DEFAULT]\nbase_port = 7000\n[api]\nport = $base_port\n",
-			func(c *Config) any { return c.API.Port }, 7000},
+			"api.port", 7000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := mustLoad(t, nil, WithText("test.conf", tt.text))
-			if diff := cmp.Diff(tt.want, tt.get(c)); diff != "" {
+			if diff := cmp.Diff(tt.want, get(t, c, tt.key)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -303,33 +301,38 @@ func TestBadValues(t *testing.T) {
 	tests := []struct {
 		name string
 		text string
+		key  string   // the option bound; "" when Load itself fails
 		want []string // substrings of the error
 	}{
-		{"bad int", "[api]\nport = abc\n", []string{"bad.conf", "[api] port", `invalid port value "abc"`}},
-		{"port out of range", "[api]\nport = 70000\n", []string{"bad.conf", "[api] port", "maximum 65535"}},
-		{"below minimum", "[conductor]\nworkers_pool_size = 1\n", []string{"bad.conf", "[conductor] workers_pool_size", "minimum 3"}},
-		{"bad bool", "[DEFAULT]\ndebug = yep\n", []string{"bad.conf", "[DEFAULT] debug", `invalid boolean value "yep"`}},
-		{"empty bool", "[DEFAULT]\ndebug =\n", []string{"[DEFAULT] debug", "invalid boolean value"}},
-		{"bad float", "[oslo_messaging_rabbit]\nkombu_reconnect_delay = soon\n", []string{"[oslo_messaging_rabbit] kombu_reconnect_delay", "floating point"}},
-		{"float above max", "[oslo_messaging_rabbit]\nkombu_reconnect_delay = 9\n", []string{"kombu_reconnect_delay", "maximum 4.5"}},
-		{"fraction for integer", "[conductor]\nheartbeat_timeout = 1.5\n", []string{"[conductor] heartbeat_timeout", "invalid integer value"}},
-		{"bad choice", "[DEFAULT]\nauth_strategy = ldap\n", []string{"bad.conf", "[DEFAULT] auth_strategy", `"ldap"`, "noauth, keystone, http_basic"}},
-		{"bad rpc_transport", "[DEFAULT]\nrpc_transport = grpc\n", []string{"[DEFAULT] rpc_transport", "oslo, json-rpc, none"}},
-		{"bad dict", "[pxe]\nloader_file_paths = nocolon\n", []string{"[pxe] loader_file_paths", "key:value"}},
-		{"bad IP address", "[console]\nsocat_address = not-an-ip\n", []string{"[console] socat_address", "invalid IP address"}},
-		{"bad host address", "[api]\nhost_ip = bad_host!\n", []string{"[api] host_ip", "invalid host address"}},
-		{"unknown variable", "[deploy]\nhttp_root = $nowhere/x\n", []string{"bad.conf", "[deploy] http_root", "$nowhere"}},
-		{"interpolation loop", "[DEFAULT]\nstate_path = $pybasedir\npybasedir = $state_path\n", []string{"loop"}},
-		{"loop through unknown options", "[DEFAULT]\na = $b\nb = ${a}\n[deploy]\nhttp_root = $a\n", []string{"[deploy] http_root", "loop"}},
-		{"syntax error", "[api\nport = 1\n", []string{"bad.conf"}},
-		{"line without delimiter", "[api]\nport\n", []string{"bad.conf"}},
+		{"bad int", "[api]\nport = abc\n", "api.port", []string{"bad.conf", "[api] port", `invalid port value "abc"`}},
+		{"port out of range", "[api]\nport = 70000\n", "api.port", []string{"bad.conf", "[api] port", "maximum 65535"}},
+		{"below minimum", "[conductor]\nworkers_pool_size = 1\n", "conductor.workers_pool_size", []string{"bad.conf", "[conductor] workers_pool_size", "minimum 3"}},
+		{"bad bool", "[DEFAULT]\ndebug = yep\n", "DEFAULT.debug", []string{"bad.conf", "[DEFAULT] debug", `invalid boolean value "yep"`}},
+		{"empty bool", "[DEFAULT]\ndebug =\n", "DEFAULT.debug", []string{"[DEFAULT] debug", "invalid boolean value"}},
+		{"bad float", "[oslo_messaging_rabbit]\nkombu_reconnect_delay = soon\n", "oslo_messaging_rabbit.kombu_reconnect_delay", []string{"[oslo_messaging_rabbit] kombu_reconnect_delay", "floating point"}},
+		{"float above max", "[oslo_messaging_rabbit]\nkombu_reconnect_delay = 9\n", "oslo_messaging_rabbit.kombu_reconnect_delay", []string{"kombu_reconnect_delay", "maximum 4.5"}},
+		{"fraction for integer", "[conductor]\nheartbeat_timeout = 1.5\n", "conductor.heartbeat_timeout", []string{"[conductor] heartbeat_timeout", "invalid integer value"}},
+		{"bad choice", "[DEFAULT]\nauth_strategy = ldap\n", "DEFAULT.auth_strategy", []string{"bad.conf", "[DEFAULT] auth_strategy", `"ldap"`, "noauth, keystone, http_basic"}},
+		{"bad rpc_transport", "[DEFAULT]\nrpc_transport = grpc\n", "DEFAULT.rpc_transport", []string{"[DEFAULT] rpc_transport", "oslo, json-rpc, none"}},
+		{"bad dict", "[pxe]\nloader_file_paths = nocolon\n", "pxe.loader_file_paths", []string{"[pxe] loader_file_paths", "key:value"}},
+		{"bad IP address", "[console]\nsocat_address = not-an-ip\n", "console.socat_address", []string{"[console] socat_address", "invalid IP address"}},
+		{"bad host address", "[api]\nhost_ip = bad_host!\n", "api.host_ip", []string{"[api] host_ip", "invalid host address"}},
+		{"unknown variable", "[deploy]\nhttp_root = $nowhere/x\n", "deploy.http_root", []string{"bad.conf", "[deploy] http_root", "$nowhere"}},
+		{"interpolation loop", "[DEFAULT]\nstate_path = $pybasedir\npybasedir = $state_path\n", "database.connection", []string{"loop"}},
+		{"loop through unknown options", "[DEFAULT]\na = $b\nb = ${a}\n[deploy]\nhttp_root = $a\n", "deploy.http_root", []string{"[deploy] http_root", "loop"}},
+		{"syntax error", "[api\nport = 1\n", "", []string{"bad.conf"}},
+		{"line without delimiter", "[api]\nport\n", "", []string{"bad.conf"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := writeFile(t, dir, "bad.conf", tt.text)
-			_, err := Load([]string{p}, WithHostname("h"), WithMyIP("127.0.0.1"))
+			c, err := Load([]string{p}, WithHostname("h"), WithMyIP("127.0.0.1"))
+			if err == nil && tt.key != "" {
+				// Values are checked when a component binds them.
+				_, err = bindAs(c, tt.key)
+			}
 			if err == nil {
-				t.Fatal("Load succeeded, want an error")
+				t.Fatal("no error")
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -367,7 +370,8 @@ pxe_append_params = old
 	if diff := cmp.Diff([]string{"DEFAULT.frobnicate", "api.no_such_api_option", "my_plugin.a", "my_plugin.b"}, c.Ignored()); diff != "" {
 		t.Errorf("Ignored (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"DEFAULT.pecan_debug", "ilo.power_wait"}, c.NotImplemented()); diff != "" {
+	implemented := []string{"DEFAULT.enabled_hardware_types", "DEFAULT.host", "api.port", "pxe.kernel_append_params"}
+	if diff := cmp.Diff([]string{"DEFAULT.pecan_debug", "ilo.power_wait"}, c.NotImplemented(implemented)); diff != "" {
 		t.Errorf("NotImplemented (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"pxe.pxe_append_params (use pxe.kernel_append_params)"}, c.Deprecated()); diff != "" {
@@ -379,50 +383,18 @@ pxe_append_params = old
 	// Unknown options never break loading, and values of unimplemented
 	// options are not validated.
 	c = mustLoad(t, nil, WithText("x", "[ilo]\npower_wait = not-a-number\n"))
-	if diff := cmp.Diff([]string{"ilo.power_wait"}, c.NotImplemented()); diff != "" {
+	if diff := cmp.Diff([]string{"ilo.power_wait"}, c.NotImplemented(implemented)); diff != "" {
 		t.Errorf("NotImplemented (-want +got):\n%s", diff)
 	}
 }
 
 func TestWithOverride(t *testing.T) {
 	c := mustLoad(t, nil, WithText("x", "[api]\nport = 1\n"), WithOverride("API", "port", "2"))
-	if c.API.Port != 2 || !c.IsSet("api", "port") {
-		t.Errorf("port = %d, IsSet = %v; want 2, true", c.API.Port, c.IsSet("api", "port"))
+	if get(t, c, "api.port") != 2 || !c.IsSet("api", "port") {
+		t.Errorf("port = %d, IsSet = %v; want 2, true", get(t, c, "api.port"), c.IsSet("api", "port"))
 	}
 	if _, err := Load(nil, WithOverride("api", "nope", "1")); err == nil {
 		t.Error("override of an unknown option: no error")
-	}
-}
-
-func TestInterfaces(t *testing.T) {
-	c := mustLoad(t, nil, WithText("x", `[DEFAULT]
-enabled_hardware_types = fake-hardware
-enabled_power_interfaces = fake, ipmitool
-default_power_interface = fake
-`))
-	got := c.Interfaces()
-	if diff := cmp.Diff([]string{"fake-hardware"}, got.EnabledHardwareTypes); diff != "" {
-		t.Errorf("EnabledHardwareTypes (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"fake", "ipmitool"}, got.Enabled["power"]); diff != "" {
-		t.Errorf("Enabled[power] (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"no-bios", "redfish"}, got.Enabled["bios"]); diff != "" {
-		t.Errorf("Enabled[bios] (-want +got):\n%s", diff)
-	}
-	if len(got.Enabled["management"]) != 0 {
-		t.Errorf("Enabled[management] = %v, want empty (computed from hardware types)", got.Enabled["management"])
-	}
-	if len(got.Enabled) != len(InterfaceNames()) {
-		t.Errorf("Enabled has %d interfaces, want %d", len(got.Enabled), len(InterfaceNames()))
-	}
-	if diff := cmp.Diff(map[string]string{"power": "fake", "storage": "noop"}, got.Default); diff != "" {
-		t.Errorf("Default (-want +got):\n%s", diff)
-	}
-	// The result is a copy.
-	got.Enabled["power"][0] = "changed"
-	if c.Default.EnabledPowerInterfaces[0] != "fake" {
-		t.Error("Interfaces() shares memory with the Config")
 	}
 }
 
@@ -435,7 +407,7 @@ func TestReport(t *testing.T) {
 		}
 		return a
 	}}))
-	c.Report(context.Background(), log)
+	c.Report(context.Background(), log, []string{"pxe.kernel_append_params"})
 	want := `level=INFO msg="configuration read" files=site.conf
 level=WARN msg="ignoring unknown configuration options" options=DEFAULT.frobnicate
 level=WARN msg="configuration options not implemented by this service have no effect" options=DEFAULT.pecan_debug
@@ -446,7 +418,7 @@ level=WARN msg="deprecated configuration option names in use" options="pxe.pxe_a
 	}
 
 	buf.Reset()
-	mustLoad(t, nil).Report(context.Background(), log)
+	mustLoad(t, nil).Report(context.Background(), log, nil)
 	if want := "level=INFO msg=\"no configuration file read, using defaults\"\n"; buf.String() != want {
 		t.Errorf("got %q, want %q", buf.String(), want)
 	}

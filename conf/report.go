@@ -4,7 +4,38 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+
+	"github.com/goironic/ironic/option"
 )
+
+// Config is a loaded configuration: the files read, what they set, and
+// the values components bind their options from (Binder). It holds no
+// option values of its own: the component that reads an option binds it
+// onto its own Config field.
+//
+// A Config is built by Load or FromArgs; its Binder is used at start-up
+// by one goroutine.
+type Config struct {
+	files          []string
+	set            []string // known options the files or the command line set, canonical keys
+	ignored        []string
+	deprecatedUsed []string
+	values         *option.Values
+	binder         *option.Binder
+}
+
+// Values returns the option values of this configuration.
+func (c *Config) Values() *option.Values { return c.values }
+
+// Binder returns the Binder of this configuration: every component a
+// process builds binds its options through it (option.Binder.For), so
+// that its Read and Effective cover the whole process.
+func (c *Config) Binder() *option.Binder {
+	if c.binder == nil {
+		c.binder = option.NewBinder(c.values)
+	}
+	return c.binder
+}
 
 // Files returns the configuration files that were read, in order.
 func (c *Config) Files() []string { return append([]string(nil), c.files...) }
@@ -15,9 +46,23 @@ func (c *Config) Files() []string { return append([]string(nil), c.files...) }
 // plugins this service does not have.
 func (c *Config) Ignored() []string { return append([]string(nil), c.ignored...) }
 
-// NotImplemented returns the options Ironic knows and the files set, but
-// that this service does not act on, as sorted "section.option" strings.
-func (c *Config) NotImplemented() []string { return append([]string(nil), c.notImplemented...) }
+// NotImplemented returns the options Ironic knows that the files or the
+// command line set but that are not among implemented (the options the
+// components of this service bind, sorted "section.name" keys, as
+// option.Binder.Read returns them), as sorted "section.option" strings.
+func (c *Config) NotImplemented(implemented []string) []string {
+	impl := make(map[string]bool, len(implemented))
+	for _, k := range implemented {
+		impl[k] = true
+	}
+	var out []string
+	for _, k := range c.set {
+		if !impl[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
 
 // Deprecated returns the deprecated option names the files used, as
 // "old.name (use section.name)" strings.
@@ -26,15 +71,12 @@ func (c *Config) Deprecated() []string { return append([]string(nil), c.deprecat
 // IsSet tells whether a file or the command line set the option (under
 // its current or a deprecated name). Defaults, including the all-in-one
 // defaults, do not count.
-func (c *Config) IsSet(section, name string) bool {
-	_, ok := c.set[normalizeSection(section)+"."+name]
-	return ok
-}
+func (c *Config) IsSet(section, name string) bool { return c.values.IsSet(section, name) }
 
 // Report logs, once, what a service should tell the operator about its
-// configuration: the files read, and the ignored, not implemented and
-// deprecated options the files set.
-func (c *Config) Report(ctx context.Context, log *slog.Logger) {
+// configuration: the files read, and the ignored, not implemented (see
+// NotImplemented) and deprecated options the files set.
+func (c *Config) Report(ctx context.Context, log *slog.Logger, implemented []string) {
 	if len(c.files) == 0 {
 		log.InfoContext(ctx, "no configuration file read, using defaults")
 	} else {
@@ -43,82 +85,10 @@ func (c *Config) Report(ctx context.Context, log *slog.Logger) {
 	if len(c.ignored) > 0 {
 		log.WarnContext(ctx, "ignoring unknown configuration options", "options", strings.Join(c.ignored, ", "))
 	}
-	if len(c.notImplemented) > 0 {
-		log.WarnContext(ctx, "configuration options not implemented by this service have no effect", "options", strings.Join(c.notImplemented, ", "))
+	if ni := c.NotImplemented(implemented); len(ni) > 0 {
+		log.WarnContext(ctx, "configuration options not implemented by this service have no effect", "options", strings.Join(ni, ", "))
 	}
 	if len(c.deprecatedUsed) > 0 {
 		log.WarnContext(ctx, "deprecated configuration option names in use", "options", strings.Join(c.deprecatedUsed, ", "))
 	}
-}
-
-// InterfaceNames returns Ironic's hardware interface types in the order
-// Ironic lists them.
-func InterfaceNames() []string {
-	return []string{"bios", "boot", "console", "deploy", "inspect", "management",
-		"network", "power", "raid", "rescue", "storage", "vendor"}
-}
-
-// InterfaceConfig is the driver-related configuration as plain data, so
-// that the drivers package does not depend on this one.
-type InterfaceConfig struct {
-	// EnabledHardwareTypes is [DEFAULT]enabled_hardware_types.
-	EnabledHardwareTypes []string
-	// Enabled maps an interface type ("boot", ...) to its
-	// enabled_<type>_interfaces. An empty list means the option is unset
-	// and, as in Ironic, the enabled implementations are the first
-	// supported implementation of each enabled hardware type (upstream's
-	// default for management and power).
-	Enabled map[string][]string
-	// Default maps an interface type to default_<type>_interface; types
-	// without a configured default are absent, meaning "the first
-	// implementation supported by the node's hardware type that is
-	// enabled".
-	Default map[string]string
-}
-
-// Interfaces returns the enabled hardware types and interfaces.
-func (c *Config) Interfaces() InterfaceConfig {
-	d := &c.Default
-	enabled := map[string][]string{
-		"bios":       d.EnabledBIOSInterfaces,
-		"boot":       d.EnabledBootInterfaces,
-		"console":    d.EnabledConsoleInterfaces,
-		"deploy":     d.EnabledDeployInterfaces,
-		"inspect":    d.EnabledInspectInterfaces,
-		"management": d.EnabledManagementInterfaces,
-		"network":    d.EnabledNetworkInterfaces,
-		"power":      d.EnabledPowerInterfaces,
-		"raid":       d.EnabledRAIDInterfaces,
-		"rescue":     d.EnabledRescueInterfaces,
-		"storage":    d.EnabledStorageInterfaces,
-		"vendor":     d.EnabledVendorInterfaces,
-	}
-	defaults := map[string]string{
-		"bios":       d.DefaultBIOSInterface,
-		"boot":       d.DefaultBootInterface,
-		"console":    d.DefaultConsoleInterface,
-		"deploy":     d.DefaultDeployInterface,
-		"inspect":    d.DefaultInspectInterface,
-		"management": d.DefaultManagementInterface,
-		"network":    d.DefaultNetworkInterface,
-		"power":      d.DefaultPowerInterface,
-		"raid":       d.DefaultRAIDInterface,
-		"rescue":     d.DefaultRescueInterface,
-		"storage":    d.DefaultStorageInterface,
-		"vendor":     d.DefaultVendorInterface,
-	}
-	out := InterfaceConfig{
-		EnabledHardwareTypes: append([]string{}, d.EnabledHardwareTypes...),
-		Enabled:              make(map[string][]string, len(enabled)),
-		Default:              make(map[string]string, len(defaults)),
-	}
-	for k, v := range enabled {
-		out.Enabled[k] = append([]string{}, v...)
-	}
-	for k, v := range defaults {
-		if v != "" {
-			out.Default[k] = v
-		}
-	}
-	return out
 }

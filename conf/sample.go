@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"io"
 	"strings"
+
+	"github.com/goironic/ironic/option"
 )
 
 // sampleWidth is the width the sample's comment lines are wrapped to.
@@ -14,11 +16,17 @@ const sampleWidth = 70
 // the layout of oslo-config-generator: DEFAULT first, then the sections
 // alphabetically; inside a section the options grouped by the library
 // that defines them; every option commented out with its help text and
-// its default. Options this service does not implement say so.
-func WriteSample(w io.Writer) error {
+// its default. Options not among implemented (the options this
+// service's components bind, as option.Binder.Read returns them) say
+// that they are not implemented.
+func WriteSample(w io.Writer, implemented []string) error {
+	impl := make(map[string]bool, len(implemented))
+	for _, k := range implemented {
+		impl[k] = true
+	}
 	bw := bufio.NewWriter(w)
-	opts := Opts()
-	for i, section := range sections(opts) {
+	opts := option.Table()
+	for i, section := range option.Sections(opts) {
 		if i > 0 {
 			bw.WriteString("\n\n")
 		}
@@ -33,13 +41,13 @@ func WriteSample(w io.Writer) error {
 				bw.WriteString("\n#\n# From " + namespace + "\n#\n")
 			}
 			bw.WriteString("\n")
-			writeSampleOpt(bw, &o)
+			writeSampleOpt(bw, &o, impl[o.Key()])
 		}
 	}
 	return bw.Flush()
 }
 
-func writeSampleOpt(w *bufio.Writer, o *Opt) {
+func writeSampleOpt(w *bufio.Writer, o *option.Opt, implemented bool) {
 	help := o.Help
 	if o.DeprecatedForRemoval && !strings.HasPrefix(help, "DEPRECATED") {
 		help = "DEPRECATED: " + help
@@ -86,7 +94,7 @@ func writeSampleOpt(w *bufio.Writer, o *Opt) {
 			writeWrapped(w, "Reason: "+o.DeprecatedReason)
 		}
 	}
-	if !o.Implemented {
+	if !implemented {
 		w.WriteString("# Not implemented by this service: accepted and ignored.\n")
 	}
 	for _, d := range sampleDefaults(o) {
@@ -100,15 +108,15 @@ func writeSampleOpt(w *bufio.Writer, o *Opt) {
 
 // sampleDefaults returns the default as the sample shows it: one entry,
 // or one per value for multi-valued options.
-func sampleDefaults(o *Opt) []string {
+func sampleDefaults(o *option.Opt) []string {
 	d := o.Default
 	switch {
 	case o.SampleDefault != "":
 		d = o.SampleDefault
-	case o.NoDefault && o.Type != MultiString:
+	case o.NoDefault && o.Type != option.MultiString:
 		return []string{"<None>"}
 	}
-	if o.Type == MultiString {
+	if o.Type == option.MultiString {
 		if d == "" {
 			return []string{""}
 		}

@@ -69,6 +69,8 @@ type Store struct {
 
 	nodeCacheSize int
 	nodeCache     *nodeCache
+
+	cfg Config
 }
 
 // Option adjusts a Store at Open.
@@ -81,7 +83,7 @@ func WithClock(c ironic.Clock) Option { return func(s *Store) { s.clock = c } }
 func WithUUIDs(u ironic.UUIDSource) Option { return func(s *Store) { s.uuids = u } }
 
 // WithDefaultPortgroupMode sets the mode of portgroups created without one
-// ([DEFAULT]default_portgroup_mode, default "active-backup").
+// (default: Config.DefaultPortgroupMode).
 func WithDefaultPortgroupMode(mode string) Option {
 	return func(s *Store) { s.defaultPortgroupMode = mode }
 }
@@ -93,20 +95,23 @@ func WithDefaultPortgroupMode(mode string) Option {
 //
 // SQLite runs like Python Ironic's (no foreign key enforcement), in WAL
 // mode with a busy timeout, with write transactions serialised by the
-// Store and started with BEGIN IMMEDIATE. MySQL sessions use Python's
-// sql_mode (TRADITIONAL) and UTC.
+// Store and started with BEGIN IMMEDIATE. MySQL sessions use the
+// sql_mode of Config (TRADITIONAL) and UTC, in a pool sized by Config.
 func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Option) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Store{
-		log:                  log,
-		clock:                ironic.SystemClock{},
-		uuids:                ironic.RandomUUIDs{},
-		defaultPortgroupMode: "active-backup",
+		log:   log,
+		clock: ironic.SystemClock{},
+		uuids: ironic.RandomUUIDs{},
+		cfg:   DefaultConfig(),
 	}
 	for _, o := range opts {
 		o(s)
+	}
+	if s.defaultPortgroupMode == "" {
+		s.defaultPortgroupMode = s.cfg.DefaultPortgroupMode
 	}
 	gcfg := &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true}
 	var (
@@ -140,8 +145,8 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 		if cfg.Params == nil {
 			cfg.Params = map[string]string{}
 		}
-		if _, ok := cfg.Params["sql_mode"]; !ok {
-			cfg.Params["sql_mode"] = "'TRADITIONAL'"
+		if _, ok := cfg.Params["sql_mode"]; !ok && s.cfg.MySQLSQLMode != "" {
+			cfg.Params["sql_mode"] = "'" + s.cfg.MySQLSQLMode + "'"
 		}
 		if _, ok := cfg.Params["time_zone"]; !ok {
 			cfg.Params["time_zone"] = "'+00:00'"
@@ -175,9 +180,7 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 		sqlDB.SetMaxOpenConns(8)
 		sqlDB.SetMaxIdleConns(8)
 	default:
-		sqlDB.SetMaxOpenConns(64)
-		sqlDB.SetMaxIdleConns(16)
-		sqlDB.SetConnMaxLifetime(time.Hour)
+		s.cfg.setPool(sqlDB)
 	}
 	if err := sqlDB.PingContext(ctx); err != nil {
 		sqlDB.Close()

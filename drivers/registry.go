@@ -24,28 +24,6 @@ type Config struct {
 	Default map[string]string
 }
 
-// DefaultConfig is Ironic 21.4's default configuration.
-func DefaultConfig() Config {
-	return Config{
-		EnabledHardwareTypes: []string{"ipmi", "redfish"},
-		Enabled: map[string][]string{
-			"bios":       {"no-bios", "redfish"},
-			"boot":       {"ipxe", "pxe", "redfish-virtual-media"},
-			"console":    {"no-console"},
-			"deploy":     {"direct", "ramdisk"},
-			"inspect":    {"no-inspect", "redfish"},
-			"management": nil,
-			"network":    {"flat", "noop"},
-			"power":      nil,
-			"raid":       {"agent", "no-raid", "redfish"},
-			"rescue":     {"no-rescue"},
-			"storage":    {"cinder", "noop"},
-			"vendor":     {"ipmitool", "redfish", "no-vendor"},
-		},
-		Default: map[string]string{"storage": "noop"},
-	}
-}
-
 // Implementation offers the registry one implementation of one kind.
 type Implementation struct {
 	Kind Kind

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/option"
 )
 
 // ConductorSource lists live conductors by hardware type, as the
@@ -44,16 +45,18 @@ type Router struct {
 	builtAt time.Time
 }
 
-// NewRouter builds a router over src.
+// NewRouter builds a router over src; zero fields of cfg take the
+// options' defaults (see RouterConfig.Bind).
 func NewRouter(cfg RouterConfig, src ConductorSource, clock ironic.Clock) *Router {
+	def := option.Default[RouterConfig]()
 	if cfg.PartitionExponent <= 0 {
-		cfg.PartitionExponent = 5
+		cfg.PartitionExponent = def.PartitionExponent
 	}
 	if cfg.ResetInterval <= 0 {
-		cfg.ResetInterval = 15 * time.Second
+		cfg.ResetInterval = def.ResetInterval
 	}
 	if cfg.HeartbeatTimeout <= 0 {
-		cfg.HeartbeatTimeout = 60 * time.Second
+		cfg.HeartbeatTimeout = def.HeartbeatTimeout
 	}
 	if clock == nil {
 		clock = ironic.SystemClock{}

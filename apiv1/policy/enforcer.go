@@ -55,7 +55,7 @@ type Config struct {
 	// Empty: no file.
 	PolicyFile string
 	// PolicyFileSet says ironic.conf names policy_file explicitly
-	// (conf.Config.IsSet): oslo.policy then never falls back to
+	// (option.Binder.IsSet): oslo.policy then never falls back to
 	// policy.json.
 	PolicyFileSet bool
 	// PolicyDirs is [oslo_policy] policy_dirs (default ["policy.d"]):

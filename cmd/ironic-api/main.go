@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -42,7 +43,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ln, err := wire.Listen(cfg)
+	addr, err := wire.ListenAddress(cfg)
+	if err != nil {
+		return err
+	}
+	if s.PrintOptions {
+		return wire.PrintEffectiveOptions(cfg, stdout)
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}

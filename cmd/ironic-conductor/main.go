@@ -33,10 +33,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if s.PrintOptions {
+		return wire.PrintEffectiveOptions(cfg, stdout)
+	}
 	if err := cond.Register(ctx); err != nil {
 		return err
 	}
-	log.InfoContext(ctx, "ironic-conductor started", "host", cfg.Default.Host)
+	log.InfoContext(ctx, "ironic-conductor started", "host", cond.Host())
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return cond.Run(gctx) })

@@ -1,12 +1,16 @@
 // Command ironic-dbsync creates and upgrades Ironic's database schema:
 //
 //	ironic-dbsync --config-file /etc/ironic/ironic.conf create_schema|upgrade|version|online_data_migrations
+//
+// With --print-effective-options it opens the database, prints the
+// options it read (see wire.PrintOptionsFlag) and runs no command.
 package main
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/goironic/ironic/internal/wire"
 )
@@ -20,15 +24,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil || !ok {
 		return err
 	}
-	if len(rest) != 1 {
+	printOnly := slices.Contains(rest, wire.PrintOptionsFlag)
+	rest = slices.DeleteFunc(rest, func(a string) bool { return a == wire.PrintOptionsFlag })
+	if len(rest) != 1 && !printOnly {
 		return fmt.Errorf("expected one command: create_schema, upgrade, version or online_data_migrations")
 	}
 	log := wire.Logger(cfg, stderr)
+	if err := wire.Report(ctx, cfg, log); err != nil {
+		return err
+	}
 	store, err := wire.OpenDB(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	if printOnly {
+		return wire.PrintEffectiveOptions(cfg, stdout)
+	}
 	switch rest[0] {
 	case "create_schema":
 		return store.CreateSchema(ctx)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"runtime/debug"
 	"time"
@@ -29,17 +30,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Store.Close()
 	cfg, log, store := s.Cfg, s.Log, s.Store
-	if err := store.Upgrade(ctx); err != nil {
-		return fmt.Errorf("preparing the database: %w", err)
+	if !s.PrintOptions {
+		if err := store.Upgrade(ctx); err != nil {
+			return fmt.Errorf("preparing the database: %w", err)
+		}
 	}
 	reg, err := wire.Registry(cfg, log)
 	if err != nil {
 		return err
 	}
 	cond := wire.Conductor(cfg, store, reg, log)
-	if err := cond.Register(ctx); err != nil {
-		return err
-	}
 	pol, err := wire.Policy(cfg, log)
 	if err != nil {
 		return err
@@ -52,11 +52,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ln, err := wire.Listen(cfg)
+	addr, err := wire.ListenAddress(cfg)
 	if err != nil {
 		return err
 	}
-	log.InfoContext(ctx, "ironic all-in-one listening", "address", ln.Addr().String(), "host", cfg.Default.Host)
+	if s.PrintOptions {
+		return wire.PrintEffectiveOptions(cfg, stdout)
+	}
+	if err := cond.Register(ctx); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	log.InfoContext(ctx, "ironic all-in-one listening", "address", ln.Addr().String(), "host", cond.Host())
 	// Start-up garbage (schema compilation, config parsing) is returned to
 	// the system once serving has begun, rather than lingering under the
 	// relaxed GC target.

@@ -93,30 +93,6 @@ type Config struct {
 	DiskErasureConcurrency         int
 }
 
-// DefaultConfig is Ironic's default configuration.
-func DefaultConfig() Config {
-	return Config{
-		ManageAgentBoot:          true,
-		StreamRawImages:          true,
-		DeployLogsCollect:        "on_failure",
-		DeployLogsStorageBackend: "local",
-		DeployLogsLocalPath:      "/var/log/ironic/deploy",
-		ImageDownloadSource:      "http",
-		HTTPRoot:                 "/httpboot",
-		HTTPImageSubdir:          "agent_images",
-		FastTrackTimeout:         300 * time.Second,
-
-		PostDeployPowerStateRetries:       6,
-		PostDeployPowerStateRetryInterval: 5 * time.Second,
-
-		ShredRandomOverwriteIterations: 1,
-		ShredFinalOverwriteWithZeros:   true,
-		EnableNVMeSecureErase:          true,
-		EnableATASecureErase:           true,
-		DiskErasureConcurrency:         4,
-	}
-}
-
 // Implementations returns the agent-based interfaces, for
 // drivers.NewRegistry.
 func Implementations(cfg Config) []drivers.Implementation {

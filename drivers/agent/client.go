@@ -46,12 +46,6 @@ type ClientConfig struct {
 	After func(time.Duration) <-chan time.Time
 }
 
-// DefaultClientConfig is Ironic's defaults.
-func DefaultClientConfig() ClientConfig {
-	return ClientConfig{APIVersion: "v1", CommandTimeout: 60 * time.Second, MaxCommandAttempts: 3,
-		CommandWaitAttempts: 100, CommandWaitInterval: 6 * time.Second, VerifyCA: "True"}
-}
-
 // Client is Ironic's agent_client.AgentClient: it sends commands to the
 // Ironic Python Agent running on a node (POST {agent_url}/v1/commands/)
 // and reads their statuses (GET {agent_url}/v1/commands/).
@@ -59,8 +53,8 @@ type Client struct {
 	cfg ClientConfig
 }
 
-// NewClient returns a client with cfg (zero fields take Ironic's
-// defaults).
+// NewClient returns a client with cfg (zero fields take the options'
+// defaults, DefaultClientConfig).
 func NewClient(cfg ClientConfig) *Client {
 	def := DefaultClientConfig()
 	if cfg.APIVersion == "" {

@@ -54,6 +54,7 @@ func heartbeatSetup(t *testing.T, state string, opts fakeipa.Options) (*condTask
 		t.Fatal(err)
 	}
 	cfg := agent.DefaultConfig()
+	cfg.AllowProvisioningInMaintenance = false // maintenance aborts cleaning
 	cfg.Clock = clock(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))
 	cfg.Client = agent.NewClient(agent.ClientConfig{CommandTimeout: 5 * time.Second})
 	cfg.DeployLogsLocalPath = t.TempDir()

@@ -16,10 +16,14 @@ import (
 	"github.com/goironic/ironic/drivers/internal/py"
 )
 
-// Config holds the options the ipmitool interfaces read.
+// Config configures the ipmitool interfaces. They do not read
+// ironic.conf yet: they answer NotImplemented until they run ipmitool
+// (issue 12), so the [ipmi] and [console] options are reported as not
+// implemented.
 type Config struct {
-	// ConsolePortRange is [console]port_range ("" when unset): without
-	// it, console validation requires driver_info/ipmi_terminal_port.
+	// ConsolePortRange is what [console]port_range will give ("" when
+	// unset): without it, console validation requires
+	// driver_info/ipmi_terminal_port.
 	ConsolePortRange string
 	// NoBridging says the installed ipmitool can't do IPMI bridging
 	// (older than 1.8.12); nodes asking for it then fail validation.

@@ -36,12 +36,6 @@ type Config struct {
 	AgentStatusRetryInterval time.Duration
 }
 
-// DefaultConfig is Ironic's defaults.
-func DefaultConfig() Config {
-	return Config{DHCPv6StatefulAddressCount: 4, DHCPProvider: "neutron",
-		AgentMaxAttempts: 100, AgentStatusRetryInterval: 10 * time.Second}
-}
-
 // Deps are what the interfaces use.
 type Deps struct {
 	// Neutron is the Networking API client.

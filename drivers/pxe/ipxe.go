@@ -53,7 +53,8 @@ type ScriptConfig struct {
 	// IPXETimeout is [pxe]ipxe_timeout in seconds (0: none).
 	IPXETimeout int
 	// APIURL is the Ironic API URL the ramdisk calls back
-	// (ipa-api-url; [service_catalog]endpoint_override).
+	// (ipa-api-url; [service_catalog]endpoint_override, without trailing
+	// slashes).
 	APIURL string
 	// Debug is [DEFAULT]debug: ipa-debug=1 unless the parameters have it.
 	Debug bool
@@ -97,6 +98,7 @@ func NewScripter(cfg ScriptConfig) (*Scripter, error) {
 	if cfg.ErrorSleep <= 0 {
 		cfg.ErrorSleep = 30
 	}
+	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/")
 	t, err := template.New("ipxe_config.tmpl").ParseFS(templateFS, "templates/ipxe_config.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("pxe: parsing the iPXE template: %w", err)

@@ -45,16 +45,6 @@ func (c Config) defaultBootMode() string {
 	return c.DefaultBootMode
 }
 
-// DefaultConfig is Ironic's default configuration.
-func DefaultConfig() Config {
-	return Config{
-		HTTPRoot:          "/httpboot",
-		AutomatedClean:    true,
-		KickstartTemplate: "$pybasedir/drivers/modules/ks.cfg.template",
-		DefaultBootMode:   drivers.BootModeUEFI,
-	}
-}
-
 // Implementations returns the pxe and ipxe boot interfaces, for
 // drivers.NewRegistry.
 func Implementations(cfg Config) []drivers.Implementation {

@@ -21,11 +21,10 @@ import (
 	"github.com/goironic/ironic/drivers/internal/py"
 )
 
-// Config holds the options the redfish interfaces read.
+// Config holds the options the redfish interfaces read (see Bind). The
+// [redfish] options are not read yet: the interfaces do not talk to BMCs
+// (issue 12), so they are reported as not implemented.
 type Config struct {
-	// AuthType is [redfish]auth_type, the default of
-	// driver_info/redfish_auth_type.
-	AuthType string
 	// DeployKernel, DeployRamdisk, RescueKernel and RescueRamdisk are the
 	// [conductor] defaults for nodes whose driver_info names none.
 	DeployKernel  string
@@ -35,9 +34,6 @@ type Config struct {
 	// AutomatedClean is [conductor]automated_clean.
 	AutomatedClean bool
 }
-
-// DefaultConfig is Ironic's default configuration.
-func DefaultConfig() Config { return Config{AuthType: "auto", AutomatedClean: true} }
 
 // Implementations returns the redfish interfaces, for drivers.NewRegistry.
 func Implementations(cfg Config) []drivers.Implementation {
@@ -129,7 +125,9 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 	}
 	auth, ok := di["redfish_auth_type"]
 	if !ok {
-		auth = cfg.AuthType
+		// Ironic takes [redfish]auth_type, whose default this is; the
+		// option is not read until the interfaces talk to BMCs.
+		auth = "auto"
 	}
 	if a, isStr := auth.(string); !isStr || (a != "basic" && a != "session" && a != "auto") {
 		return nil, drivers.InvalidParameter("Invalid value \"%s\" set in driver_info/redfish_auth_type on node %s. The value should be one of \"basic\", \"session\" or \"auto\".",

@@ -31,9 +31,6 @@ type Config struct {
 	ActionRetryInterval time.Duration
 }
 
-// DefaultConfig is Ironic's defaults.
-func DefaultConfig() Config { return Config{ActionRetries: 3, ActionRetryInterval: 5 * time.Second} }
-
 // Deps are what the interfaces use.
 type Deps struct {
 	// Cinder is the Block Storage API client (only "cinder" uses it).

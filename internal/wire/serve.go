@@ -12,9 +12,14 @@ import (
 	"github.com/goironic/ironic/conf"
 )
 
-// Listen opens [api]host_ip:[api]port.
-func Listen(cfg *conf.Config) (net.Listener, error) {
-	return net.Listen("tcp", net.JoinHostPort(cfg.API.HostIP, strconv.Itoa(cfg.API.Port)))
+// ListenAddress is where the API listens: [api]host_ip:[api]port.
+func ListenAddress(cfg *conf.Config) (string, error) {
+	b := cfg.Binder()
+	lc := bound[listenConfig](b, compListen)
+	if err := b.Err(); err != nil {
+		return "", err
+	}
+	return net.JoinHostPort(lc.HostIP, strconv.Itoa(lc.Port)), nil
 }
 
 // Serve answers HTTP on ln with h until ctx ends, then shuts down,

@@ -1,10 +1,13 @@
 // Package wire holds the start-up steps the binaries share: reading the
-// configuration, setting up logging and opening the database. It only
-// connects packages; behaviour lives in them.
+// configuration, setting up logging and opening the database, and
+// building each component with the options it binds (option.Binder; see
+// bindAll for the list). It only connects packages; behaviour lives in
+// them.
 package wire
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,10 +15,19 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/goironic/ironic/conf"
 	"github.com/goironic/ironic/db"
 )
+
+// PrintOptionsFlag makes a server binary build its components exactly as
+// a normal start does, print every option they bound with the value the
+// component holds (JSON: component name -> "section.name" -> value;
+// durations in seconds) on standard output, and exit without serving.
+// The start-up log on standard error is the normal one. Tests use it to
+// check that every option reaches its component.
+const PrintOptionsFlag = "--print-effective-options"
 
 // Config reads the command line; with allInOne and no config files the
 // all-in-one defaults apply. ok is false when the binary should exit 0
@@ -40,16 +52,34 @@ func Config(prog string, args []string, stdout io.Writer, allInOne bool) (cfg *c
 // [DEFAULT]debug is set.
 func Logger(cfg *conf.Config, w io.Writer) *slog.Logger {
 	level := slog.LevelInfo
-	if cfg.Default.Debug {
+	if bound[logConfig](cfg.Binder(), compLog).Debug {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// OpenDB opens [database]connection. For SQLite the file's directory is
-// created if missing (the all-in-one's ./data).
+// Report logs the configuration's start-up report (conf.Config.Report)
+// with the options this build implements. A bad value of an implemented
+// option is an error.
+func Report(ctx context.Context, cfg *conf.Config, log *slog.Logger) error {
+	implemented, err := Implemented(cfg)
+	if err != nil {
+		return err
+	}
+	cfg.Report(ctx, log, implemented)
+	return nil
+}
+
+// OpenDB opens [database]connection with the [database] pool options.
+// For SQLite the file's directory is created if missing (the all-in-one's
+// ./data).
 func OpenDB(ctx context.Context, cfg *conf.Config, log *slog.Logger, opts ...db.Option) (*db.Store, error) {
-	u, err := conf.ParseDatabaseURL(cfg.Database.Connection)
+	b := cfg.Binder()
+	dc := bound[db.Config](b, compDB)
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	u, err := conf.ParseDatabaseURL(dc.Connection)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +91,7 @@ func OpenDB(ctx context.Context, cfg *conf.Config, log *slog.Logger, opts ...db.
 		}
 	}
 	// Node lists reuse unchanged rows (SQLite only; see db.WithNodeCache).
-	opts = append([]db.Option{db.WithNodeCache(20000)}, opts...)
+	opts = append([]db.Option{db.WithConfig(dc), db.WithNodeCache(20000)}, opts...)
 	return db.Open(ctx, u.Driver, u.DSN, log, opts...)
 }
 
@@ -71,6 +101,9 @@ type Server struct {
 	Cfg   *conf.Config
 	Log   *slog.Logger
 	Store *db.Store
+	// PrintOptions is set by PrintOptionsFlag: once the components are
+	// built, call PrintEffectiveOptions instead of serving.
+	PrintOptions bool
 }
 
 // StartServer reads the command line (see Config), sets up logging,
@@ -78,19 +111,32 @@ type Server struct {
 // (allInOne) warns that it ignores [DEFAULT]rpc_transport. ok is false
 // when the binary should exit 0; otherwise the caller closes s.Store.
 func StartServer(ctx context.Context, prog string, args []string, stdout, stderr io.Writer, allInOne bool) (s Server, ok bool, err error) {
-	cfg, _, ok, err := Config(prog, args, stdout, allInOne)
+	cfg, rest, ok, err := Config(prog, args, stdout, allInOne)
 	if err != nil || !ok {
 		return Server{}, false, err
 	}
 	log := Logger(cfg, stderr)
-	cfg.Report(ctx, log)
-	if allInOne && cfg.Default.RPCTransport != "none" {
-		log.WarnContext(ctx, "the all-in-one runs its conductor in-process; [DEFAULT]rpc_transport is treated as none",
-			"rpc_transport", cfg.Default.RPCTransport)
+	if err := Report(ctx, cfg, log); err != nil {
+		return Server{}, false, err
+	}
+	if allInOne {
+		if t := bound[transportConfig](cfg.Binder(), compTransport).RPCTransport; t != "none" {
+			log.WarnContext(ctx, "the all-in-one runs its conductor in-process; [DEFAULT]rpc_transport is treated as none",
+				"rpc_transport", t)
+		}
 	}
 	store, err := OpenDB(ctx, cfg, log)
 	if err != nil {
 		return Server{}, false, err
 	}
-	return Server{Cfg: cfg, Log: log, Store: store}, true, nil
+	return Server{Cfg: cfg, Log: log, Store: store, PrintOptions: slices.Contains(rest, PrintOptionsFlag)}, true, nil
+}
+
+// PrintEffectiveOptions writes, as JSON, every option the components
+// built so far bound, with the value each component holds (see
+// PrintOptionsFlag).
+func PrintEffectiveOptions(cfg *conf.Config, w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(cfg.Binder().Effective())
 }

@@ -11,6 +11,7 @@
 package amqp
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -20,13 +21,14 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
-// Config holds the transport's options.
+// Config holds the transport's options (see Bind); zero fields take the
+// options' defaults.
 type Config struct {
 	// TransportURL is [DEFAULT]transport_url, e.g.
 	// rabbit://user:pass@host:5672/vhost (several hosts separated by
 	// commas are tried in turn).
 	TransportURL string
-	// Exchange is [DEFAULT]control_exchange; Ironic forces "ironic".
+	// Exchange is [DEFAULT]control_exchange ("ironic", Ironic's default).
 	Exchange string
 	// ResponseTimeout is [DEFAULT]rpc_response_timeout (60 s): how long a
 	// call waits for its reply, and the AMQP expiration of the request.
@@ -41,43 +43,55 @@ type Config struct {
 	// TransientQueuesTTL is rabbit_transient_queues_ttl (1800 s): the
 	// x-expires of reply and fanout queues.
 	TransientQueuesTTL time.Duration
-	// Heartbeat is the AMQP heartbeat interval (oslo's
-	// heartbeat_timeout_threshold 60 s / heartbeat_rate 2 → 30 s).
-	Heartbeat time.Duration
-	// Executors bounds how many requests a server runs at once (oslo's
-	// executor_thread_pool_size, 64).
+	// HeartbeatTimeoutThreshold is
+	// [oslo_messaging_rabbit]heartbeat_timeout_threshold (60 s); the
+	// AMQP heartbeat interval negotiated with the broker is half of it.
+	HeartbeatTimeoutThreshold time.Duration
+	// SSL is [oslo_messaging_rabbit]ssl: connect with TLS (amqps, port
+	// 5671 unless the transport URL names one), as tlsConfig describes,
+	// with ssl_ca_file, ssl_cert_file, ssl_key_file, ssl_version and
+	// ssl_enforce_hostname_verification.
+	SSL                            bool
+	SSLCAFile                      string
+	SSLCertFile                    string
+	SSLKeyFile                     string
+	SSLVersion                     string
+	SSLEnforceHostnameVerification bool
+	// Executors is [DEFAULT]executor_thread_pool_size (64): how many
+	// requests a server runs at once.
 	Executors int
 }
 
 func (c Config) withDefaults() Config {
+	def := DefaultConfig()
 	if c.TransportURL == "" {
-		c.TransportURL = "rabbit://"
+		c.TransportURL = def.TransportURL
 	}
 	if c.Exchange == "" {
-		c.Exchange = "ironic"
+		c.Exchange = def.Exchange
 	}
 	if c.ResponseTimeout <= 0 {
-		c.ResponseTimeout = 60 * time.Second
+		c.ResponseTimeout = def.ResponseTimeout
 	}
 	if c.RetryInterval <= 0 {
-		c.RetryInterval = time.Second
+		c.RetryInterval = def.RetryInterval
 	}
 	if c.RetryBackoff < 0 {
 		c.RetryBackoff = 0
 	} else if c.RetryBackoff == 0 {
-		c.RetryBackoff = 2 * time.Second
+		c.RetryBackoff = def.RetryBackoff
 	}
 	if c.IntervalMax <= 0 {
-		c.IntervalMax = 30 * time.Second
+		c.IntervalMax = def.IntervalMax
 	}
 	if c.TransientQueuesTTL <= 0 {
-		c.TransientQueuesTTL = 1800 * time.Second
+		c.TransientQueuesTTL = def.TransientQueuesTTL
 	}
-	if c.Heartbeat <= 0 {
-		c.Heartbeat = 30 * time.Second
+	if c.HeartbeatTimeoutThreshold <= 0 {
+		c.HeartbeatTimeoutThreshold = def.HeartbeatTimeoutThreshold
 	}
 	if c.Executors <= 0 {
-		c.Executors = 64
+		c.Executors = def.Executors
 	}
 	return c
 }
@@ -88,10 +102,10 @@ type broker struct {
 	vhost string
 }
 
-// parseTransportURL reads oslo's transport_url into AMQP URIs. Kombu's
-// rules: no user means guest/guest, no port 5672, no path or "/" the
-// vhost "/".
-func parseTransportURL(s string) ([]broker, error) {
+// parseTransportURL reads oslo's transport_url into AMQP URIs (amqps
+// with ssl). Kombu's rules: no user means guest/guest, no port 5672
+// (5671 with ssl), no path or "/" the vhost "/".
+func parseTransportURL(s string, ssl bool) ([]broker, error) {
 	u, err := url.Parse(s)
 	if err != nil {
 		return nil, fmt.Errorf("transport_url: %w", err)
@@ -127,7 +141,11 @@ func parseTransportURL(s string) ([]broker, error) {
 				return nil, err
 			}
 		}
-		host, port := hostport, 5672
+		scheme, port := "amqp", 5672
+		if ssl {
+			scheme, port = "amqps", 5671
+		}
+		host := hostport
 		if h, p, ok := strings.Cut(hostport, ":"); ok && !strings.Contains(p, ":") {
 			host = h
 			if port, err = strconv.Atoi(p); err != nil {
@@ -137,18 +155,22 @@ func parseTransportURL(s string) ([]broker, error) {
 		if host == "" {
 			host = "localhost"
 		}
-		uri := amqp.URI{Scheme: "amqp", Host: host, Port: port, Username: user, Password: pass, Vhost: vhost}
+		uri := amqp.URI{Scheme: scheme, Host: host, Port: port, Username: user, Password: pass, Vhost: vhost}
 		out = append(out, broker{uri: uri.String(), vhost: vhost})
 	}
 	return out, nil
 }
 
-func (c Config) amqpConfig(b broker) amqp.Config {
+func (c Config) amqpConfig(b broker, tc *tls.Config) amqp.Config {
+	if tc != nil {
+		tc = tc.Clone() // amqp091 sets its ServerName
+	}
 	return amqp.Config{
-		Vhost:     b.vhost,
-		Heartbeat: c.Heartbeat,
-		Locale:    "en_US",
-		Dial:      amqp.DefaultDial(10 * time.Second),
+		TLSClientConfig: tc,
+		Vhost:           b.vhost,
+		Heartbeat:       c.HeartbeatTimeoutThreshold / 2,
+		Locale:          "en_US",
+		Dial:            amqp.DefaultDial(10 * time.Second),
 		Properties: amqp.Table{
 			"product":  "goironic",
 			"platform": "Go",

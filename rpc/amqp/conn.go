@@ -2,6 +2,7 @@ package amqp
 
 import (
 	"context"
+	"crypto/tls"
 	"log/slog"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 type dialer struct {
 	cfg     Config
 	brokers []broker
+	tls     *tls.Config
 	log     *slog.Logger
 }
 
@@ -23,7 +25,11 @@ type dialer struct {
 // and log get their defaults too. Client and Server start from it.
 func newDialer(cfg Config, ids ironic.UUIDSource, log *slog.Logger) (dialer, ironic.UUIDSource, *slog.Logger, error) {
 	cfg = cfg.withDefaults()
-	brokers, err := parseTransportURL(cfg.TransportURL)
+	brokers, err := parseTransportURL(cfg.TransportURL, cfg.SSL)
+	if err != nil {
+		return dialer{}, nil, nil, err
+	}
+	tc, err := cfg.tlsConfig()
 	if err != nil {
 		return dialer{}, nil, nil, err
 	}
@@ -33,7 +39,7 @@ func newDialer(cfg Config, ids ironic.UUIDSource, log *slog.Logger) (dialer, iro
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return dialer{cfg: cfg, brokers: brokers, log: log}, ids, log, nil
+	return dialer{cfg: cfg, brokers: brokers, tls: tc, log: log}, ids, log, nil
 }
 
 // dial returns a connection, or ctx's error once ctx is done.
@@ -41,7 +47,7 @@ func (d *dialer) dial(ctx context.Context) (*amqp.Connection, error) {
 	wait := d.cfg.RetryInterval
 	for attempt := 0; ; attempt++ {
 		for _, b := range d.brokers {
-			conn, err := amqp.DialConfig(b.uri, d.cfg.amqpConfig(b))
+			conn, err := amqp.DialConfig(b.uri, d.cfg.amqpConfig(b, d.tls))
 			if err == nil {
 				if attempt > 0 {
 					d.log.InfoContext(ctx, "reconnected to AMQP server", "attempts", attempt+1)

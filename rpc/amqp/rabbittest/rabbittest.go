@@ -34,6 +34,8 @@ const StartTimeout = 120 * time.Second
 type Broker struct {
 	Dir      string
 	AMQPPort int
+	// TLS is the TLS listener.
+	TLS      TLS
 	epmdPort int
 	distPort int
 	sbin     string
@@ -125,7 +127,7 @@ func start(sbin string) (*Broker, error) {
 		return nil, err
 	}
 	b := &Broker{Dir: dir, sbin: sbin}
-	for _, p := range []*int{&b.AMQPPort, &b.epmdPort, &b.distPort} {
+	for _, p := range []*int{&b.AMQPPort, &b.TLS.Port, &b.epmdPort, &b.distPort} {
 		if *p, err = freePort(); err != nil {
 			return nil, err
 		}
@@ -135,8 +137,13 @@ func start(sbin string) (*Broker, error) {
 			return nil, err
 		}
 	}
+	tls, tlsConf, err := writeTLS(filepath.Join(dir, "tls"), b.TLS.Port)
+	if err != nil {
+		return nil, err
+	}
+	b.TLS = tls
 	files := map[string]string{
-		"rabbitmq.conf":       fmt.Sprintf("listeners.tcp.1 = 127.0.0.1:%d\nlog.file.level = warning\nlog.console = false\n", b.AMQPPort),
+		"rabbitmq.conf":       fmt.Sprintf("listeners.tcp.1 = 127.0.0.1:%d\nlog.file.level = warning\nlog.console = false\n", b.AMQPPort) + tlsConf,
 		"enabled_plugins":     "[].\n",
 		"advanced.config":     "[].\n",
 		"rabbitmq-env.conf":   "",

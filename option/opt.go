@@ -1,4 +1,4 @@
-package conf
+package option
 
 import (
 	"sort"
@@ -62,7 +62,7 @@ type Choice struct {
 }
 
 // Opt describes one configuration option: where it lives, its type,
-// its default and its documentation. The table of all options is Opts.
+// its default and its documentation. The table of all options is Table.
 type Opt struct {
 	// Section is "DEFAULT" or the lower-case group name, e.g. "api".
 	Section string
@@ -100,57 +100,48 @@ type Opt struct {
 	// DeprecatedNames are older "section.name" spellings that are still
 	// read, with lower precedence than Name within the same file.
 	DeprecatedNames []string
-	// Implemented tells whether this service acts on the option. Options
-	// that are not implemented are accepted, and reported by
-	// Config.NotImplemented when a file sets them.
-	Implemented bool
 }
 
 // Key returns "section.name".
 func (o Opt) Key() string { return o.Section + "." + o.Name }
 
-// Opts returns the option table: every option Ironic 21.4 reads (its own
-// and those of the oslo libraries and keystonemiddleware it uses), in
-// sample-file order, with Implemented set for the options this module
-// reads into Config. The result is a fresh copy on every call.
-func Opts() []Opt {
-	opts := upstreamOpts()
-	bound := bindings()
-	for i := range opts {
-		_, opts[i].Implemented = bound[opts[i].Key()]
-	}
-	return opts
-}
+// Table returns every option Ironic 21.4 reads (its own and those of the
+// oslo libraries and keystonemiddleware it uses), in sample-file order.
+// Whether this service implements one is not a property of the table:
+// an option is implemented when a component binds it (see Binder). The
+// result is a fresh copy on every call.
+func Table() []Opt { return upstreamOpts() }
 
-// normalizeSection returns the canonical name of an ini section, as
+// NormalizeSection returns the canonical name of an ini section, as
 // oslo.config does: group names are case-insensitive, except DEFAULT.
-func normalizeSection(name string) string {
+func NormalizeSection(name string) string {
 	if name == "DEFAULT" {
 		return name
 	}
 	return strings.ToLower(name)
 }
 
-// normalizeKey canonicalises a "section.name" key (used for deprecated
+// NormalizeKey canonicalises a "section.name" key (used for deprecated
 // names, which upstream sometimes spells with an upper-case group).
-func normalizeKey(key string) string {
+func NormalizeKey(key string) string {
 	section, name, ok := strings.Cut(key, ".")
 	if !ok {
 		return key
 	}
-	return normalizeSection(section) + "." + name
+	return NormalizeSection(section) + "." + name
 }
 
-// optIndex maps "section.name" to the position of the option in a table,
-// and each deprecated name to the option it stands for.
-type optIndex struct {
+// Index finds the options of a table by "section.name", under their
+// current or a deprecated name.
+type Index struct {
 	opts       []Opt
 	byKey      map[string]int
 	deprecated map[string]int
 }
 
-func newOptIndex(opts []Opt) *optIndex {
-	idx := &optIndex{
+// NewIndex indexes opts, which it keeps.
+func NewIndex(opts []Opt) *Index {
+	idx := &Index{
 		opts:       opts,
 		byKey:      make(map[string]int, len(opts)),
 		deprecated: make(map[string]int),
@@ -160,7 +151,7 @@ func newOptIndex(opts []Opt) *optIndex {
 	}
 	for i, o := range opts {
 		for _, d := range o.DeprecatedNames {
-			d = normalizeKey(d)
+			d = NormalizeKey(d)
 			if _, current := idx.byKey[d]; !current {
 				idx.deprecated[d] = i
 			}
@@ -169,9 +160,9 @@ func newOptIndex(opts []Opt) *optIndex {
 	return idx
 }
 
-// lookup returns the option known under key, either its current name or
+// Lookup returns the option known under key, either its current name or
 // a deprecated one.
-func (idx *optIndex) lookup(key string) (*Opt, bool) {
+func (idx *Index) Lookup(key string) (*Opt, bool) {
 	if i, ok := idx.byKey[key]; ok {
 		return &idx.opts[i], true
 	}
@@ -181,9 +172,9 @@ func (idx *optIndex) lookup(key string) (*Opt, bool) {
 	return nil, false
 }
 
-// sections returns the section names of the table in sample order:
-// DEFAULT first, then alphabetical.
-func sections(opts []Opt) []string {
+// Sections returns the section names of opts in sample order: DEFAULT
+// first, then alphabetical.
+func Sections(opts []Opt) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, o := range opts {

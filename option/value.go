@@ -1,34 +1,72 @@
-package conf
+package option
 
 import (
+	"encoding"
 	"fmt"
 	"net"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 )
 
 // assign converts an interpolated value to the option's type, validates
-// it (choices, bounds) and stores it in the field ptr points to.
+// it (choices, bounds) and stores it in the field ptr points to. An
+// unset option (upstream's None) stores the field's zero value.
 func assign(ptr any, o *Opt, v resolvedValue) error {
 	fail := func(err error) error {
 		return &optionError{origin: v.origin, section: o.Section, name: o.Name, err: err}
 	}
+	if !fits(ptr, o) {
+		return fail(fmt.Errorf("internal error: a %T field cannot hold its %s", ptr, o.Type))
+	}
 	if o.Type == MultiString {
-		p, ok := ptr.(*[]string)
-		if !ok {
-			return fail(fmt.Errorf("internal error: cannot store %s in %T", o.Type, ptr))
-		}
-		*p = append([]string(nil), v.multi...)
+		*ptr.(*[]string) = append([]string(nil), v.multi...)
 		return nil
 	}
 	if v.unset {
-		return nil // None reads as the zero value
+		reflect.ValueOf(ptr).Elem().SetZero()
+		return nil
 	}
 	if err := store(ptr, o, v.raw); err != nil {
 		return fail(err)
 	}
 	return nil
+}
+
+// fits tells whether a field of ptr's type can hold o's values:
+//
+//	*string                   String, HostAddress, IPAddress
+//	encoding.TextUnmarshaler  String
+//	*int                      Integer, Port, Octal
+//	**int                     Integer without a default (nil: unset)
+//	*float64                  Float
+//	*bool                     Boolean
+//	*[]string                 List, MultiString
+//	*map[string]string        Dict
+//	*time.Duration            Integer or Float, counted in seconds
+func fits(ptr any, o *Opt) bool {
+	switch ptr.(type) {
+	case *string:
+		return o.Type == String || o.Type == HostAddress || o.Type == IPAddress
+	case *int:
+		return o.Type == Integer || o.Type == Port || o.Type == Octal
+	case **int:
+		return o.Type == Integer && o.NoDefault
+	case *float64:
+		return o.Type == Float
+	case *bool:
+		return o.Type == Boolean
+	case *[]string:
+		return o.Type == List || o.Type == MultiString
+	case *map[string]string:
+		return o.Type == Dict
+	case *time.Duration:
+		return o.Type == Integer || o.Type == Float
+	case encoding.TextUnmarshaler:
+		return o.Type == String
+	}
+	return false
 }
 
 func store(ptr any, o *Opt, raw string) error {
@@ -47,43 +85,49 @@ func store(ptr any, o *Opt, raw string) error {
 		*p = b
 	case *int:
 		n, ok, err := parseInt(o, raw)
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok {
+			n = 0
 		}
 		*p = int(n)
 	case **int:
 		n, ok, err := parseInt(o, raw)
-		if err != nil || !ok {
+		if err != nil {
 			return err
 		}
-		v := int(n)
-		*p = &v
+		*p = nil
+		if ok {
+			v := int(n)
+			*p = &v
+		}
 	case *float64:
-		f, ok, err := parseFloat(o, raw)
-		if err != nil || !ok {
+		f, _, err := parseFloat(o, raw)
+		if err != nil {
 			return err
 		}
 		*p = f
 	case *time.Duration:
-		secs, ok, err := parseFloat(o, raw)
-		if err != nil || !ok {
+		secs, _, err := parseFloat(o, raw)
+		if err != nil {
 			return err
 		}
 		*p = time.Duration(secs * float64(time.Second))
 	case *[]string:
-		if o.Type != List {
-			return fmt.Errorf("internal error: cannot store %s in %T", o.Type, ptr)
-		}
 		*p = ParseList(raw)
 	case *map[string]string:
-		if o.Type != Dict {
-			return fmt.Errorf("internal error: cannot store %s in %T", o.Type, ptr)
-		}
 		m, err := ParseDict(raw)
 		if err != nil {
 			return err
 		}
 		*p = m
+	case encoding.TextUnmarshaler:
+		s, err := parseString(o, raw)
+		if err != nil {
+			return err
+		}
+		return p.UnmarshalText([]byte(s))
 	default:
 		return fmt.Errorf("internal error: unsupported field type %T", ptr)
 	}
