@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/goironic/ironic/db/models"
 )
@@ -30,11 +31,40 @@ const (
 )
 
 // column describes one column of table T: its name, its kind, and where
-// the field of a row lives.
+// the field of a row lives (its offset in T).
 type column[T any] struct {
 	name string
 	kind kind
-	ptr  func(*T) any
+	off  uintptr
+}
+
+// ptr points at the column's field of row r, typed by the column's kind:
+// *string, **string, *int64, **int64, *bool, **bool, *models.Time,
+// *models.JSONDict or *models.JSONList. newTable checked that the field
+// at the offset has exactly that type; no reflection happens per row.
+func (c *column[T]) ptr(r *T) any {
+	p := unsafe.Add(unsafe.Pointer(r), c.off)
+	switch c.kind {
+	case kStr, kEmptyNull:
+		return (*string)(p)
+	case kNullStr:
+		return (**string)(p)
+	case kInt:
+		return (*int64)(p)
+	case kNullInt:
+		return (**int64)(p)
+	case kBool:
+		return (*bool)(p)
+	case kNullBool:
+		return (**bool)(p)
+	case kTime:
+		return (*models.Time)(p)
+	case kDict:
+		return (*models.JSONDict)(p)
+	case kList:
+		return (*models.JSONList)(p)
+	}
+	panic(fmt.Sprintf("db: unknown column kind %d", c.kind))
 }
 
 // table describes a table of rows T with an explicit column list.
@@ -42,15 +72,15 @@ type table[T any] struct {
 	name    string
 	cols    []column[T]
 	index   map[string]int
-	id      func(*T) *int64 // auto-increment id, nil for tables without one
-	selects string          // "`t`.`c1`, `t`.`c2`, ..."
+	idCol   int    // the auto-increment id's index in cols, -1 for tables without one
+	selects string // "`t`.`c1`, `t`.`c2`, ..."
 	// textTimes selects timestamps as plain text (SQLite): the driver
 	// would otherwise parse every DATETIME with time.Parse.
 	textTimes bool
 }
 
-func newTable[T any](d Dialect, name string, id func(*T) *int64, cols ...column[T]) *table[T] {
-	t := &table[T]{name: name, cols: cols, id: id, index: make(map[string]int, len(cols)), textTimes: d == SQLite}
+func buildTable[T any](d Dialect, name string, idCol int, cols []column[T]) *table[T] {
+	t := &table[T]{name: name, cols: cols, idCol: idCol, index: make(map[string]int, len(cols)), textTimes: d == SQLite}
 	var b strings.Builder
 	for i, c := range cols {
 		t.index[c.name] = i
@@ -63,16 +93,20 @@ func newTable[T any](d Dialect, name string, id func(*T) *int64, cols ...column[
 	return t
 }
 
+// id points at the auto-increment id of r; nil for tables without one.
+func (t *table[T]) id(r *T) *int64 {
+	if t.idCol < 0 {
+		return nil
+	}
+	return t.cols[t.idCol].ptr(r).(*int64)
+}
+
 // selCol is a column as it appears in a select list.
 func (t *table[T]) selCol(c column[T]) string {
 	if c.kind == kTime && t.textTimes {
 		return "CAST(" + t.qcol(c.name) + " AS TEXT)"
 	}
 	return t.qcol(c.name)
-}
-
-func col[T any](name string, k kind, ptr func(*T) any) column[T] {
-	return column[T]{name: name, kind: k, ptr: ptr}
 }
 
 // quote quotes an identifier; backticks work on MySQL and SQLite alike.
@@ -94,8 +128,8 @@ func (t *table[T]) subset(names []string) ([]column[T], string, error) {
 		}
 		want[n] = true
 	}
-	if t.id != nil {
-		want["id"] = true
+	if t.idCol >= 0 {
+		want[t.cols[t.idCol].name] = true
 	}
 	var cols []column[T]
 	var b strings.Builder
@@ -457,11 +491,12 @@ func insertRow[T any](ctx context.Context, q querier, t *table[T], r *T) error {
 		marks = make([]string, 0, len(t.cols))
 		args  = make([]any, 0, len(t.cols))
 	)
-	for _, c := range t.cols {
-		p := c.ptr(r)
-		if c.name == "id" && t.id != nil && *t.id(r) == 0 {
+	newID := t.idCol >= 0 && *t.id(r) == 0
+	for i, c := range t.cols {
+		if newID && i == t.idCol {
 			continue
 		}
+		p := c.ptr(r)
 		v, err := dbValue(c.kind, p)
 		if err != nil {
 			return fmt.Errorf("db: %s.%s: %w", t.name, c.name, err)
@@ -475,7 +510,7 @@ func insertRow[T any](ctx context.Context, q querier, t *table[T], r *T) error {
 	if err != nil {
 		return err
 	}
-	if t.id != nil && *t.id(r) == 0 {
+	if newID {
 		id, err := res.LastInsertId()
 		if err != nil {
 			return err
