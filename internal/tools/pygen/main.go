@@ -5,6 +5,9 @@
 // schema):
 //
 //	go run ./internal/tools/pygen [-gofmt] -o OUT SCRIPT [ARG...]
+//	go run ./internal/tools/pygen -check
+//
+// -check only reports whether the generators can run here.
 //
 // It fails, leaving OUT untouched, when the interpreter or Python Ironic
 // 21.4 is missing (apt install python3-ironic), when the script fails, or
@@ -30,11 +33,19 @@ func main() {
 	python := flag.String("python", "/usr/bin/python3", "the interpreter that has python3-ironic")
 	out := flag.String("o", "", "the file to write")
 	gofmt := flag.Bool("gofmt", false, "format the output as Go source")
+	check := flag.Bool("check", false, "only check that the interpreter has Python Ironic "+IronicRelease)
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: pygen [-python PATH] [-gofmt] -o OUT SCRIPT [ARG...]")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: pygen [-python PATH] [-gofmt] -o OUT SCRIPT [ARG...] | pygen -check")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *check {
+		if err := checkIronic(*python); err != nil {
+			fmt.Fprintf(os.Stderr, "pygen: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *out == "" || flag.NArg() < 1 {
 		flag.Usage()
 		os.Exit(2)
