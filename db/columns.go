@@ -38,13 +38,18 @@ type column[T any] struct {
 	off  uintptr
 }
 
-// ptr points at the column's field of row r, typed by the column's kind:
-// *string, **string, *int64, **int64, *bool, **bool, *models.Time,
-// *models.JSONDict or *models.JSONList. newTable checked that the field
-// at the offset has exactly that type; no reflection happens per row.
-func (c *column[T]) ptr(r *T) any {
-	p := unsafe.Add(unsafe.Pointer(r), c.off)
-	switch c.kind {
+// addr is the address of the column's field in row r.
+func (c *column[T]) addr(r *T) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(r), c.off) }
+
+// ptr points at the column's field of row r; see fieldPtr.
+func (c *column[T]) ptr(r *T) any { return fieldPtr(c.kind, c.addr(r)) }
+
+// fieldPtr types the address of a field of kind k: *string, **string,
+// *int64, **int64, *bool, **bool, *models.Time, *models.JSONDict or
+// *models.JSONList. newTable checked that the field at a column's offset
+// has exactly that type, so no reflection happens per row.
+func fieldPtr(k kind, p unsafe.Pointer) any {
+	switch k {
 	case kStr, kEmptyNull:
 		return (*string)(p)
 	case kNullStr:
@@ -64,7 +69,7 @@ func (c *column[T]) ptr(r *T) any {
 	case kList:
 		return (*models.JSONList)(p)
 	}
-	panic(fmt.Sprintf("db: unknown column kind %d", c.kind))
+	panic(fmt.Sprintf("db: unknown column kind %d", k))
 }
 
 // table describes a table of rows T with an explicit column list.
@@ -146,17 +151,18 @@ func (t *table[T]) subset(names []string) ([]column[T], string, error) {
 	return cols, b.String(), nil
 }
 
-// fieldScanner scans one column into the field of the current row with a
-// type switch: no reflection, no allocation beyond the value itself.
+// fieldScanner scans one column into the field of the current row (dst,
+// the field's address, of the type its kind says) with a switch on the
+// kind: no reflection, no allocation beyond the value itself.
 type fieldScanner struct {
 	kind kind
-	dst  any
+	dst  unsafe.Pointer
 }
 
 func (f *fieldScanner) Scan(src any) error {
 	switch f.kind {
 	case kStr, kEmptyNull:
-		p := f.dst.(*string)
+		p := (*string)(f.dst)
 		if src == nil {
 			*p = ""
 			return nil
@@ -165,7 +171,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = s
 		return err
 	case kNullStr:
-		p := f.dst.(**string)
+		p := (**string)(f.dst)
 		if src == nil {
 			*p = nil
 			return nil
@@ -174,7 +180,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = &s
 		return err
 	case kInt:
-		p := f.dst.(*int64)
+		p := (*int64)(f.dst)
 		if src == nil {
 			*p = 0
 			return nil
@@ -183,7 +189,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = v
 		return err
 	case kNullInt:
-		p := f.dst.(**int64)
+		p := (**int64)(f.dst)
 		if src == nil {
 			*p = nil
 			return nil
@@ -192,7 +198,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = &v
 		return err
 	case kBool:
-		p := f.dst.(*bool)
+		p := (*bool)(f.dst)
 		if src == nil {
 			*p = false
 			return nil
@@ -201,7 +207,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = v
 		return err
 	case kNullBool:
-		p := f.dst.(**bool)
+		p := (**bool)(f.dst)
 		if src == nil {
 			*p = nil
 			return nil
@@ -210,11 +216,11 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = &v
 		return err
 	case kTime:
-		return f.dst.(*models.Time).Scan(src)
+		return (*models.Time)(f.dst).Scan(src)
 	case kDict:
-		return f.dst.(*models.JSONDict).Scan(src)
+		return (*models.JSONDict)(f.dst).Scan(src)
 	case kList:
-		return f.dst.(*models.JSONList).Scan(src)
+		return (*models.JSONList)(f.dst).Scan(src)
 	}
 	return fmt.Errorf("db: unknown column kind %d", f.kind)
 }
@@ -295,7 +301,7 @@ func scanAll[T any](rows *sql.Rows, cols []column[T], sizeHint int) ([]T, error)
 		out = append(out, zero)
 		r := &out[len(out)-1]
 		for i := range cols {
-			scs[i].dst = cols[i].ptr(r)
+			scs[i].dst = cols[i].addr(r)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
@@ -577,13 +583,13 @@ func applyValues[T any](t *table[T], cur *T, values Values, now time.Time) error
 		if err != nil {
 			return err
 		}
-		if err := (&fieldScanner{kind: c.kind, dst: c.ptr(cur)}).Scan(nv); err != nil {
+		if err := (&fieldScanner{kind: c.kind, dst: c.addr(cur)}).Scan(nv); err != nil {
 			return fmt.Errorf("db: %s.%s: %w", t.name, name, err)
 		}
 	}
 	if _, given := values["updated_at"]; !given && t.has("updated_at") {
 		c := t.cols[t.index["updated_at"]]
-		return (&fieldScanner{kind: c.kind, dst: c.ptr(cur)}).Scan(now.Format(models.TimeLayout))
+		return (&fieldScanner{kind: c.kind, dst: c.addr(cur)}).Scan(now.Format(models.TimeLayout))
 	}
 	return nil
 }
