@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/goironic/ironic/db/models"
 )
@@ -30,11 +31,45 @@ const (
 )
 
 // column describes one column of table T: its name, its kind, and where
-// the field of a row lives.
+// the field of a row lives (its offset in T).
 type column[T any] struct {
 	name string
 	kind kind
-	ptr  func(*T) any
+	off  uintptr
+}
+
+// addr is the address of the column's field in row r.
+func (c *column[T]) addr(r *T) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(r), c.off) }
+
+// ptr points at the column's field of row r; see fieldPtr.
+func (c *column[T]) ptr(r *T) any { return fieldPtr(c.kind, c.addr(r)) }
+
+// fieldPtr types the address of a field of kind k: *string, **string,
+// *int64, **int64, *bool, **bool, *models.Time, *models.JSONDict or
+// *models.JSONList. newTable checked that the field at a column's offset
+// has exactly that type, so no reflection happens per row.
+func fieldPtr(k kind, p unsafe.Pointer) any {
+	switch k {
+	case kStr, kEmptyNull:
+		return (*string)(p)
+	case kNullStr:
+		return (**string)(p)
+	case kInt:
+		return (*int64)(p)
+	case kNullInt:
+		return (**int64)(p)
+	case kBool:
+		return (*bool)(p)
+	case kNullBool:
+		return (**bool)(p)
+	case kTime:
+		return (*models.Time)(p)
+	case kDict:
+		return (*models.JSONDict)(p)
+	case kList:
+		return (*models.JSONList)(p)
+	}
+	panic(fmt.Sprintf("db: unknown column kind %d", k))
 }
 
 // table describes a table of rows T with an explicit column list.
@@ -42,15 +77,15 @@ type table[T any] struct {
 	name    string
 	cols    []column[T]
 	index   map[string]int
-	id      func(*T) *int64 // auto-increment id, nil for tables without one
-	selects string          // "`t`.`c1`, `t`.`c2`, ..."
+	idCol   int    // the auto-increment id's index in cols, -1 for tables without one
+	selects string // "`t`.`c1`, `t`.`c2`, ..."
 	// textTimes selects timestamps as plain text (SQLite): the driver
 	// would otherwise parse every DATETIME with time.Parse.
 	textTimes bool
 }
 
-func newTable[T any](d Dialect, name string, id func(*T) *int64, cols ...column[T]) *table[T] {
-	t := &table[T]{name: name, cols: cols, id: id, index: make(map[string]int, len(cols)), textTimes: d == SQLite}
+func buildTable[T any](d Dialect, name string, idCol int, cols []column[T]) *table[T] {
+	t := &table[T]{name: name, cols: cols, idCol: idCol, index: make(map[string]int, len(cols)), textTimes: d == SQLite}
 	var b strings.Builder
 	for i, c := range cols {
 		t.index[c.name] = i
@@ -63,16 +98,20 @@ func newTable[T any](d Dialect, name string, id func(*T) *int64, cols ...column[
 	return t
 }
 
+// id points at the auto-increment id of r; nil for tables without one.
+func (t *table[T]) id(r *T) *int64 {
+	if t.idCol < 0 {
+		return nil
+	}
+	return t.cols[t.idCol].ptr(r).(*int64)
+}
+
 // selCol is a column as it appears in a select list.
 func (t *table[T]) selCol(c column[T]) string {
 	if c.kind == kTime && t.textTimes {
 		return "CAST(" + t.qcol(c.name) + " AS TEXT)"
 	}
 	return t.qcol(c.name)
-}
-
-func col[T any](name string, k kind, ptr func(*T) any) column[T] {
-	return column[T]{name: name, kind: k, ptr: ptr}
 }
 
 // quote quotes an identifier; backticks work on MySQL and SQLite alike.
@@ -94,8 +133,8 @@ func (t *table[T]) subset(names []string) ([]column[T], string, error) {
 		}
 		want[n] = true
 	}
-	if t.id != nil {
-		want["id"] = true
+	if t.idCol >= 0 {
+		want[t.cols[t.idCol].name] = true
 	}
 	var cols []column[T]
 	var b strings.Builder
@@ -112,17 +151,18 @@ func (t *table[T]) subset(names []string) ([]column[T], string, error) {
 	return cols, b.String(), nil
 }
 
-// fieldScanner scans one column into the field of the current row with a
-// type switch: no reflection, no allocation beyond the value itself.
+// fieldScanner scans one column into the field of the current row (dst,
+// the field's address, of the type its kind says) with a switch on the
+// kind: no reflection, no allocation beyond the value itself.
 type fieldScanner struct {
 	kind kind
-	dst  any
+	dst  unsafe.Pointer
 }
 
 func (f *fieldScanner) Scan(src any) error {
 	switch f.kind {
 	case kStr, kEmptyNull:
-		p := f.dst.(*string)
+		p := (*string)(f.dst)
 		if src == nil {
 			*p = ""
 			return nil
@@ -131,7 +171,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = s
 		return err
 	case kNullStr:
-		p := f.dst.(**string)
+		p := (**string)(f.dst)
 		if src == nil {
 			*p = nil
 			return nil
@@ -140,7 +180,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = &s
 		return err
 	case kInt:
-		p := f.dst.(*int64)
+		p := (*int64)(f.dst)
 		if src == nil {
 			*p = 0
 			return nil
@@ -149,7 +189,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = v
 		return err
 	case kNullInt:
-		p := f.dst.(**int64)
+		p := (**int64)(f.dst)
 		if src == nil {
 			*p = nil
 			return nil
@@ -158,7 +198,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = &v
 		return err
 	case kBool:
-		p := f.dst.(*bool)
+		p := (*bool)(f.dst)
 		if src == nil {
 			*p = false
 			return nil
@@ -167,7 +207,7 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = v
 		return err
 	case kNullBool:
-		p := f.dst.(**bool)
+		p := (**bool)(f.dst)
 		if src == nil {
 			*p = nil
 			return nil
@@ -176,11 +216,11 @@ func (f *fieldScanner) Scan(src any) error {
 		*p = &v
 		return err
 	case kTime:
-		return f.dst.(*models.Time).Scan(src)
+		return (*models.Time)(f.dst).Scan(src)
 	case kDict:
-		return f.dst.(*models.JSONDict).Scan(src)
+		return (*models.JSONDict)(f.dst).Scan(src)
 	case kList:
-		return f.dst.(*models.JSONList).Scan(src)
+		return (*models.JSONList)(f.dst).Scan(src)
 	}
 	return fmt.Errorf("db: unknown column kind %d", f.kind)
 }
@@ -261,7 +301,7 @@ func scanAll[T any](rows *sql.Rows, cols []column[T], sizeHint int) ([]T, error)
 		out = append(out, zero)
 		r := &out[len(out)-1]
 		for i := range cols {
-			scs[i].dst = cols[i].ptr(r)
+			scs[i].dst = cols[i].addr(r)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
@@ -457,11 +497,12 @@ func insertRow[T any](ctx context.Context, q querier, t *table[T], r *T) error {
 		marks = make([]string, 0, len(t.cols))
 		args  = make([]any, 0, len(t.cols))
 	)
-	for _, c := range t.cols {
-		p := c.ptr(r)
-		if c.name == "id" && t.id != nil && *t.id(r) == 0 {
+	newID := t.idCol >= 0 && *t.id(r) == 0
+	for i, c := range t.cols {
+		if newID && i == t.idCol {
 			continue
 		}
+		p := c.ptr(r)
 		v, err := dbValue(c.kind, p)
 		if err != nil {
 			return fmt.Errorf("db: %s.%s: %w", t.name, c.name, err)
@@ -475,7 +516,7 @@ func insertRow[T any](ctx context.Context, q querier, t *table[T], r *T) error {
 	if err != nil {
 		return err
 	}
-	if t.id != nil && *t.id(r) == 0 {
+	if newID {
 		id, err := res.LastInsertId()
 		if err != nil {
 			return err
@@ -542,13 +583,13 @@ func applyValues[T any](t *table[T], cur *T, values Values, now time.Time) error
 		if err != nil {
 			return err
 		}
-		if err := (&fieldScanner{kind: c.kind, dst: c.ptr(cur)}).Scan(nv); err != nil {
+		if err := (&fieldScanner{kind: c.kind, dst: c.addr(cur)}).Scan(nv); err != nil {
 			return fmt.Errorf("db: %s.%s: %w", t.name, name, err)
 		}
 	}
 	if _, given := values["updated_at"]; !given && t.has("updated_at") {
 		c := t.cols[t.index["updated_at"]]
-		return (&fieldScanner{kind: c.kind, dst: c.ptr(cur)}).Scan(now.Format(models.TimeLayout))
+		return (&fieldScanner{kind: c.kind, dst: c.addr(cur)}).Scan(now.Format(models.TimeLayout))
 	}
 	return nil
 }

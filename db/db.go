@@ -20,8 +20,10 @@
 //     direction, as Ironic's _paginate_query).
 //   - Timestamps come from the Clock given with WithClock.
 //
-// gorm opens the connections; queries are explicit SQL with explicit column
-// lists so that hot paths (node lists) do no reflection.
+// gorm opens the MySQL connections and describes the tables: the column
+// lists are derived once, at Open, from the gorm tags of the models in
+// db/models. Queries are explicit SQL over those lists, so that hot paths
+// (node lists) do no reflection.
 package db
 
 import (
@@ -158,12 +160,15 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 	if err != nil {
 		return nil, fmt.Errorf("db: open %s: %w", driver, err)
 	}
-	s.t = newTables(s.dialect)
 	sqlDB := sqliteDB
 	if gdb != nil {
 		if sqlDB, err = gdb.DB(); err != nil {
 			return nil, err
 		}
+	}
+	if s.t, err = newTables(s.dialect); err != nil {
+		sqlDB.Close()
+		return nil, err
 	}
 	s.db = newStmtDB(sqlDB, s.dialect == SQLite, !memory)
 	if s.nodeCacheSize > 0 && s.dialect == SQLite {

@@ -43,8 +43,10 @@ func allTables(ts *tables) []tableInfo {
 	}
 }
 
-// TestColumnsMatchSchema checks every column list against the DDL: the
-// same columns, and kinds that fit the declared types and nullability.
+// TestColumnsMatchSchema checks the column lists derived from the models'
+// gorm tags against Ironic's DDL: the same columns in the same order, NOT
+// NULL exactly where the DDL says so, and kinds that fit the declared
+// types.
 func TestColumnsMatchSchema(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, "sqlite", filepath.Join(t.TempDir(), "x.db"), nil)
@@ -55,21 +57,44 @@ func TestColumnsMatchSchema(t *testing.T) {
 	if err := s.CreateSchema(ctx); err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{"alembic_version": true}
-	for _, ti := range allTables(s.t) {
+	seen := map[string]bool{}
+	for _, ti := range append(allTables(s.t), tableInfo{name: "alembic_version", model: &models.AlembicVersion{}}) {
 		seen[ti.name] = true
-		rows, err := s.db.QueryContext(ctx, "SELECT name, type, \"notnull\" FROM pragma_table_info(?)", ti.name)
+		sch, err := schema.Parse(ti.model, &sync.Map{}, schema.NamingStrategy{})
+		if err != nil {
+			t.Fatalf("gorm parse %T: %v", ti.model, err)
+		}
+		if sch.Table != ti.name {
+			t.Errorf("gorm table of %T = %s, want %s", ti.model, sch.Table, ti.name)
+		}
+		tagged := map[string]*schema.Field{}
+		var tcols []string
+		for _, f := range sch.Fields {
+			if f.DBName != "" {
+				tagged[f.DBName] = f
+				tcols = append(tcols, f.DBName)
+			}
+		}
+		rows, err := s.db.QueryContext(ctx, "SELECT name, type, \"notnull\", pk > 0 FROM pragma_table_info(?) ORDER BY cid", ti.name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var ddl []string
 		for rows.Next() {
 			var name, typ string
-			var notnull bool
-			if err := rows.Scan(&name, &typ, &notnull); err != nil {
+			var notnull, pk bool
+			if err := rows.Scan(&name, &typ, &notnull, &pk); err != nil {
 				t.Fatal(err)
 			}
 			ddl = append(ddl, name)
+			if f := tagged[name]; f != nil {
+				if f.PrimaryKey != pk {
+					t.Errorf("%s.%s: primary key %v in the DDL, tagged %v", ti.name, name, pk, f.PrimaryKey)
+				}
+				if got := f.NotNull || f.PrimaryKey; got != notnull {
+					t.Errorf("%s.%s: NOT NULL %v in the DDL, tagged %v", ti.name, name, notnull, got)
+				}
+			}
 			k, ok := ti.kinds[name]
 			if !ok {
 				continue
@@ -85,47 +110,94 @@ func TestColumnsMatchSchema(t *testing.T) {
 			case typ == "TEXT" && (k == kDict || k == kList):
 				fits = true
 			case typ == "TEXT" || strings.HasPrefix(typ, "VARCHAR"):
-				fits = k == kStr || k == kEmptyNull || (k == kNullStr && !notnull)
+				fits = (k == kStr && notnull) || (k == kEmptyNull || k == kNullStr) && !notnull
 			}
 			if !fits {
 				t.Errorf("%s.%s: declared %s (not null %v) but mapped as kind %d", ti.name, name, typ, notnull, k)
 			}
 		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
 		rows.Close()
-		a, b := slices.Clone(ddl), slices.Clone(ti.cols)
-		slices.Sort(a)
-		slices.Sort(b)
-		if !slices.Equal(a, b) {
-			t.Errorf("%s: DDL columns %v, mapped %v", ti.name, a, b)
+		if !slices.Equal(ddl, tcols) {
+			t.Errorf("%s: DDL columns %v, gorm tags %v", ti.name, ddl, tcols)
 		}
-
-		// The gorm tags name the same columns.
-		sch, err := schema.Parse(ti.model, &sync.Map{}, schema.NamingStrategy{})
-		if err != nil {
-			t.Fatalf("gorm parse %T: %v", ti.model, err)
-		}
-		if sch.Table != ti.name {
-			t.Errorf("gorm table of %T = %s, want %s", ti.model, sch.Table, ti.name)
-		}
-		var gcols []string
-		for _, f := range sch.Fields {
-			if f.DBName != "" {
-				gcols = append(gcols, f.DBName)
-			}
-		}
-		slices.Sort(gcols)
-		if !slices.Equal(gcols, b) {
-			t.Errorf("%s: gorm columns %v, mapped %v", ti.name, gcols, b)
+		if ti.cols != nil && !slices.Equal(ddl, ti.cols) {
+			t.Errorf("%s: DDL columns %v, column list %v", ti.name, ddl, ti.cols)
 		}
 	}
 	for _, name := range Tables() {
 		if !seen[name] {
-			t.Errorf("table %s has no column list", name)
+			t.Errorf("table %s has no model", name)
 		}
 	}
-	var av models.AlembicVersion
-	if av.TableName() != "alembic_version" {
-		t.Error("AlembicVersion table name")
+}
+
+// TestTableFromTags checks what newTable reads from the tags: the table
+// name, the auto-increment id, and the kinds, on a model of its own.
+func TestTableFromTags(t *testing.T) {
+	type row struct {
+		ID       int64            `gorm:"column:id;primaryKey;autoIncrement"`
+		Name     string           `gorm:"column:name;not null"`
+		Version  string           `gorm:"column:version"`
+		Note     *string          `gorm:"column:note"`
+		Count    *int64           `gorm:"column:count"`
+		On       bool             `gorm:"column:on"`
+		Maybe    *bool            `gorm:"column:maybe"`
+		At       models.Time      `gorm:"column:at"`
+		Info     models.JSONDict  `gorm:"column:info"`
+		Items    models.JSONList  `gorm:"column:items"`
+		Children []models.NodeTag `gorm:"-"`
+	}
+	tb, err := newTable[row](SQLite, &sync.Map{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.name != "rows" {
+		t.Errorf("table name %q", tb.name)
+	}
+	want := map[string]kind{"id": kInt, "name": kStr, "version": kEmptyNull, "note": kNullStr, "count": kNullInt,
+		"on": kBool, "maybe": kNullBool, "at": kTime, "info": kDict, "items": kList}
+	got := map[string]kind{}
+	for _, c := range tb.cols {
+		got[c.name] = c.kind
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("kinds %v, want %v", got, want)
+	}
+	r := row{ID: 7, Name: "n", Note: models.Ptr("x"), Info: models.JSONDict{"a": "b"}}
+	if p := tb.id(&r); p != &r.ID {
+		t.Errorf("id points at %p, not at the ID field %p", p, &r.ID)
+	}
+	wantVals := map[string]driver.Value{"id": int64(7), "name": "n", "version": nil, "note": "x", "count": nil,
+		"on": int64(0), "maybe": nil, "at": nil, "info": `{"a": "b"}`, "items": "[]"}
+	for _, c := range tb.cols {
+		v, err := dbValue(c.kind, c.ptr(&r))
+		if err != nil || v != wantVals[c.name] {
+			t.Errorf("%s = %#v, %v; want %#v", c.name, v, err, wantVals[c.name])
+		}
+	}
+	if tb.selects != "`rows`.`id`, `rows`.`name`, `rows`.`version`, `rows`.`note`, `rows`.`count`, `rows`.`on`, `rows`.`maybe`, CAST(`rows`.`at` AS TEXT), `rows`.`info`, `rows`.`items`" {
+		t.Errorf("selects %s", tb.selects)
+	}
+
+	type bad struct {
+		ID   int64   `gorm:"column:id;primaryKey;autoIncrement"`
+		Size float64 `gorm:"column:size"`
+	}
+	if _, err := newTable[bad](SQLite, &sync.Map{}); err == nil || !strings.Contains(err.Error(), "bads.size: no column kind for Go type float64") {
+		t.Errorf("float column: %v", err)
+	}
+	type noID struct {
+		A string `gorm:"column:a;primaryKey"`
+	}
+	tb2, err := newTable[noID](MySQL, &sync.Map{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb2.id(&noID{}) != nil || tb2.cols[0].kind != kStr {
+		t.Errorf("composite/text key: id %v, kind %d", tb2.id(&noID{}), tb2.cols[0].kind)
 	}
 }
 
@@ -196,7 +268,11 @@ func TestIdentityHelpers(t *testing.T) {
 }
 
 func TestMarkerCriteria(t *testing.T) {
-	tbl := newTables(SQLite).nodes
+	ts, err := newTables(SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := ts.nodes
 	keys := []sortKey{{name: "name"}, {name: "id"}}
 	crit, args := markerCriteria(tbl, keys, []driver.Value{"n1", int64(7)})
 	want := "((`nodes`.`name` > ?) OR (`nodes`.`name` = ? AND `nodes`.`id` > ?))"

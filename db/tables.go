@@ -1,8 +1,18 @@
 package db
 
-import "github.com/goironic/ironic/db/models"
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
 
-// tables holds the column list of every table.
+	"gorm.io/gorm/schema"
+
+	"github.com/goironic/ironic/db/models"
+)
+
+// tables holds the column list of every table, derived from the gorm tags
+// of the models (see newTable).
 type tables struct {
 	chassis     *table[models.Chassis]
 	conductors  *table[models.Conductor]
@@ -22,244 +32,102 @@ type tables struct {
 	inventory   *table[models.NodeInventory]
 }
 
-func newTables(d Dialect) *tables {
-	return &tables{
-		chassis: newTable(d, "chassis", func(r *models.Chassis) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.Chassis) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.Chassis) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.Chassis) any { return &r.Version }),
-			col("id", kInt, func(r *models.Chassis) any { return &r.ID }),
-			col("uuid", kEmptyNull, func(r *models.Chassis) any { return &r.UUID }),
-			col("extra", kDict, func(r *models.Chassis) any { return &r.Extra }),
-			col("description", kNullStr, func(r *models.Chassis) any { return &r.Description }),
-		),
-		conductors: newTable(d, "conductors", func(r *models.Conductor) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.Conductor) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.Conductor) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.Conductor) any { return &r.Version }),
-			col("id", kInt, func(r *models.Conductor) any { return &r.ID }),
-			col("hostname", kStr, func(r *models.Conductor) any { return &r.Hostname }),
-			col("drivers", kList, func(r *models.Conductor) any { return &r.Drivers }),
-			col("online", kBool, func(r *models.Conductor) any { return &r.Online }),
-			col("conductor_group", kStr, func(r *models.Conductor) any { return &r.ConductorGroup }),
-		),
-		hwIfaces: newTable(d, "conductor_hardware_interfaces", func(r *models.ConductorHardwareInterface) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.ConductorHardwareInterface) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.ConductorHardwareInterface) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.ConductorHardwareInterface) any { return &r.Version }),
-			col("id", kInt, func(r *models.ConductorHardwareInterface) any { return &r.ID }),
-			col("conductor_id", kInt, func(r *models.ConductorHardwareInterface) any { return &r.ConductorID }),
-			col("hardware_type", kStr, func(r *models.ConductorHardwareInterface) any { return &r.HardwareType }),
-			col("interface_type", kStr, func(r *models.ConductorHardwareInterface) any { return &r.InterfaceType }),
-			col("interface_name", kStr, func(r *models.ConductorHardwareInterface) any { return &r.InterfaceName }),
-			col("default", kBool, func(r *models.ConductorHardwareInterface) any { return &r.Default }),
-		),
-		nodes: newTable(d, "nodes", func(r *models.Node) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.Node) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.Node) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.Node) any { return &r.Version }),
-			col("id", kInt, func(r *models.Node) any { return &r.ID }),
-			col("uuid", kEmptyNull, func(r *models.Node) any { return &r.UUID }),
-			col("instance_uuid", kNullStr, func(r *models.Node) any { return &r.InstanceUUID }),
-			col("name", kNullStr, func(r *models.Node) any { return &r.Name }),
-			col("chassis_id", kNullInt, func(r *models.Node) any { return &r.ChassisID }),
-			col("power_state", kNullStr, func(r *models.Node) any { return &r.PowerState }),
-			col("target_power_state", kNullStr, func(r *models.Node) any { return &r.TargetPowerState }),
-			col("provision_state", kNullStr, func(r *models.Node) any { return &r.ProvisionState }),
-			col("target_provision_state", kNullStr, func(r *models.Node) any { return &r.TargetProvisionState }),
-			col("provision_updated_at", kTime, func(r *models.Node) any { return &r.ProvisionUpdatedAt }),
-			col("last_error", kNullStr, func(r *models.Node) any { return &r.LastError }),
-			col("instance_info", kDict, func(r *models.Node) any { return &r.InstanceInfo }),
-			col("properties", kDict, func(r *models.Node) any { return &r.Properties }),
-			col("driver", kEmptyNull, func(r *models.Node) any { return &r.Driver }),
-			col("driver_info", kDict, func(r *models.Node) any { return &r.DriverInfo }),
-			col("driver_internal_info", kDict, func(r *models.Node) any { return &r.DriverInternalInfo }),
-			col("clean_step", kDict, func(r *models.Node) any { return &r.CleanStep }),
-			col("deploy_step", kDict, func(r *models.Node) any { return &r.DeployStep }),
-			col("resource_class", kNullStr, func(r *models.Node) any { return &r.ResourceClass }),
-			col("raid_config", kDict, func(r *models.Node) any { return &r.RAIDConfig }),
-			col("target_raid_config", kDict, func(r *models.Node) any { return &r.TargetRAIDConfig }),
-			col("reservation", kNullStr, func(r *models.Node) any { return &r.Reservation }),
-			col("conductor_affinity", kNullInt, func(r *models.Node) any { return &r.ConductorAffinity }),
-			col("conductor_group", kStr, func(r *models.Node) any { return &r.ConductorGroup }),
-			col("maintenance", kBool, func(r *models.Node) any { return &r.Maintenance }),
-			col("maintenance_reason", kNullStr, func(r *models.Node) any { return &r.MaintenanceReason }),
-			col("fault", kNullStr, func(r *models.Node) any { return &r.Fault }),
-			col("console_enabled", kBool, func(r *models.Node) any { return &r.ConsoleEnabled }),
-			col("inspection_finished_at", kTime, func(r *models.Node) any { return &r.InspectionFinishedAt }),
-			col("inspection_started_at", kTime, func(r *models.Node) any { return &r.InspectionStartedAt }),
-			col("extra", kDict, func(r *models.Node) any { return &r.Extra }),
-			col("automated_clean", kNullBool, func(r *models.Node) any { return &r.AutomatedClean }),
-			col("protected", kBool, func(r *models.Node) any { return &r.Protected }),
-			col("protected_reason", kNullStr, func(r *models.Node) any { return &r.ProtectedReason }),
-			col("owner", kNullStr, func(r *models.Node) any { return &r.Owner }),
-			col("lessee", kNullStr, func(r *models.Node) any { return &r.Lessee }),
-			col("allocation_id", kNullInt, func(r *models.Node) any { return &r.AllocationID }),
-			col("description", kNullStr, func(r *models.Node) any { return &r.Description }),
-			col("bios_interface", kNullStr, func(r *models.Node) any { return &r.BIOSInterface }),
-			col("boot_interface", kNullStr, func(r *models.Node) any { return &r.BootInterface }),
-			col("console_interface", kNullStr, func(r *models.Node) any { return &r.ConsoleInterface }),
-			col("deploy_interface", kNullStr, func(r *models.Node) any { return &r.DeployInterface }),
-			col("inspect_interface", kNullStr, func(r *models.Node) any { return &r.InspectInterface }),
-			col("management_interface", kNullStr, func(r *models.Node) any { return &r.ManagementInterface }),
-			col("network_interface", kNullStr, func(r *models.Node) any { return &r.NetworkInterface }),
-			col("raid_interface", kNullStr, func(r *models.Node) any { return &r.RAIDInterface }),
-			col("rescue_interface", kNullStr, func(r *models.Node) any { return &r.RescueInterface }),
-			col("retired", kNullBool, func(r *models.Node) any { return &r.Retired }),
-			col("retired_reason", kNullStr, func(r *models.Node) any { return &r.RetiredReason }),
-			col("network_data", kDict, func(r *models.Node) any { return &r.NetworkData }),
-			col("storage_interface", kNullStr, func(r *models.Node) any { return &r.StorageInterface }),
-			col("power_interface", kNullStr, func(r *models.Node) any { return &r.PowerInterface }),
-			col("vendor_interface", kNullStr, func(r *models.Node) any { return &r.VendorInterface }),
-			col("boot_mode", kNullStr, func(r *models.Node) any { return &r.BootMode }),
-			col("secure_boot", kNullBool, func(r *models.Node) any { return &r.SecureBoot }),
-			col("shard", kNullStr, func(r *models.Node) any { return &r.Shard }),
-		),
-		ports: newTable(d, "ports", func(r *models.Port) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.Port) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.Port) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.Port) any { return &r.Version }),
-			col("id", kInt, func(r *models.Port) any { return &r.ID }),
-			col("uuid", kEmptyNull, func(r *models.Port) any { return &r.UUID }),
-			col("address", kNullStr, func(r *models.Port) any { return &r.Address }),
-			col("node_id", kNullInt, func(r *models.Port) any { return &r.NodeID }),
-			col("extra", kDict, func(r *models.Port) any { return &r.Extra }),
-			col("local_link_connection", kDict, func(r *models.Port) any { return &r.LocalLinkConnection }),
-			col("portgroup_id", kNullInt, func(r *models.Port) any { return &r.PortgroupID }),
-			col("pxe_enabled", kNullBool, func(r *models.Port) any { return &r.PXEEnabled }),
-			col("internal_info", kDict, func(r *models.Port) any { return &r.InternalInfo }),
-			col("physical_network", kNullStr, func(r *models.Port) any { return &r.PhysicalNetwork }),
-			col("is_smartnic", kNullBool, func(r *models.Port) any { return &r.IsSmartNIC }),
-			col("name", kNullStr, func(r *models.Port) any { return &r.Name }),
-		),
-		portgroups: newTable(d, "portgroups", func(r *models.Portgroup) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.Portgroup) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.Portgroup) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.Portgroup) any { return &r.Version }),
-			col("id", kInt, func(r *models.Portgroup) any { return &r.ID }),
-			col("uuid", kEmptyNull, func(r *models.Portgroup) any { return &r.UUID }),
-			col("name", kNullStr, func(r *models.Portgroup) any { return &r.Name }),
-			col("node_id", kNullInt, func(r *models.Portgroup) any { return &r.NodeID }),
-			col("address", kNullStr, func(r *models.Portgroup) any { return &r.Address }),
-			col("extra", kDict, func(r *models.Portgroup) any { return &r.Extra }),
-			col("internal_info", kDict, func(r *models.Portgroup) any { return &r.InternalInfo }),
-			col("standalone_ports_supported", kNullBool, func(r *models.Portgroup) any { return &r.StandalonePortsSupported }),
-			col("mode", kNullStr, func(r *models.Portgroup) any { return &r.Mode }),
-			col("properties", kDict, func(r *models.Portgroup) any { return &r.Properties }),
-		),
-		tags: newTable(d, "node_tags", nil,
-			col("created_at", kTime, func(r *models.NodeTag) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.NodeTag) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.NodeTag) any { return &r.Version }),
-			col("node_id", kInt, func(r *models.NodeTag) any { return &r.NodeID }),
-			col("tag", kStr, func(r *models.NodeTag) any { return &r.Tag }),
-		),
-		vconns: newTable(d, "volume_connectors", func(r *models.VolumeConnector) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.VolumeConnector) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.VolumeConnector) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.VolumeConnector) any { return &r.Version }),
-			col("id", kInt, func(r *models.VolumeConnector) any { return &r.ID }),
-			col("uuid", kEmptyNull, func(r *models.VolumeConnector) any { return &r.UUID }),
-			col("node_id", kNullInt, func(r *models.VolumeConnector) any { return &r.NodeID }),
-			col("type", kNullStr, func(r *models.VolumeConnector) any { return &r.Type }),
-			col("connector_id", kNullStr, func(r *models.VolumeConnector) any { return &r.ConnectorID }),
-			col("extra", kDict, func(r *models.VolumeConnector) any { return &r.Extra }),
-		),
-		vtargets: newTable(d, "volume_targets", func(r *models.VolumeTarget) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.VolumeTarget) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.VolumeTarget) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.VolumeTarget) any { return &r.Version }),
-			col("id", kInt, func(r *models.VolumeTarget) any { return &r.ID }),
-			col("uuid", kEmptyNull, func(r *models.VolumeTarget) any { return &r.UUID }),
-			col("node_id", kNullInt, func(r *models.VolumeTarget) any { return &r.NodeID }),
-			col("volume_type", kNullStr, func(r *models.VolumeTarget) any { return &r.VolumeType }),
-			col("properties", kDict, func(r *models.VolumeTarget) any { return &r.Properties }),
-			col("boot_index", kNullInt, func(r *models.VolumeTarget) any { return &r.BootIndex }),
-			col("volume_id", kNullStr, func(r *models.VolumeTarget) any { return &r.VolumeID }),
-			col("extra", kDict, func(r *models.VolumeTarget) any { return &r.Extra }),
-		),
-		traits: newTable(d, "node_traits", nil,
-			col("created_at", kTime, func(r *models.NodeTrait) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.NodeTrait) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.NodeTrait) any { return &r.Version }),
-			col("node_id", kInt, func(r *models.NodeTrait) any { return &r.NodeID }),
-			col("trait", kStr, func(r *models.NodeTrait) any { return &r.Trait }),
-		),
-		bios: newTable(d, "bios_settings", nil,
-			col("created_at", kTime, func(r *models.BIOSSetting) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.BIOSSetting) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.BIOSSetting) any { return &r.Version }),
-			col("node_id", kInt, func(r *models.BIOSSetting) any { return &r.NodeID }),
-			col("name", kStr, func(r *models.BIOSSetting) any { return &r.Name }),
-			col("value", kNullStr, func(r *models.BIOSSetting) any { return &r.Value }),
-			col("attribute_type", kNullStr, func(r *models.BIOSSetting) any { return &r.AttributeType }),
-			col("allowable_values", kList, func(r *models.BIOSSetting) any { return &r.AllowableValues }),
-			col("lower_bound", kNullInt, func(r *models.BIOSSetting) any { return &r.LowerBound }),
-			col("max_length", kNullInt, func(r *models.BIOSSetting) any { return &r.MaxLength }),
-			col("min_length", kNullInt, func(r *models.BIOSSetting) any { return &r.MinLength }),
-			col("read_only", kNullBool, func(r *models.BIOSSetting) any { return &r.ReadOnly }),
-			col("reset_required", kNullBool, func(r *models.BIOSSetting) any { return &r.ResetRequired }),
-			col("unique", kNullBool, func(r *models.BIOSSetting) any { return &r.Unique }),
-			col("upper_bound", kNullInt, func(r *models.BIOSSetting) any { return &r.UpperBound }),
-		),
-		allocations: newTable(d, "allocations", func(r *models.Allocation) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.Allocation) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.Allocation) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.Allocation) any { return &r.Version }),
-			col("id", kInt, func(r *models.Allocation) any { return &r.ID }),
-			col("uuid", kEmptyNull, func(r *models.Allocation) any { return &r.UUID }),
-			col("name", kNullStr, func(r *models.Allocation) any { return &r.Name }),
-			col("node_id", kNullInt, func(r *models.Allocation) any { return &r.NodeID }),
-			col("state", kStr, func(r *models.Allocation) any { return &r.State }),
-			col("owner", kNullStr, func(r *models.Allocation) any { return &r.Owner }),
-			col("last_error", kNullStr, func(r *models.Allocation) any { return &r.LastError }),
-			col("resource_class", kNullStr, func(r *models.Allocation) any { return &r.ResourceClass }),
-			col("traits", kList, func(r *models.Allocation) any { return &r.Traits }),
-			col("candidate_nodes", kList, func(r *models.Allocation) any { return &r.CandidateNodes }),
-			col("extra", kDict, func(r *models.Allocation) any { return &r.Extra }),
-			col("conductor_affinity", kNullInt, func(r *models.Allocation) any { return &r.ConductorAffinity }),
-		),
-		templates: newTable(d, "deploy_templates", func(r *models.DeployTemplate) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.DeployTemplate) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.DeployTemplate) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.DeployTemplate) any { return &r.Version }),
-			col("id", kInt, func(r *models.DeployTemplate) any { return &r.ID }),
-			col("uuid", kEmptyNull, func(r *models.DeployTemplate) any { return &r.UUID }),
-			col("name", kStr, func(r *models.DeployTemplate) any { return &r.Name }),
-			col("extra", kDict, func(r *models.DeployTemplate) any { return &r.Extra }),
-		),
-		steps: newTable(d, "deploy_template_steps", func(r *models.DeployTemplateStep) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.DeployTemplateStep) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.DeployTemplateStep) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.DeployTemplateStep) any { return &r.Version }),
-			col("id", kInt, func(r *models.DeployTemplateStep) any { return &r.ID }),
-			col("deploy_template_id", kInt, func(r *models.DeployTemplateStep) any { return &r.DeployTemplateID }),
-			col("interface", kStr, func(r *models.DeployTemplateStep) any { return &r.Interface }),
-			col("step", kStr, func(r *models.DeployTemplateStep) any { return &r.Step }),
-			col("args", kDict, func(r *models.DeployTemplateStep) any { return &r.Args }),
-			col("priority", kInt, func(r *models.DeployTemplateStep) any { return &r.Priority }),
-		),
-		history: newTable(d, "node_history", func(r *models.NodeHistory) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.NodeHistory) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.NodeHistory) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.NodeHistory) any { return &r.Version }),
-			col("id", kInt, func(r *models.NodeHistory) any { return &r.ID }),
-			col("uuid", kEmptyNull, func(r *models.NodeHistory) any { return &r.UUID }),
-			col("conductor", kNullStr, func(r *models.NodeHistory) any { return &r.Conductor }),
-			col("event_type", kNullStr, func(r *models.NodeHistory) any { return &r.EventType }),
-			col("severity", kNullStr, func(r *models.NodeHistory) any { return &r.Severity }),
-			col("event", kNullStr, func(r *models.NodeHistory) any { return &r.Event }),
-			col("user", kNullStr, func(r *models.NodeHistory) any { return &r.User }),
-			col("node_id", kNullInt, func(r *models.NodeHistory) any { return &r.NodeID }),
-		),
-		inventory: newTable(d, "node_inventory", func(r *models.NodeInventory) *int64 { return &r.ID },
-			col("created_at", kTime, func(r *models.NodeInventory) any { return &r.CreatedAt }),
-			col("updated_at", kTime, func(r *models.NodeInventory) any { return &r.UpdatedAt }),
-			col("version", kEmptyNull, func(r *models.NodeInventory) any { return &r.Version }),
-			col("id", kInt, func(r *models.NodeInventory) any { return &r.ID }),
-			col("inventory_data", kDict, func(r *models.NodeInventory) any { return &r.InventoryData }),
-			col("plugin_data", kDict, func(r *models.NodeInventory) any { return &r.PluginData }),
-			col("node_id", kNullInt, func(r *models.NodeInventory) any { return &r.NodeID }),
-		),
+// newTables derives the column lists of all tables for the dialect. It
+// runs once per Store; the queries only read the result.
+func newTables(d Dialect) (*tables, error) {
+	cache := &sync.Map{} // gorm's parse cache, private to this call
+	var ts tables
+	err := errors.Join(
+		derive(&ts.chassis, d, cache),
+		derive(&ts.conductors, d, cache),
+		derive(&ts.hwIfaces, d, cache),
+		derive(&ts.nodes, d, cache),
+		derive(&ts.ports, d, cache),
+		derive(&ts.portgroups, d, cache),
+		derive(&ts.tags, d, cache),
+		derive(&ts.vconns, d, cache),
+		derive(&ts.vtargets, d, cache),
+		derive(&ts.traits, d, cache),
+		derive(&ts.bios, d, cache),
+		derive(&ts.allocations, d, cache),
+		derive(&ts.templates, d, cache),
+		derive(&ts.steps, d, cache),
+		derive(&ts.history, d, cache),
+		derive(&ts.inventory, d, cache),
+	)
+	if err != nil {
+		return nil, err
 	}
+	return &ts, nil
+}
+
+func derive[T any](dst **table[T], d Dialect, cache *sync.Map) error {
+	t, err := newTable[T](d, cache)
+	*dst = t
+	return err
+}
+
+// newTable reads the table of rows T from T's gorm tags with gorm's own
+// schema parser: the table name (TableName), the columns in field order
+// (column:), the auto-increment id (autoIncrement) and, for string fields,
+// whether NULL is possible (not null, primaryKey). The kind of a column
+// follows from the Go type of its field; see kindOf.
+func newTable[T any](d Dialect, cache *sync.Map) (*table[T], error) {
+	var zero T
+	sch, err := schema.Parse(&zero, cache, schema.NamingStrategy{})
+	if err != nil {
+		return nil, fmt.Errorf("db: model %T: %w", zero, err)
+	}
+	var cols []column[T]
+	id := -1
+	for _, f := range sch.Fields {
+		if f.DBName == "" {
+			continue // gorm:"-"
+		}
+		if len(f.StructField.Index) != 1 {
+			return nil, fmt.Errorf("db: %s.%s: fields of embedded structs are not supported", sch.Table, f.DBName)
+		}
+		k, err := kindOf(f.FieldType, f.NotNull || f.PrimaryKey)
+		if err != nil {
+			return nil, fmt.Errorf("db: %s.%s: %w", sch.Table, f.DBName, err)
+		}
+		if f.AutoIncrement {
+			if k != kInt || id >= 0 {
+				return nil, fmt.Errorf("db: %s.%s: the auto-increment id must be the one int64 primary key", sch.Table, f.DBName)
+			}
+			id = len(cols)
+		}
+		cols = append(cols, column[T]{name: f.DBName, kind: k, off: f.StructField.Offset})
+	}
+	return buildTable(d, sch.Table, id, cols), nil
+}
+
+// kindOf is the kind of a column whose field has type t. A plain string
+// field reads NULL as ""; it also writes "" as NULL unless the column is
+// NOT NULL.
+func kindOf(t reflect.Type, notNull bool) (kind, error) {
+	switch t {
+	case reflect.TypeFor[string]():
+		if notNull {
+			return kStr, nil
+		}
+		return kEmptyNull, nil
+	case reflect.TypeFor[*string]():
+		return kNullStr, nil
+	case reflect.TypeFor[int64]():
+		return kInt, nil
+	case reflect.TypeFor[*int64]():
+		return kNullInt, nil
+	case reflect.TypeFor[bool]():
+		return kBool, nil
+	case reflect.TypeFor[*bool]():
+		return kNullBool, nil
+	case reflect.TypeFor[models.Time]():
+		return kTime, nil
+	case reflect.TypeFor[models.JSONDict]():
+		return kDict, nil
+	case reflect.TypeFor[models.JSONList]():
+		return kList, nil
+	}
+	return 0, fmt.Errorf("no column kind for Go type %s", t)
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 )
 
-//go:generate sh -c "/usr/bin/python3 tools/extract_opts.py > upstream_opts.go && gofmt -w upstream_opts.go"
-
 // Type is the value type of an option, named after oslo.config's types.
 // It decides how a value written in ironic.conf is parsed.
 type Type uint8

@@ -1,13 +1,17 @@
 // Package models mirrors the tables of Ironic's database (alembic head
-// 4dbec778866e) as Go structs. Column names are exactly Ironic's; the gorm
-// tags name them so that gorm can map the structs, but the db package reads
-// and writes them with explicit column lists.
+// 4dbec778866e) as Go structs. Column names are exactly Ironic's. The gorm
+// tags are the one description of the tables in Go: the db package derives
+// its column lists from them with gorm's schema parser (TableName, the
+// columns in field order, primaryKey, autoIncrement, not null), and its
+// tests hold them to Ironic's DDL (db/schema, db/testdata/schema.sql).
 //
 // Conventions:
 //   - A nullable column is a pointer (*string, *int64, *bool), except the
 //     timestamps (Time, whose zero value is NULL), the JSON columns
 //     (JSONDict/JSONList, NULL reads as empty) and a few columns that are
 //     never NULL in practice, documented on the field.
+//   - A plain string field of a nullable column reads NULL as "" and
+//     writes "" as NULL; tag NOT NULL columns "not null".
 //   - Booleans are stored as 0/1.
 //   - Every row that Ironic versions carries the object version string of
 //     this release in Version; the db package writes it on every create and
@@ -56,10 +60,10 @@ type Conductor struct {
 	UpdatedAt      Time     `gorm:"column:updated_at"`
 	Version        string   `gorm:"column:version"`
 	ID             int64    `gorm:"column:id;primaryKey;autoIncrement"`
-	Hostname       string   `gorm:"column:hostname"`
+	Hostname       string   `gorm:"column:hostname;not null"`
 	Drivers        JSONList `gorm:"column:drivers"`
 	Online         bool     `gorm:"column:online"` // NULL reads as false
-	ConductorGroup string   `gorm:"column:conductor_group"`
+	ConductorGroup string   `gorm:"column:conductor_group;not null"`
 }
 
 // TableName is the table of Conductor.
@@ -72,11 +76,11 @@ type ConductorHardwareInterface struct {
 	UpdatedAt     Time   `gorm:"column:updated_at"`
 	Version       string `gorm:"column:version"` // Ironic leaves it NULL
 	ID            int64  `gorm:"column:id;primaryKey;autoIncrement"`
-	ConductorID   int64  `gorm:"column:conductor_id"`
-	HardwareType  string `gorm:"column:hardware_type"`
-	InterfaceType string `gorm:"column:interface_type"`
-	InterfaceName string `gorm:"column:interface_name"`
-	Default       bool   `gorm:"column:default"`
+	ConductorID   int64  `gorm:"column:conductor_id;not null"`
+	HardwareType  string `gorm:"column:hardware_type;not null"`
+	InterfaceType string `gorm:"column:interface_type;not null"`
+	InterfaceName string `gorm:"column:interface_name;not null"`
+	Default       bool   `gorm:"column:default;not null"`
 }
 
 // TableName is the table of ConductorHardwareInterface.
@@ -112,7 +116,7 @@ type Node struct {
 	TargetRAIDConfig     JSONDict `gorm:"column:target_raid_config"`
 	Reservation          *string  `gorm:"column:reservation"`
 	ConductorAffinity    *int64   `gorm:"column:conductor_affinity"`
-	ConductorGroup       string   `gorm:"column:conductor_group"`
+	ConductorGroup       string   `gorm:"column:conductor_group;not null"`
 	Maintenance          bool     `gorm:"column:maintenance"` // NULL reads as false
 	MaintenanceReason    *string  `gorm:"column:maintenance_reason"`
 	Fault                *string  `gorm:"column:fault"`
@@ -121,7 +125,7 @@ type Node struct {
 	InspectionStartedAt  Time     `gorm:"column:inspection_started_at"`
 	Extra                JSONDict `gorm:"column:extra"`
 	AutomatedClean       *bool    `gorm:"column:automated_clean"`
-	Protected            bool     `gorm:"column:protected"`
+	Protected            bool     `gorm:"column:protected;not null"`
 	ProtectedReason      *string  `gorm:"column:protected_reason"`
 	Owner                *string  `gorm:"column:owner"`
 	Lessee               *string  `gorm:"column:lessee"`
@@ -291,10 +295,10 @@ type Allocation struct {
 	UpdatedAt         Time     `gorm:"column:updated_at"`
 	Version           string   `gorm:"column:version"`
 	ID                int64    `gorm:"column:id;primaryKey;autoIncrement"`
-	UUID              string   `gorm:"column:uuid"`
+	UUID              string   `gorm:"column:uuid;not null"`
 	Name              *string  `gorm:"column:name"`
 	NodeID            *int64   `gorm:"column:node_id"`
-	State             string   `gorm:"column:state"`
+	State             string   `gorm:"column:state;not null"`
 	Owner             *string  `gorm:"column:owner"`
 	LastError         *string  `gorm:"column:last_error"`
 	ResourceClass     *string  `gorm:"column:resource_class"`
@@ -315,7 +319,7 @@ type DeployTemplate struct {
 	Version   string   `gorm:"column:version"`
 	ID        int64    `gorm:"column:id;primaryKey;autoIncrement"`
 	UUID      string   `gorm:"column:uuid"`
-	Name      string   `gorm:"column:name"`
+	Name      string   `gorm:"column:name;not null"`
 	Extra     JSONDict `gorm:"column:extra"`
 
 	// Steps are the template's rows of deploy_template_steps, by id.
@@ -331,11 +335,11 @@ type DeployTemplateStep struct {
 	UpdatedAt        Time     `gorm:"column:updated_at"`
 	Version          string   `gorm:"column:version"`
 	ID               int64    `gorm:"column:id;primaryKey;autoIncrement"`
-	DeployTemplateID int64    `gorm:"column:deploy_template_id"`
-	Interface        string   `gorm:"column:interface"`
-	Step             string   `gorm:"column:step"`
-	Args             JSONDict `gorm:"column:args"`
-	Priority         int64    `gorm:"column:priority"`
+	DeployTemplateID int64    `gorm:"column:deploy_template_id;not null"`
+	Interface        string   `gorm:"column:interface;not null"`
+	Step             string   `gorm:"column:step;not null"`
+	Args             JSONDict `gorm:"column:args;not null"`
+	Priority         int64    `gorm:"column:priority;not null"`
 }
 
 // TableName is the table of DeployTemplateStep.
@@ -347,7 +351,7 @@ type NodeHistory struct {
 	UpdatedAt Time    `gorm:"column:updated_at"`
 	Version   string  `gorm:"column:version"`
 	ID        int64   `gorm:"column:id;primaryKey;autoIncrement"`
-	UUID      string  `gorm:"column:uuid"`
+	UUID      string  `gorm:"column:uuid;not null"`
 	Conductor *string `gorm:"column:conductor"`
 	EventType *string `gorm:"column:event_type"`
 	Severity  *string `gorm:"column:severity"`

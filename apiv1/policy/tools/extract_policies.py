@@ -9,7 +9,8 @@ operations, and the deprecation facts (deprecated for removal, or the
 deprecated rule used when [oslo_policy] enforce_new_defaults is off).
 Nothing of Ironic is executed beyond importing its policy module.
 
-Usage (from the apiv1/policy directory):
+Usage (go generate ./apiv1/policy runs it through pygen; by hand, from
+the apiv1/policy directory):
 
     /usr/bin/python3 tools/extract_policies.py > testdata/defaults.json
     go test . -run TestDefaults -update   # regenerates defaults_table.go
