@@ -19,18 +19,18 @@ import (
 
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/test/fakeipa"
-	"github.com/goironic/ironic/test/internal/allinone"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
-// budget bounds the whole test (the build and every scenario).
+// budget bounds each scenario.
 const budget = 50 * time.Second
 
 // startAllInOne runs our all-in-one (cmd/ironic, built once by
 // TestAgent) with the given extra configuration and returns its URL.
-func startAllInOne(ctx context.Context, t *testing.T, bin, extra string) string {
+func startAllInOne(ctx context.Context, t *testing.T, extra string) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "ironic.sqlite")
-	s := allinone.Start(ctx, t, allinone.Options{Bin: bin, Config: func(port int) string {
+	s := cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Config: func(port int) string {
 		return fmt.Sprintf(`[DEFAULT]
 host = goironic-ipa-test
 auth_strategy = noauth
@@ -60,15 +60,15 @@ dhcp_provider = none
 	return s.URL
 }
 
+func TestMain(m *testing.M) { cluster.Main(m) }
+
 // TestAgent builds the all-in-one once and runs each scenario against a
 // server of its own.
 func TestAgent(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	defer cancel()
-	bin := allinone.Build(ctx, t)
+	cluster.Build(t, cluster.AllInOne)
 	for _, sc := range []struct {
 		name string
-		fn   func(*testing.T, string)
+		fn   func(*testing.T)
 	}{
 		{"direct-deploy-and-clean", testDirectDeployWithAgent},
 		{"direct-deploy-checksum-failure", testDirectDeployChecksumFailure},
@@ -76,7 +76,7 @@ func TestAgent(t *testing.T) {
 		{"ramdisk-cleaning", testRamdiskDeployCleaning},
 		{"rescue", testAgentRescue},
 	} {
-		t.Run(sc.name, func(t *testing.T) { sc.fn(t, bin) })
+		t.Run(sc.name, func(t *testing.T) { sc.fn(t) })
 	}
 }
 
@@ -151,7 +151,7 @@ func (f *images) requests() []string {
 	return append([]string(nil), f.seen...)
 }
 
-func testDirectDeployWithAgent(t *testing.T, bin string) {
+func testDirectDeployWithAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	img := &images{data: bytes.Repeat([]byte("goironic disk image\n"), 4096)}
@@ -160,7 +160,7 @@ func testDirectDeployWithAgent(t *testing.T, bin string) {
 	files := httptest.NewServer(img)
 	defer files.Close()
 
-	url := startAllInOne(ctx, t, bin, `[conductor]
+	url := startAllInOne(ctx, t, `[conductor]
 automated_clean = true
 
 [agent]
@@ -333,14 +333,14 @@ post_deploy_get_power_state_retry_interval = 1
 // TestDirectDeployChecksumFailure: the agent finds the image doesn't
 // match its checksum; the deployment fails with Ironic's message for a
 // failed in-band step.
-func testDirectDeployChecksumFailure(t *testing.T, bin string) {
+func testDirectDeployChecksumFailure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	img := &images{data: []byte("another image\n")}
 	files := httptest.NewServer(img)
 	defer files.Close()
 	logs := t.TempDir()
-	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = false\n\n[agent]\ndeploy_logs_local_path = "+logs+"\n")
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\ndeploy_logs_local_path = "+logs+"\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:57"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "direct",
@@ -388,10 +388,10 @@ func testDirectDeployChecksumFailure(t *testing.T, bin string) {
 // TestCustomAgentDeploy: "custom-agent" boots the agent, waits for it and
 // runs the out-of-band steps (no image is written); the agent is told to
 // power off.
-func testCustomAgentDeploy(t *testing.T, bin string) {
+func testCustomAgentDeploy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = false\n\n[agent]\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:58"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "custom-agent", "boot_interface": "fake"})
@@ -418,10 +418,10 @@ func testCustomAgentDeploy(t *testing.T, bin string) {
 
 // TestRamdiskDeployCleaning: the "ramdisk" deploy interface cleans
 // through the agent too.
-func testRamdiskDeployCleaning(t *testing.T, bin string) {
+func testRamdiskDeployCleaning(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = true\n\n[deploy]\nerase_devices_priority = 0\n")
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = true\n\n[deploy]\nerase_devices_priority = 0\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:59"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "ramdisk", "boot_interface": "fake"})
@@ -454,12 +454,12 @@ func testRamdiskDeployCleaning(t *testing.T, bin string) {
 // TestAgentRescue: a deployed node is rescued through the agent (rescue
 // ramdisk, heartbeat, finalize_rescue with the hashed password), then
 // unrescued.
-func testAgentRescue(t *testing.T, bin string) {
+func testAgentRescue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	// The fake boot interface can't boot a rescue ramdisk (no
 	// validate_rescue, as in Ironic): the agent's boot is not managed.
-	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = false\n\n[agent]\nmanage_agent_boot = false\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\nmanage_agent_boot = false\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:5a"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "custom-agent",

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/test/fakecinder"
-	"github.com/goironic/ironic/test/internal/allinone"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 const (
@@ -138,13 +138,12 @@ func (s *server) provision(uuid string, req map[string]any, want string) {
 func startServer(ctx context.Context, t *testing.T, fileURL, cinderURL string) *server {
 	t.Helper()
 	dir := t.TempDir()
-	bin := allinone.Build(ctx, t)
 	l := listenIn(t, 5760, 5779)
 	p := port(l)
 	l.Close()
 	dbPath := filepath.Join(dir, "ironic.sqlite")
-	srv := allinone.Start(ctx, t, allinone.Options{
-		Bin: bin, Port: p, Dir: dir,
+	srv := cluster.Start(ctx, t, cluster.Spec{
+		Program: cluster.Ours(cluster.AllInOne), Port: p, Dir: dir,
 		Config: func(apiPort int) string {
 			return fmt.Sprintf(`[DEFAULT]
 host = goironic-ipxe-test
@@ -241,6 +240,8 @@ loop:
 	<-exited
 	return out.String(), ok
 }
+
+func TestMain(m *testing.M) { cluster.Main(m) }
 
 func TestIPXEBootsFromOurScript(t *testing.T) {
 	start := time.Now()
