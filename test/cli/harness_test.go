@@ -173,14 +173,7 @@ func TestBaremetalCLI(t *testing.T) {
 	}
 	openstack := cluster.RequireCLI(t)
 
-	budget := testBudget
-	if dl, ok := t.Deadline(); ok {
-		if left := time.Until(dl) - 15*time.Second; left < budget {
-			budget = left
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	defer cancel()
+	ctx := cluster.TestContext(t, testBudget, 15*time.Second)
 
 	w := &world{ctx: ctx}
 	if _, err := rand.Read(w.rnd[:]); err != nil {

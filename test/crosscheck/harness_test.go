@@ -74,11 +74,6 @@ func backends() []backend {
 // never reads it.
 func config(t *testing.T, host, stateDir, dbURL string) cluster.INI {
 	t.Helper()
-	for _, d := range []string{"http", "tftp", "locks", "images", "master_images"} {
-		if err := os.MkdirAll(filepath.Join(stateDir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return cluster.INI{
 		"DEFAULT": {
 			"host":                          host,
@@ -101,25 +96,17 @@ func config(t *testing.T, host, stateDir, dbURL string) cluster.INI {
 			"enabled_storage_interfaces":    "fake,noop",
 			"enabled_vendor_interfaces":     "fake,no-vendor,ipmitool,redfish",
 		},
-		"api":      {"host_ip": "127.0.0.1", "api_workers": "1"},
-		"database": {"connection": dbURL},
-		"dhcp":     {"dhcp_provider": "none"},
-		"deploy":   {"http_root": stateDir + "/http", "http_url": "http://127.0.0.1:8080"},
-		"pxe": {
-			"tftp_root":            stateDir + "/tftp",
-			"tftp_master_path":     stateDir + "/master_images",
-			"images_path":          stateDir + "/images",
-			"instance_master_path": stateDir + "/master_images",
-		},
-		"conductor":        {"automated_clean": "false"},
-		"oslo_concurrency": {"lock_path": stateDir + "/locks"},
-		"oslo_policy":      {"enforce_scope": "false", "enforce_new_defaults": "false"},
+		"api":         {"host_ip": "127.0.0.1", "api_workers": "1"},
+		"database":    {"connection": dbURL},
+		"dhcp":        {"dhcp_provider": "none"},
+		"conductor":   {"automated_clean": "false"},
+		"oslo_policy": {"enforce_scope": "false", "enforce_new_defaults": "false"},
 		"neutron": {
 			"auth_type":         "none",
 			"endpoint_override": "http://127.0.0.1:9696",
 			"cleaning_network":  "ironic-cleaning",
 		},
-	}
+	}.Merged(cluster.StateConfig(t, stateDir))
 }
 
 // writeConf writes config for host and dbURL into a new directory of t's

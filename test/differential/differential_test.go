@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -184,11 +183,7 @@ func startOurs(t *testing.T, confTemplate, dbURL string) string {
 	ctx, cancel := context.WithTimeout(t.Context(), buildBudget)
 	defer cancel()
 	dir := t.TempDir()
-	for _, sub := range []string{"http", "tftp", "locks", "images", "master_images"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cluster.StateConfig(t, dir) // the directories the template names
 	return cluster.Start(ctx, t, cluster.Spec{
 		Program: cluster.Ours(cluster.AllInOne), Dir: dir, StartTimeout: startTimeout, StopGrace: 10 * time.Second,
 		Config: func(port int) string {

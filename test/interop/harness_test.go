@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -80,12 +78,6 @@ func newDeployment(t *testing.T) *deployment {
 
 	d := &deployment{Deployment: cluster.NewDeployment(ctx, t, nil), openstack: openstack, broker: broker}
 	d.StartTimeout = startTimeout
-	dir := d.Dir
-	for _, sub := range []string{"http", "tftp", "images", "master_images", "locks"} {
-		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	d.Config = cluster.INI{
 		"DEFAULT": {
 			"auth_strategy":                 "noauth",
@@ -110,15 +102,7 @@ func newDeployment(t *testing.T) *deployment {
 		"api":      {"host_ip": "127.0.0.1", "api_workers": "1"},
 		"database": {"connection": db.URL()},
 		"dhcp":     {"dhcp_provider": "none"},
-		"deploy":   {"http_root": dir + "/http", "http_url": "http://127.0.0.1:8080"},
-		"pxe": {
-			"tftp_root":            dir + "/tftp",
-			"tftp_master_path":     dir + "/master_images",
-			"images_path":          dir + "/images",
-			"instance_master_path": dir + "/master_images",
-		},
-		"oslo_concurrency": {"lock_path": dir + "/locks"},
-	}
+	}.Merged(cluster.StateConfig(t, d.Dir))
 	d.db = db.Open(t)
 	t.Cleanup(func() { _ = d.db.Close() })
 	return d

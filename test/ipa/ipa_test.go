@@ -6,9 +6,7 @@ import (
 	"crypto/md5" //nolint:gosec // Ironic's image_checksum
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -80,33 +78,19 @@ func TestAgent(t *testing.T) {
 	}
 }
 
+// client is the REST API of a scenario's server.
 type client struct {
 	t   *testing.T
 	url string
 }
 
+// call sends a request at 1.82 and fails c.t unless it succeeds; it
+// returns the answer's JSON object.
 func (c client) call(method, path string, body any) map[string]any {
 	c.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, _ := http.NewRequest(method, c.url+path, rd)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-OpenStack-Ironic-API-Version", "1.82")
-	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 300 {
-		c.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, data)
-	}
-	var out map[string]any
-	_ = json.Unmarshal(data, &out)
-	return out
+	rest := cluster.NewClient(c.url, "1.82")
+	rest.HTTP.Timeout = 10 * time.Second
+	return rest.Object(context.Background(), c.t, method, path, body)
 }
 
 // provision asks for a provision state change and waits (bounded) until

@@ -125,14 +125,7 @@ func TestTempestAPI(t *testing.T) {
 		auth = v
 	}
 
-	budget := testBudget
-	if dl, ok := t.Deadline(); ok {
-		if left := time.Until(dl) - 30*time.Second; left < budget {
-			budget = left
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	defer cancel()
+	ctx := cluster.TestContext(t, testBudget, 30*time.Second)
 	ports := newPorts(t)
 
 	start := time.Now()

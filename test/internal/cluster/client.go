@@ -97,6 +97,22 @@ func (c *Client) JSON(ctx context.Context, t testing.TB, want int, method, path 
 	}
 }
 
+// Object sends a request, fails t unless it succeeds (2xx), and returns
+// the body decoded as a JSON object (nil when it is not one).
+func (c *Client) Object(ctx context.Context, t testing.TB, method, path string, body any) map[string]any {
+	t.Helper()
+	r, err := c.Do(ctx, method, path, body)
+	if err != nil {
+		t.Fatalf("%s %s%s: %v", method, c.URL, path, err)
+	}
+	if r.Status < 200 || r.Status >= 300 {
+		t.Fatalf("%s %s%s: got %s, want success", method, c.URL, path, r)
+	}
+	var out map[string]any
+	_ = json.Unmarshal(r.Body, &out)
+	return out
+}
+
 // DiscoverHosts returns the conductor host names the endpoint lists at
 // GET /v1/conductors (API 1.49 or later).
 func DiscoverHosts(ctx context.Context, url string) ([]string, error) {
