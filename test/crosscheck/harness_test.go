@@ -125,11 +125,7 @@ func writeConf(t *testing.T, host, dbURL string) string {
 // configuration file conf.
 func dbsync(ctx context.Context, t *testing.T, python bool, conf, command string) cluster.Result {
 	t.Helper()
-	prog := cluster.Ours(cluster.DBSync)
-	if python {
-		prog = cluster.PythonDBSync
-	}
-	return cluster.Run(ctx, t, prog, "--config-file", conf, command)
+	return cluster.Run(ctx, t, cluster.Program{Cmd: cluster.DBSync, Python: python}, "--config-file", conf, command)
 }
 
 // server is one running all-in-one, ours or Python's.
@@ -148,7 +144,7 @@ func startServer(ctx context.Context, t *testing.T, python bool, dbURL string) *
 	s := &server{impl: "go", host: goHost}
 	prog, timeout := cluster.Ours(cluster.AllInOne), goStartTimeout
 	if python {
-		s.impl, s.host, prog, timeout = "python", pyHost, cluster.PythonAllInOne, pyStartTimeout
+		s.impl, s.host, prog, timeout = "python", pyHost, cluster.Python(cluster.AllInOne), pyStartTimeout
 	}
 	dir := t.TempDir()
 	s.Service = cluster.Start(ctx, t, cluster.Spec{

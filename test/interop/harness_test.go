@@ -111,26 +111,17 @@ func newDeployment(t *testing.T) *deployment {
 // program is our command (python false) or Python's: an API or a
 // conductor.
 func program(python, api bool) cluster.Program {
-	switch {
-	case python && api:
-		return cluster.PythonAPI
-	case python:
-		return cluster.PythonConductor
-	case api:
-		return cluster.Ours(cluster.API)
+	if api {
+		return cluster.Program{Cmd: cluster.API, Python: python}
 	}
-	return cluster.Ours(cluster.Conductor)
+	return cluster.Program{Cmd: cluster.Conductor, Python: python}
 }
 
 // createSchema creates Ironic's schema with our ironic-dbsync or, python
 // true, Python's.
 func (d *deployment) createSchema(python bool) {
 	d.T.Helper()
-	prog := cluster.Ours(cluster.DBSync)
-	if python {
-		prog = cluster.PythonDBSync
-	}
-	d.DBSync(prog, "create_schema")
+	d.DBSync(cluster.Program{Cmd: cluster.DBSync, Python: python}, "create_schema")
 }
 
 // startConductor starts a conductor and waits until it is ready.

@@ -26,7 +26,8 @@ type Database struct {
 	Name   string
 }
 
-// databases numbers the databases of this test process.
+// databases numbers the databases of this test process, so that their
+// names are unique in it whatever their tests are called.
 var databases atomic.Int64
 
 // NewDatabase creates a database named after prefix and t on srv, or with

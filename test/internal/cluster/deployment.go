@@ -68,7 +68,7 @@ func (d *Deployment) Start(prog Program, host string, over ...INI) *Service {
 	})
 }
 
-// WaitLog waits until s has logged s at least n times, failing the test
+// WaitLog waits until s has logged text at least n times, failing the test
 // if s exits first.
 func (d *Deployment) WaitLog(s *Service, text string, n int, timeout time.Duration) {
 	d.T.Helper()

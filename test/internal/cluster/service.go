@@ -26,49 +26,41 @@ const (
 // PythonBin is Debian's python, the one python3-ironic is installed for.
 const PythonBin = "/usr/bin/python3"
 
-// Program is what a service runs: one of our commands, or a command of
-// Debian's Python Ironic.
+// Program is what a service runs: one of our commands, or the same
+// command of Debian's Python Ironic.
 type Program struct {
-	// Go is our command; empty for Python's.
-	Go Command
-	// Python is the module under ironic.cmd whose main() runs (api,
-	// conductor, singleprocess, dbsync), and Name its argv[0], the way
-	// Debian's Ironic runs without its console scripts.
-	Python, Name string
+	Cmd    Command
+	Python bool
 }
 
 // Ours is our command cmd.
-func Ours(cmd Command) Program { return Program{Go: cmd} }
+func Ours(cmd Command) Program { return Program{Cmd: cmd} }
 
-// Python's commands.
-var (
-	PythonAllInOne  = Program{Python: "singleprocess", Name: "ironic"}
-	PythonAPI       = Program{Python: "api", Name: "ironic-api"}
-	PythonConductor = Program{Python: "conductor", Name: "ironic-conductor"}
-	PythonDBSync    = Program{Python: "dbsync", Name: "ironic-dbsync"}
-)
+// Python is Python Ironic's command cmd.
+func Python(cmd Command) Program { return Program{Cmd: cmd, Python: true} }
 
 // String names the program: "go ironic-api", "python ironic-conductor".
 func (p Program) String() string {
-	if p.Go != "" {
-		return "go " + string(p.Go)
+	if p.Python {
+		return "python " + string(p.Cmd)
 	}
-	return "python " + p.Name
+	return "go " + string(p.Cmd)
 }
 
 // listens reports whether the program serves the REST API.
-func (p Program) listens() bool {
-	return p.Go == API || p.Go == AllInOne || p.Python == "api" || p.Python == "singleprocess"
-}
+func (p Program) listens() bool { return p.Cmd == API || p.Cmd == AllInOne }
 
 // command returns the binary and arguments that run p with args, building
-// our command if needed.
+// our command if needed. Python's runs the main() of its ironic.cmd
+// module with the command's name as argv[0], the way Debian's Ironic runs
+// without its console scripts.
 func (p Program) command(t testing.TB, args ...string) (string, []string) {
 	t.Helper()
-	if p.Go != "" {
-		return Bin(t, p.Go), args
+	if !p.Python {
+		return Bin(t, p.Cmd), args
 	}
-	code := fmt.Sprintf("import sys; from ironic.cmd.%s import main; sys.argv=['%s']+sys.argv[1:]; main()", p.Python, p.Name)
+	module := map[Command]string{AllInOne: "singleprocess", API: "api", Conductor: "conductor", DBSync: "dbsync"}[p.Cmd]
+	code := fmt.Sprintf("import sys; from ironic.cmd.%s import main; sys.argv=['%s']+sys.argv[1:]; main()", module, p.Cmd)
 	return PythonBin, append([]string{"-c", code}, args...)
 }
 
@@ -119,10 +111,7 @@ type Service struct {
 func Start(ctx context.Context, t testing.TB, spec Spec) *Service {
 	t.Helper()
 	if spec.Name == "" {
-		spec.Name = spec.Program.Name
-		if spec.Program.Go != "" {
-			spec.Name = string(spec.Program.Go)
-		}
+		spec.Name = string(spec.Program.Cmd)
 	}
 	if spec.Dir == "" {
 		spec.Dir = t.TempDir()
