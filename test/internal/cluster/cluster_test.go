@@ -231,3 +231,37 @@ func TestSweepBinDirs(t *testing.T) {
 		t.Errorf("this process's directory was removed: %v", err)
 	}
 }
+
+// TestProcessesEndNoThread: a child started elsewhere in the test process
+// with Pdeathsig (as test/internal/keystone starts uwsgi) dies when the OS
+// thread that forked it ends, so starting and reaping processes here must
+// end no thread of the test process.
+func TestProcessesEndNoThread(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 5; i++ {
+		p := helper(t, dir, "serve", "0")
+		before := threads(t)
+		_ = p.Stop(5 * time.Second)
+		time.Sleep(100 * time.Millisecond) // the waiting goroutine's end
+		after := threads(t)
+		for tid := range before {
+			if !after[tid] {
+				t.Fatalf("thread %s ended with the process's goroutine", tid)
+			}
+		}
+	}
+}
+
+// threads lists the ids of the test process's threads.
+func threads(t *testing.T) map[string]bool {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, e := range entries {
+		out[e.Name()] = true
+	}
+	return out
+}

@@ -34,8 +34,12 @@ func StartProcess(bin string, args []string, logPath string) (*Process, error) {
 	go func() {
 		// Pdeathsig fires when the thread that started the child ends:
 		// keep this goroutine on its thread, blocked in Wait, for the
-		// child's whole life.
+		// child's whole life. Unlock it afterwards: a goroutine that ends
+		// locked ends its thread too, and that thread may have started
+		// another test helper's child with Pdeathsig (Keystone's uwsgi),
+		// which would die with it.
 		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		defer logFile.Close()
 		cmd := exec.Command(bin, args...)
 		cmd.Stdout, cmd.Stderr = logFile, logFile
