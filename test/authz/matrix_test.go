@@ -17,8 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/goironic/ironic/test/differential"
-	"github.com/goironic/ironic/test/internal/allinone"
+	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/keystone"
 )
 
@@ -255,6 +254,8 @@ func policyModes() []policyMode {
 		{name: "srbac", golden: "testdata/matrix-srbac.json", srbac: true},
 	}
 }
+
+func TestMain(m *testing.M) { cluster.Main(m) }
 
 func TestAuthorizationMatrix(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
@@ -516,8 +517,8 @@ func (w *world) call(r route, ids refs, p persona) int {
 // startOurs builds and starts our all-in-one server with keystone auth.
 func startOurs(ctx context.Context, t *testing.T, ks *keystone.Keystone, mode policyMode) string {
 	dir := t.TempDir()
-	return allinone.Start(ctx, t, allinone.Options{
-		Bin: allinone.Build(ctx, t), Dir: dir, StartTimeout: startTimeout,
+	return cluster.Start(ctx, t, cluster.Spec{
+		Program: cluster.Ours(cluster.AllInOne), Dir: dir, StartTimeout: startTimeout,
 		Config: func(port int) string {
 			return fmt.Sprintf(`[DEFAULT]
 host = authz-test
@@ -555,7 +556,7 @@ enforce_new_defaults = %t
 // startReference starts the shared harness's reference Ironic with
 // keystone auth on ks (recording only).
 func startReference(ctx context.Context, t *testing.T, script string, ks *keystone.Keystone, mode policyMode) string {
-	port, err := differential.FreePort()
+	port, err := cluster.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,15 +17,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/goironic/ironic/test/differential"
 	"github.com/goironic/ironic/test/fakecinder"
-	"github.com/goironic/ironic/test/internal/allinone"
+	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/osc"
 )
 
 const (
 	// skipEnv, set to 1, turns a missing CLI into a skip instead of a failure.
-	skipEnv = "IRONIC_TEST_SKIP_CLI"
+	skipEnv = cluster.SkipCLIEnv
 	// portEnv, when set, is the port our server listens on (else a free
 	// one the kernel picks).
 	portEnv = "IRONIC_CLI_PORT"
@@ -165,28 +163,17 @@ func (w *world) cleanup(t *testing.T, args ...string) {
 	t.Cleanup(func() { _, _ = w.cli.Exec(args) })
 }
 
+func TestMain(m *testing.M) { cluster.Main(m) }
+
 // TestBaremetalCLI runs the OpenStack CLI against our server, one parallel
 // sub-test per resource.
 func TestBaremetalCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the CLI about 120 times (minutes); skipped in -short mode")
 	}
-	openstack, err := exec.LookPath("openstack")
-	if err != nil {
-		if os.Getenv(skipEnv) == "1" {
-			t.Skipf("the openstack CLI is not installed (%v) and %s=1", err, skipEnv)
-		}
-		t.Fatalf("the openstack CLI is not installed (%v); install python3-openstackclient and python3-ironicclient, or set %s=1", err, skipEnv)
-	}
+	openstack := cluster.RequireCLI(t)
 
-	budget := testBudget
-	if dl, ok := t.Deadline(); ok {
-		if left := time.Until(dl) - 15*time.Second; left < budget {
-			budget = left
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	defer cancel()
+	ctx := cluster.TestContext(t, testBudget, 15*time.Second)
 
 	w := &world{ctx: ctx}
 	if _, err := rand.Read(w.rnd[:]); err != nil {
@@ -200,7 +187,7 @@ func TestBaremetalCLI(t *testing.T) {
 		w.host, w.own = testHost, true
 	} else {
 		endpoint = strings.TrimRight(endpoint, "/")
-		hosts, err := differential.DiscoverHosts(ctx, endpoint)
+		hosts, err := cluster.DiscoverHosts(ctx, endpoint)
 		if err != nil {
 			t.Fatalf("%s=%s: %v", targetEnv, endpoint, err)
 		}
@@ -251,7 +238,6 @@ func TestBaremetalCLI(t *testing.T) {
 // endpoint once it answers. The server is stopped when t ends.
 func startServer(ctx context.Context, t *testing.T, cinderURL string) string {
 	t.Helper()
-	bin := allinone.Build(ctx, t)
 	port := 0 // a free one
 	if p := os.Getenv(portEnv); p != "" {
 		var err error
@@ -264,8 +250,8 @@ func startServer(ctx context.Context, t *testing.T, cinderURL string) string {
 	if err := os.Mkdir(state, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return allinone.Start(ctx, t, allinone.Options{
-		Bin: bin, Port: port, Dir: dir, StartTimeout: startTimeout, LogTail: 8000,
+	return cluster.Start(ctx, t, cluster.Spec{
+		Program: cluster.Ours(cluster.AllInOne), Port: port, Dir: dir, StartTimeout: startTimeout, LogTail: 8000,
 		Config: func(port int) string {
 			return serverConfig(testHost, port, filepath.Join(state, "ironic.sqlite"), cinderURL)
 		},

@@ -4,14 +4,10 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/goironic/ironic/db/dbtest"
 )
 
 // crossBudget bounds TestCrossCheck as a whole, builds included.
 const crossBudget = 5 * time.Minute
-
-func TestMain(m *testing.M) { dbtest.Main(m) }
 
 // TestCrossCheck runs, on SQLite and on MariaDB, both directions:
 //
@@ -26,14 +22,13 @@ func TestCrossCheck(t *testing.T) {
 	requirePython(t)
 	ctx, cancel := context.WithTimeout(t.Context(), crossBudget)
 	defer cancel()
-	tl := buildTools(ctx, t)
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			t.Run("go-to-python", func(t *testing.T) {
-				crossCheck(ctx, t, tl, be.newDB(t), false)
+				crossCheck(ctx, t, be.newDB(t), false)
 			})
 			t.Run("python-to-go", func(t *testing.T) {
-				crossCheck(ctx, t, tl, be.newDB(t), true)
+				crossCheck(ctx, t, be.newDB(t), true)
 			})
 		})
 	}
@@ -45,7 +40,7 @@ func TestCrossCheck(t *testing.T) {
 // the second, started on the same database, must answer the same, then
 // modifies objects and records again; the first, restarted, must see the
 // changes and answer as the second did.
-func crossCheck(ctx context.Context, t *testing.T, tl tools, dbURL string, pythonFirst bool) {
+func crossCheck(ctx context.Context, t *testing.T, dbURL string, pythonFirst bool) {
 	start := time.Now()
 	first, second := "go", "python"
 	if pythonFirst {
@@ -55,17 +50,17 @@ func crossCheck(ctx context.Context, t *testing.T, tl tools, dbURL string, pytho
 	if pythonFirst {
 		host = pyHost
 	}
-	confPath := writeConf(t, conf{Host: host, StateDir: t.TempDir(), DBURL: dbURL})
-	if r := dbsync(ctx, t, tl, pythonFirst, confPath, "create_schema"); r.code != 0 {
-		t.Fatalf("%s ironic-dbsync create_schema: exit %d\n%s", first, r.code, r.stderr)
+	confPath := writeConf(t, host, dbURL)
+	if r := dbsync(ctx, t, pythonFirst, confPath, "create_schema"); r.Code != 0 {
+		t.Fatalf("%s ironic-dbsync create_schema: exit %d\n%s", first, r.Code, r.Stderr)
 	}
 
-	a := startServer(ctx, t, tl, pythonFirst, dbURL)
+	a := startServer(ctx, t, pythonFirst, dbURL)
 	fx := populate(ctx, t, newClient(a))
 	aSnap := record(ctx, t, a, fx)
 	a.stop(t)
 
-	b := startServer(ctx, t, tl, !pythonFirst, dbURL)
+	b := startServer(ctx, t, !pythonFirst, dbURL)
 	bSnap := record(ctx, t, b, fx)
 	compare(t, first, aSnap, second, bSnap)
 	fx = modify(ctx, t, newClient(b), fx)
@@ -73,7 +68,7 @@ func crossCheck(ctx context.Context, t *testing.T, tl tools, dbURL string, pytho
 	bModified := record(ctx, t, b, fx)
 	b.stop(t)
 
-	a = startServer(ctx, t, tl, pythonFirst, dbURL)
+	a = startServer(ctx, t, pythonFirst, dbURL)
 	checkModified(ctx, t, newClient(a), fx)
 	aModified := record(ctx, t, a, fx)
 	a.stop(t)

@@ -25,40 +25,39 @@ func TestDBSyncInterop(t *testing.T) {
 	requirePython(t)
 	ctx, cancel := context.WithTimeout(t.Context(), dbsyncBudget)
 	defer cancel()
-	tl := buildTools(ctx, t)
 
 	// run runs one ironic-dbsync command and returns its trimmed stdout
 	// when it exits with 0, failing t otherwise.
 	run := func(t *testing.T, python bool, confPath, command string) string {
 		t.Helper()
-		r := dbsync(ctx, t, tl, python, confPath, command)
-		if r.code != 0 {
+		r := dbsync(ctx, t, python, confPath, command)
+		if r.Code != 0 {
 			t.Fatalf("%s ironic-dbsync %s: exit %d\nstdout: %s\nstderr: %s",
-				implName(python), command, r.code, r.stdout, tail([]byte(r.stderr), 3000))
+				implName(python), command, r.Code, r.Stdout, tail([]byte(r.Stderr), 3000))
 		}
-		return r.stdout
+		return r.Stdout
 	}
 	// refuses checks that create_schema fails on an existing schema.
 	refuses := func(t *testing.T, python bool, confPath string) {
 		t.Helper()
-		r := dbsync(ctx, t, tl, python, confPath, "create_schema")
-		if r.code == 0 {
+		r := dbsync(ctx, t, python, confPath, "create_schema")
+		if r.Code == 0 {
 			t.Errorf("%s ironic-dbsync create_schema on an existing schema: exit 0, want an error\nstdout: %s\nstderr: %s",
-				implName(python), r.stdout, r.stderr)
+				implName(python), r.Stdout, r.Stderr)
 			return
 		}
 		// Python raises oslo.db's DBMigrationError with this text.
 		const why = "DB schema is already under version control"
-		if !strings.Contains(r.stderr, why) {
+		if !strings.Contains(r.Stderr, why) {
 			t.Errorf("%s ironic-dbsync create_schema on an existing schema: exit %d without %q\nstderr: %s",
-				implName(python), r.code, why, tail([]byte(r.stderr), 3000))
+				implName(python), r.Code, why, tail([]byte(r.Stderr), 3000))
 		}
 	}
 
 	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			t.Run("python-schema", func(t *testing.T) {
-				confPath := writeConf(t, conf{Host: pyHost, StateDir: t.TempDir(), DBURL: be.newDB(t)})
+				confPath := writeConf(t, pyHost, be.newDB(t))
 				// An empty database has no revision: both say None.
 				if py, ours := run(t, true, confPath, "version"), run(t, false, confPath, "version"); ours != py || py != "None\n" {
 					t.Errorf("version of an empty database: ours %q, Python's %q, want %q", ours, py, "None\n")
@@ -81,7 +80,7 @@ func TestDBSyncInterop(t *testing.T) {
 				}
 			})
 			t.Run("go-schema", func(t *testing.T) {
-				confPath := writeConf(t, conf{Host: goHost, StateDir: t.TempDir(), DBURL: be.newDB(t)})
+				confPath := writeConf(t, goHost, be.newDB(t))
 				run(t, false, confPath, "create_schema")
 				ours := run(t, false, confPath, "version")
 				if ours != headRevision+"\n" {

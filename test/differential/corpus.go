@@ -3,10 +3,10 @@
 // answers recorded once from the reference Python Ironic 21.4 (API 1.82).
 //
 // It is a black-box test over HTTP: nothing in here imports the server's
-// packages. The corpus runner ([Runner]), the normaliser ([Normalizer],
-// [UUIDMap]) and the process helpers ([Build], [Start]) are exported so that
-// other test files (auth, provisioning actions, ...) can reuse them with
-// their own corpora.
+// packages. The corpus runner ([Runner]) and the normaliser ([Normalizer],
+// [UUIDMap]) serve this package's suites (the v1 API, provisioning
+// actions, MariaDB), each with its own corpus; building and starting the
+// server is test/internal/cluster's.
 package differential
 
 import (

@@ -4,13 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"text/template"
 	"time"
+
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 var (
@@ -66,6 +68,8 @@ type suite struct {
 	// Skip lists entries not compared in this suite, each with its reason.
 	Skip map[string]string
 }
+
+func TestMain(m *testing.M) { cluster.Main(m) }
 
 // apiSuite is the v1 API corpus of TestDifferential.
 func apiSuite() suite {
@@ -179,60 +183,55 @@ func startOurs(t *testing.T, confTemplate, dbURL string) string {
 	ctx, cancel := context.WithTimeout(t.Context(), buildBudget)
 	defer cancel()
 	dir := t.TempDir()
-	root, err := ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := StatSources(root); err != nil {
-		t.Fatal(err)
-	}
-	bin, err := Build(ctx, ServerPackage, dir)
-	if err != nil {
-		t.Fatalf("cannot build our server: %v", err)
-	}
-	port, err := FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := ServerConfig{Host: oursHost, Port: port, StateDir: dir, DatabaseURL: dbURL}
-	for _, sub := range []string{"http", "tftp", "locks", "images", "master_images"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	confPath := filepath.Join(dir, "ironic.conf")
-	if err := RenderConfig(confTemplate, cfg, confPath); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "ironic.log")
-	proc, err := Start(bin, []string{"--config-file", confPath}, logPath)
-	if err != nil {
-		t.Fatalf("cannot start our server: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := proc.Stop(10 * time.Second); err != nil {
-			t.Logf("our server exited with %v", err)
-		}
-		if t.Failed() {
-			logTail(t, logPath)
-		}
-	})
-	if err := WaitReady(ctx, cfg.URL()+"/", startTimeout, proc); err != nil {
-		t.Fatalf("our server did not start: %v", err)
-	}
-	return cfg.URL()
+	cluster.StateConfig(t, dir) // the directories the template names
+	return cluster.Start(ctx, t, cluster.Spec{
+		Program: cluster.Ours(cluster.AllInOne), Dir: dir, StartTimeout: startTimeout, StopGrace: 10 * time.Second,
+		Config: func(port int) string {
+			text, err := renderConfig(confTemplate, serverConfig{Host: oursHost, Port: port, StateDir: dir, DatabaseURL: dbURL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return text
+		},
+	}).URL
 }
 
-func logTail(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
+// serverConfig fills the config template (testdata/ours.conf.tmpl).
+type serverConfig struct {
+	// Host is [DEFAULT]host, the conductor's host name.
+	Host string
+	// Port is [api]port on 127.0.0.1.
+	Port int
+	// StateDir holds the SQLite database and anything else the server writes.
+	StateDir string
+	// DatabaseURL, when set, is [database]connection instead of SQLite in
+	// StateDir (e.g. a MariaDB database).
+	DatabaseURL string
+}
+
+// Connection is [database]connection for the server.
+func (c serverConfig) Connection() string {
+	if c.DatabaseURL != "" {
+		return c.DatabaseURL
+	}
+	return "sqlite:///" + c.DBPath()
+}
+
+// DBPath is the SQLite file inside StateDir.
+func (c serverConfig) DBPath() string { return filepath.Join(c.StateDir, "ironic.sqlite") }
+
+// renderConfig executes the text/template at tmplPath with cfg.
+func renderConfig(tmplPath string, cfg serverConfig) (string, error) {
+	tmpl, err := template.ParseFiles(tmplPath)
 	if err != nil {
-		return
+		return "", err
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > 40 {
-		lines = lines[len(lines)-40:]
+	tmpl.Option("missingkey=error")
+	var buf strings.Builder
+	if err := tmpl.Execute(&buf, cfg); err != nil {
+		return "", err
 	}
-	t.Logf("last lines of %s:\n%s", path, strings.Join(lines, "\n"))
+	return buf.String(), nil
 }
 
 func targetHosts(ctx context.Context, t *testing.T, baseURL string) []string {
@@ -240,7 +239,7 @@ func targetHosts(ctx context.Context, t *testing.T, baseURL string) []string {
 	if *targetHostFlag != "" {
 		return strings.Split(*targetHostFlag, ",")
 	}
-	hosts, err := DiscoverHosts(ctx, baseURL)
+	hosts, err := cluster.DiscoverHosts(ctx, baseURL)
 	if err != nil {
 		t.Fatalf("cannot discover the conductor host name of %s (give -target-host): %v", baseURL, err)
 	}

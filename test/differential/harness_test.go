@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 // TestGoldensConsistent checks the recorded material without any server:
@@ -127,43 +129,44 @@ func checkSuite(t *testing.T, s suite) {
 		len(corpus), succeeded, failed, len(deviations))
 }
 
-// TestServerLifecycle runs the build/start/wait/stop helpers on a stand-in
-// server, so that the default mode works the day cmd/ironic exists.
+// TestServerLifecycle starts a stand-in for our server (testdata/fakeserver)
+// with the configuration rendered from the template, through the cluster
+// harness's process helpers: it must answer the runner and stop.
 func TestServerLifecycle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	bin, err := Build(ctx, "./testdata/fakeserver", dir)
+	if err := cluster.GoBuild(ctx, dir+"/", "./testdata/fakeserver"); err != nil {
+		t.Fatal(err)
+	}
+	port, err := cluster.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := ServerConfig{Host: "h", Port: port, StateDir: dir}
-	conf := filepath.Join(dir, "ironic.conf")
-	if err := RenderConfig(apiSuite().ConfTemplate, cfg, conf); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(conf)
+	cfg := serverConfig{Host: "h", Port: port, StateDir: dir}
+	text, err := renderConfig(apiSuite().ConfTemplate, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"host = h\n", fmt.Sprintf("port = %d\n", port), "connection = sqlite:///" + cfg.DBPath() + "\n"} {
-		if !strings.Contains(string(data), want) {
+		if !strings.Contains(text, want) {
 			t.Errorf("rendered config lacks %q", want)
 		}
 	}
+	conf := filepath.Join(dir, "ironic.conf")
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
-	proc, err := Start(bin, []string{"--config-file", conf}, filepath.Join(dir, "log"))
+	proc, err := cluster.StartProcess(filepath.Join(dir, "fakeserver"), []string{"--config-file", conf}, filepath.Join(dir, "log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WaitReady(ctx, cfg.URL()+"/", 10*time.Second, proc); err != nil {
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err := cluster.WaitHTTP(ctx, url+"/", 10*time.Second, proc); err != nil {
 		t.Fatal(err)
 	}
-	ex := NewRunner(cfg.URL(), 5*time.Second).Do(ctx, Entry{ID: "x", Path: "/"})
+	ex := NewRunner(url, 5*time.Second).Do(ctx, Entry{ID: "x", Path: "/"})
 	if ex.Err != nil || ex.Status != http.StatusOK {
 		t.Fatalf("GET / = %d, %v", ex.Status, ex.Err)
 	}
@@ -172,20 +175,6 @@ func TestServerLifecycle(t *testing.T) {
 	}
 	if done, _ := proc.Exited(); !done {
 		t.Fatal("process still running after Stop")
-	}
-
-	// A server that exits is reported at once, not after the timeout.
-	bad, err := Start(bin, []string{"--config-file", filepath.Join(dir, "missing.conf")}, filepath.Join(dir, "log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	begin := time.Now()
-	err = WaitReady(ctx, cfg.URL()+"/", 10*time.Second, bad)
-	if err == nil || !strings.Contains(err.Error(), "exited") {
-		t.Fatalf("WaitReady on an exiting server = %v", err)
-	}
-	if time.Since(begin) > 5*time.Second {
-		t.Errorf("WaitReady took %s to notice the exit", time.Since(begin))
 	}
 }
 

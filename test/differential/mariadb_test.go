@@ -1,13 +1,9 @@
 package differential
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"testing"
-	"time"
 
-	"github.com/goironic/ironic/db/dbtest"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 // TestDifferentialMariaDB replays the same corpus against our server on a
@@ -22,18 +18,6 @@ func TestDifferentialMariaDB(t *testing.T) {
 	s.Skip = map[string]string{
 		"oversized-node-delete": "the node of oversized-node-create is not created on MySQL (see deviations-mariadb.json)",
 	}
-	s.Database = func(t *testing.T) string {
-		srv := dbtest.MariaDBServer(t)
-		name := fmt.Sprintf("diff%d", os.Getpid())
-		if err := srv.CreateDatabase(t.Context(), name); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			_ = srv.DropDatabase(ctx, name)
-		})
-		return srv.PythonURL(name)
-	}
+	s.Database = func(t *testing.T) string { return cluster.NewDatabase(t, nil, "diff").URL() }
 	runSuite(t, s)
 }

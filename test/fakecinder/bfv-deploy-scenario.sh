@@ -2,7 +2,7 @@
 # bfv-deploy-scenario.sh ENDPOINT: a boot-from-volume deployment with the
 # "direct" deploy interface and ipxe boot through the openstack CLI
 # (validate, deploy, targets, undeploy), to compare two Ironics' answers
-# and Cinder calls; scripts/bfv-vs-reference.sh runs it on both.
+# and Cinder calls; dev/bfv-vs-reference.sh runs it on both.
 export OS_AUTH_TYPE=none OS_ENDPOINT=$1 OS_BAREMETAL_API_VERSION=1.78
 B="openstack baremetal"
 $B node delete bfvd >/dev/null 2>&1

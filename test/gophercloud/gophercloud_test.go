@@ -29,21 +29,20 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/goironic/ironic/test/differential"
-	"github.com/goironic/ironic/test/internal/allinone"
+	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/keystone"
 )
 
 // startTimeout bounds the wait for the server's first answer.
 const startTimeout = 90 * time.Second
 
-// startServer starts the all-in-one bin on port (zero: a free one) with
+// startServer starts the all-in-one on port (zero: a free one) with
 // the given ironic.conf sections added to a fake-hardware configuration.
-func startServer(ctx context.Context, t *testing.T, bin string, port int, extra string) *allinone.Server {
+func startServer(ctx context.Context, t *testing.T, port int, extra string) *cluster.Service {
 	t.Helper()
 	dir := t.TempDir()
-	return allinone.Start(ctx, t, allinone.Options{
-		Bin: bin, Port: port, Dir: dir, StartTimeout: startTimeout, LogTail: -1,
+	return cluster.Start(ctx, t, cluster.Spec{
+		Program: cluster.Ours(cluster.AllInOne), Port: port, Dir: dir, StartTimeout: startTimeout, LogTail: -1,
 		Config: func(port int) string {
 			return fmt.Sprintf(`[DEFAULT]
 host = gophercloud-test
@@ -106,17 +105,19 @@ func crud(ctx context.Context, t *testing.T, client *gophercloud.ServiceClient) 
 	}
 }
 
+func TestMain(m *testing.M) { cluster.Main(m) }
+
 // TestClients runs the client in each auth_strategy.
 func TestClients(t *testing.T) {
-	bin := allinone.Build(t.Context(), t)
-	t.Run("noauth", func(t *testing.T) { testNoAuth(t, bin) })
-	t.Run("http_basic", func(t *testing.T) { testHTTPBasic(t, bin) })
-	t.Run("keystone", func(t *testing.T) { testKeystone(t, bin) })
+	cluster.Build(t, cluster.AllInOne)
+	t.Run("noauth", func(t *testing.T) { testNoAuth(t) })
+	t.Run("http_basic", func(t *testing.T) { testHTTPBasic(t) })
+	t.Run("keystone", func(t *testing.T) { testKeystone(t) })
 }
 
-func testNoAuth(t *testing.T, bin string) {
+func testNoAuth(t *testing.T) {
 	ctx := t.Context()
-	s := startServer(ctx, t, bin, 0, "[DEFAULT]\nauth_strategy = noauth\n")
+	s := startServer(ctx, t, 0, "[DEFAULT]\nauth_strategy = noauth\n")
 	client, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: s.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func testNoAuth(t *testing.T, bin string) {
 	crud(ctx, t, client)
 }
 
-func testHTTPBasic(t *testing.T, bin string) {
+func testHTTPBasic(t *testing.T) {
 	ctx := t.Context()
 	hash, err := bcrypt.GenerateFromPassword([]byte("gopher-pass"), bcrypt.MinCost)
 	if err != nil {
@@ -134,7 +135,7 @@ func testHTTPBasic(t *testing.T, bin string) {
 	if err := os.WriteFile(file, []byte("gopher:"+string(hash)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(ctx, t, bin, 0, "[DEFAULT]\nauth_strategy = http_basic\nhttp_basic_auth_user_file = "+file+"\n")
+	s := startServer(ctx, t, 0, "[DEFAULT]\nauth_strategy = http_basic\nhttp_basic_auth_user_file = "+file+"\n")
 	client, err := httpbasic.NewBareMetalHTTPBasic(httpbasic.EndpointOpts{
 		IronicEndpoint: s.URL + "/v1", IronicUser: "gopher", IronicUserPassword: "gopher-pass",
 	})
@@ -154,9 +155,9 @@ func testHTTPBasic(t *testing.T, bin string) {
 	}
 }
 
-func testKeystone(t *testing.T, bin string) {
+func testKeystone(t *testing.T) {
 	ctx := t.Context()
-	port, err := differential.FreePort()
+	port, err := cluster.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func testKeystone(t *testing.T, bin string) {
 		}
 	}
 	ks := keystone.ForTest(t, keystone.Options{Port: ksPort, BaremetalURL: fmt.Sprintf("http://127.0.0.1:%d", port)})
-	s := startServer(ctx, t, bin, port, "[DEFAULT]\nauth_strategy = keystone\n"+ks.AuthtokenSection())
+	s := startServer(ctx, t, port, "[DEFAULT]\nauth_strategy = keystone\n"+ks.AuthtokenSection())
 
 	provider, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{
 		IdentityEndpoint: ks.AuthURL(), Username: "system-admin", Password: keystone.UserPassword,

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/osc"
 )
 
@@ -42,7 +43,7 @@ func TestGoAPIPythonConductor(t *testing.T) {
 // lifecycle takes one fake-hardware node through everything an operator
 // does with the CLI, through api, whose only conductor is cond, checking
 // each result through the CLI, the REST API and the database.
-func lifecycle(t *testing.T, d *deployment, api, cond *service, uuid string) {
+func lifecycle(t *testing.T, d *deployment, api, cond *cluster.Service, uuid string) {
 	cli := d.cli(api)
 	start := time.Now()
 	step := func(name string, f func()) {
@@ -69,14 +70,14 @@ func lifecycle(t *testing.T, d *deployment, api, cond *service, uuid string) {
 		}
 	}
 
-	if got := d.conductors(t, api); !slices.Equal(got, []string{cond.host}) {
-		t.Fatalf("alive conductors = %v, want only %s", got, cond.host)
+	if got := d.conductors(t, api); !slices.Equal(got, []string{cond.Name}) {
+		t.Fatalf("alive conductors = %v, want only %s", got, cond.Name)
 	}
 	step("create", func() {
 		n := cli.Object(t, "node", "create", "--driver", "fake-hardware", "--uuid", uuid,
-			"--name", "interop-"+cond.host, "--property", "cpus=2", "--extra", "origin=interop")
+			"--name", "interop-"+cond.Name, "--property", "cpus=2", "--extra", "origin=interop")
 		if n["uuid"] != uuid || n["provision_state"] != "enroll" || n["deploy_interface"] != "fake" ||
-			n["network_interface"] != "noop" || n["conductor"] != cond.host {
+			n["network_interface"] != "noop" || n["conductor"] != cond.Name {
 			t.Fatalf("created node: %v", n)
 		}
 	})
@@ -96,8 +97,8 @@ func lifecycle(t *testing.T, d *deployment, api, cond *service, uuid string) {
 		if got := r.instanceInfo["configdrive"]; got != configDrive.value {
 			t.Errorf("instance_info.configdrive = %.60v..., want the CLI's %.60s...", got, configDrive.value)
 		}
-		if r.affinityHost.String != cond.host {
-			t.Errorf("conductor_affinity is conductor %v, want %s", r.affinityHost, cond.host)
+		if r.affinityHost.String != cond.Name {
+			t.Errorf("conductor_affinity is conductor %v, want %s", r.affinityHost, cond.Name)
 		}
 	})
 	step("rebuild", func() { provision("active", "rebuild", uuid) })
@@ -223,7 +224,7 @@ func lifecycle(t *testing.T, d *deployment, api, cond *service, uuid string) {
 		n := d.getNode(t, api, uuid)
 		for k, want := range map[string]any{
 			"provision_state": "available", "target_provision_state": nil, "last_error": nil,
-			"reservation": nil, "maintenance": false, "conductor": cond.host,
+			"reservation": nil, "maintenance": false, "conductor": cond.Name,
 			// Fake deploy and cleaning leave the power alone.
 			"power_state": "power on",
 		} {
@@ -239,7 +240,7 @@ func lifecycle(t *testing.T, d *deployment, api, cond *service, uuid string) {
 		cli.OK(t, "node", "delete", uuid)
 		cli.Fails(t, []string{"could not be found"}, "node", "show", uuid)
 	})
-	t.Logf("lifecycle through %s and %s %s took %s", api.name, cond.name, cond.host, time.Since(start).Round(time.Second))
+	t.Logf("lifecycle through %s and %s took %s", api, cond, time.Since(start).Round(time.Second))
 }
 
 // configDrive is a config drive file for the CLI and the string it sends.
@@ -266,7 +267,7 @@ func writeConfigDrive(t *testing.T, uuid string) configDrive {
 }
 
 // traits lists a node's traits through the REST API, sorted.
-func (d *deployment) traits(t *testing.T, api *service, uuid string) []string {
+func (d *deployment) traits(t *testing.T, api *cluster.Service, uuid string) []string {
 	t.Helper()
 	var got []string
 	for _, tr := range d.get(t, api, "/v1/nodes/"+uuid+"/traits")["traits"].([]any) {

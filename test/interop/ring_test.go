@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 const (
@@ -33,15 +34,14 @@ func TestMixedRing(t *testing.T) {
 	d := newDeployment(t)
 	d.createSchema(false)
 	// Both conductors register before either API builds its ring.
-	conds := []*service{d.start(false, false, ringGo), d.start(true, false, ringPy)}
+	conds := []*cluster.Service{d.Start(program(false, false), ringGo), d.Start(program(true, false), ringPy)}
 	for _, c := range conds {
 		d.waitConductor(c)
 	}
-	apis := []*service{d.start(false, true, "go-api-ring"), d.start(true, true, "py-api-ring")}
+	apis := []*cluster.Service{d.startAPI(false, "go-api-ring"), d.startAPI(true, "py-api-ring")}
 	for _, a := range apis {
-		d.waitAPI(a)
 		if got := d.conductors(t, a); !slices.Equal(got, []string{ringGo, ringPy}) {
-			t.Fatalf("%s: alive conductors = %v, want %s and %s", a.name, got, ringGo, ringPy)
+			t.Fatalf("%s: alive conductors = %v, want %s and %s", a, got, ringGo, ringPy)
 		}
 	}
 
@@ -76,7 +76,7 @@ func TestMixedRing(t *testing.T) {
 			cli.OK(t, "node", "create", "--driver", "fake-hardware", "--uuid", n.uuid)
 			for _, a := range apis {
 				if got := d.getNode(t, a, n.uuid)["conductor"]; got != n.host {
-					t.Errorf("%s places node %s on %v; the tooz ring on %s", a.name, n.uuid, got, n.host)
+					t.Errorf("%s places node %s on %v; the tooz ring on %s", a, n.uuid, got, n.host)
 				}
 			}
 			for _, p := range []struct{ action, want string }{
@@ -86,13 +86,13 @@ func TestMixedRing(t *testing.T) {
 				r := d.waitReleased(t, n.uuid)
 				if r.provisionState != p.want || r.targetState.Valid || r.lastError.Valid {
 					t.Fatalf("after %s through %s: provision_state %q, target %v, last_error %v",
-						p.action, api.name, r.provisionState, r.targetState, r.lastError)
+						p.action, api, r.provisionState, r.targetState, r.lastError)
 				}
 				if p.action == "deploy" && r.affinityHost.String != n.host {
 					t.Errorf("node %s deployed by conductor %v, want %s", n.uuid, r.affinityHost, n.host)
 				}
 			}
-			t.Logf("node %s on %s through %s: manage, provide, deploy, undeploy done", n.uuid, n.host, api.name)
+			t.Logf("node %s on %s through %s: manage, provide, deploy, undeploy done", n.uuid, n.host, api)
 		})
 	}
 }

@@ -6,9 +6,7 @@ import (
 	"crypto/md5" //nolint:gosec // Ironic's image_checksum
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -19,18 +17,18 @@ import (
 
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/test/fakeipa"
-	"github.com/goironic/ironic/test/internal/allinone"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
-// budget bounds the whole test (the build and every scenario).
+// budget bounds each scenario.
 const budget = 50 * time.Second
 
 // startAllInOne runs our all-in-one (cmd/ironic, built once by
 // TestAgent) with the given extra configuration and returns its URL.
-func startAllInOne(ctx context.Context, t *testing.T, bin, extra string) string {
+func startAllInOne(ctx context.Context, t *testing.T, extra string) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "ironic.sqlite")
-	s := allinone.Start(ctx, t, allinone.Options{Bin: bin, Config: func(port int) string {
+	s := cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Config: func(port int) string {
 		return fmt.Sprintf(`[DEFAULT]
 host = goironic-ipa-test
 auth_strategy = noauth
@@ -60,15 +58,15 @@ dhcp_provider = none
 	return s.URL
 }
 
+func TestMain(m *testing.M) { cluster.Main(m) }
+
 // TestAgent builds the all-in-one once and runs each scenario against a
 // server of its own.
 func TestAgent(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	defer cancel()
-	bin := allinone.Build(ctx, t)
+	cluster.Build(t, cluster.AllInOne)
 	for _, sc := range []struct {
 		name string
-		fn   func(*testing.T, string)
+		fn   func(*testing.T)
 	}{
 		{"direct-deploy-and-clean", testDirectDeployWithAgent},
 		{"direct-deploy-checksum-failure", testDirectDeployChecksumFailure},
@@ -76,37 +74,23 @@ func TestAgent(t *testing.T) {
 		{"ramdisk-cleaning", testRamdiskDeployCleaning},
 		{"rescue", testAgentRescue},
 	} {
-		t.Run(sc.name, func(t *testing.T) { sc.fn(t, bin) })
+		t.Run(sc.name, func(t *testing.T) { sc.fn(t) })
 	}
 }
 
+// client is the REST API of a scenario's server.
 type client struct {
 	t   *testing.T
 	url string
 }
 
+// call sends a request at 1.82 and fails c.t unless it succeeds; it
+// returns the answer's JSON object.
 func (c client) call(method, path string, body any) map[string]any {
 	c.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, _ := json.Marshal(body)
-		rd = bytes.NewReader(raw)
-	}
-	req, _ := http.NewRequest(method, c.url+path, rd)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-OpenStack-Ironic-API-Version", "1.82")
-	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 300 {
-		c.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, data)
-	}
-	var out map[string]any
-	_ = json.Unmarshal(data, &out)
-	return out
+	rest := cluster.NewClient(c.url, "1.82")
+	rest.HTTP.Timeout = 10 * time.Second
+	return rest.Object(context.Background(), c.t, method, path, body)
 }
 
 // provision asks for a provision state change and waits (bounded) until
@@ -151,7 +135,7 @@ func (f *images) requests() []string {
 	return append([]string(nil), f.seen...)
 }
 
-func testDirectDeployWithAgent(t *testing.T, bin string) {
+func testDirectDeployWithAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	img := &images{data: bytes.Repeat([]byte("goironic disk image\n"), 4096)}
@@ -160,7 +144,7 @@ func testDirectDeployWithAgent(t *testing.T, bin string) {
 	files := httptest.NewServer(img)
 	defer files.Close()
 
-	url := startAllInOne(ctx, t, bin, `[conductor]
+	url := startAllInOne(ctx, t, `[conductor]
 automated_clean = true
 
 [agent]
@@ -333,14 +317,14 @@ post_deploy_get_power_state_retry_interval = 1
 // TestDirectDeployChecksumFailure: the agent finds the image doesn't
 // match its checksum; the deployment fails with Ironic's message for a
 // failed in-band step.
-func testDirectDeployChecksumFailure(t *testing.T, bin string) {
+func testDirectDeployChecksumFailure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	img := &images{data: []byte("another image\n")}
 	files := httptest.NewServer(img)
 	defer files.Close()
 	logs := t.TempDir()
-	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = false\n\n[agent]\ndeploy_logs_local_path = "+logs+"\n")
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\ndeploy_logs_local_path = "+logs+"\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:57"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "direct",
@@ -388,10 +372,10 @@ func testDirectDeployChecksumFailure(t *testing.T, bin string) {
 // TestCustomAgentDeploy: "custom-agent" boots the agent, waits for it and
 // runs the out-of-band steps (no image is written); the agent is told to
 // power off.
-func testCustomAgentDeploy(t *testing.T, bin string) {
+func testCustomAgentDeploy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = false\n\n[agent]\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:58"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "custom-agent", "boot_interface": "fake"})
@@ -418,10 +402,10 @@ func testCustomAgentDeploy(t *testing.T, bin string) {
 
 // TestRamdiskDeployCleaning: the "ramdisk" deploy interface cleans
 // through the agent too.
-func testRamdiskDeployCleaning(t *testing.T, bin string) {
+func testRamdiskDeployCleaning(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = true\n\n[deploy]\nerase_devices_priority = 0\n")
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = true\n\n[deploy]\nerase_devices_priority = 0\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:59"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "ramdisk", "boot_interface": "fake"})
@@ -454,12 +438,12 @@ func testRamdiskDeployCleaning(t *testing.T, bin string) {
 // TestAgentRescue: a deployed node is rescued through the agent (rescue
 // ramdisk, heartbeat, finalize_rescue with the hashed password), then
 // unrescued.
-func testAgentRescue(t *testing.T, bin string) {
+func testAgentRescue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	// The fake boot interface can't boot a rescue ramdisk (no
 	// validate_rescue, as in Ironic): the agent's boot is not managed.
-	url := startAllInOne(ctx, t, bin, "[conductor]\nautomated_clean = false\n\n[agent]\nmanage_agent_boot = false\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
+	url := startAllInOne(ctx, t, "[conductor]\nautomated_clean = false\n\n[agent]\nmanage_agent_boot = false\npost_deploy_get_power_state_retries = 1\npost_deploy_get_power_state_retry_interval = 1\n")
 	c := client{t: t, url: url}
 	const mac = "52:54:00:12:34:5a"
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "deploy_interface": "custom-agent",

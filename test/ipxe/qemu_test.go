@@ -3,7 +3,6 @@ package ipxe
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -18,7 +17,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/test/fakecinder"
-	"github.com/goironic/ironic/test/internal/allinone"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 const (
@@ -81,24 +80,11 @@ type server struct {
 	dbPath string
 }
 
+// call sends a request at 1.82 and fails s.t unless it succeeds; it
+// returns the answer's JSON object.
 func (s *server) call(method, path string, body any) map[string]any {
 	s.t.Helper()
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, s.url+path, bytes.NewReader(raw))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-OpenStack-Ironic-API-Version", "1.82")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 300 {
-		s.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, data)
-	}
-	var out map[string]any
-	_ = json.Unmarshal(data, &out)
-	return out
+	return cluster.NewClient(s.url, "1.82").Object(context.Background(), s.t, method, path, body)
 }
 
 // node enrolls a node (fields of POST /v1/nodes on top of fake-hardware
@@ -138,13 +124,12 @@ func (s *server) provision(uuid string, req map[string]any, want string) {
 func startServer(ctx context.Context, t *testing.T, fileURL, cinderURL string) *server {
 	t.Helper()
 	dir := t.TempDir()
-	bin := allinone.Build(ctx, t)
 	l := listenIn(t, 5760, 5779)
 	p := port(l)
 	l.Close()
 	dbPath := filepath.Join(dir, "ironic.sqlite")
-	srv := allinone.Start(ctx, t, allinone.Options{
-		Bin: bin, Port: p, Dir: dir,
+	srv := cluster.Start(ctx, t, cluster.Spec{
+		Program: cluster.Ours(cluster.AllInOne), Port: p, Dir: dir,
 		Config: func(apiPort int) string {
 			return fmt.Sprintf(`[DEFAULT]
 host = goironic-ipxe-test
@@ -241,6 +226,8 @@ loop:
 	<-exited
 	return out.String(), ok
 }
+
+func TestMain(m *testing.M) { cluster.Main(m) }
 
 func TestIPXEBootsFromOurScript(t *testing.T) {
 	start := time.Now()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/rpc/amqp/rabbittest"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 // TestConcurrentCallsOneNode sends 16 concurrent calls to one node through
@@ -19,7 +20,7 @@ import (
 func TestConcurrentCallsOneNode(t *testing.T) {
 	broker := rabbittest.Shared(t)
 	ctx := testContext(t, 3*time.Minute)
-	c := startCluster(ctx, t, sharedDatabase(ctx, t), broker, ini{}, "cond-a", "cond-b")
+	c := startCluster(ctx, t, sharedDatabase(t), broker, cluster.INI{}, "cond-a", "cond-b")
 	uuid := nodeUUID(6, 0)
 	c.createNodes(uuid)
 	c.provision(uuid, "manage", "manageable", time.Minute)
@@ -43,10 +44,10 @@ func TestConcurrentCallsOneNode(t *testing.T) {
 // concurrentRound sends the 16 calls of one round (keys k<round>_<i>),
 // checks every answer and every acknowledged key, and returns how many
 // PATCHes succeeded.
-func concurrentRound(t *testing.T, c *cluster, uuid string, round int) int {
+func concurrentRound(t *testing.T, c *splitCluster, uuid string, round int) int {
 	const calls = 16
 	var wg sync.WaitGroup
-	got := make([]response, calls)
+	got := make([]cluster.Response, calls)
 	errs := make([]error, calls)
 	key := func(i int) string { return fmt.Sprintf("k%d_%d", round, i) }
 	for i := range calls {
@@ -70,21 +71,21 @@ func concurrentRound(t *testing.T, c *cluster, uuid string, round int) int {
 	patched := 0
 	statuses := make([]int, calls)
 	for i, r := range got {
-		statuses[i] = r.status
+		statuses[i] = r.Status
 		switch {
 		case errs[i] != nil:
 			t.Errorf("call %d: %v", i, errs[i])
-		case i%2 == 0 && r.status == http.StatusOK:
+		case i%2 == 0 && r.Status == http.StatusOK:
 			patched++
 			if _, ok := full.Extra[key(i)]; !ok {
 				t.Errorf("PATCH %d answered 200 but its key is lost: extra = %v", i, full.Extra)
 			}
-		case i%2 == 1 && r.status == http.StatusAccepted:
-		case r.status == http.StatusConflict:
+		case i%2 == 1 && r.Status == http.StatusAccepted:
+		case r.Status == http.StatusConflict:
 			var e struct {
 				ErrorMessage string `json:"error_message"`
 			}
-			if json.Unmarshal(r.body, &e) != nil || e.ErrorMessage == "" {
+			if json.Unmarshal(r.Body, &e) != nil || e.ErrorMessage == "" {
 				t.Errorf("call %d: 409 without Ironic's error body: %s", i, r)
 			}
 		default:

@@ -1,245 +1,84 @@
 package split
 
 import (
-	"bytes"
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql"
-	"golang.org/x/sync/errgroup"
-
-	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/rpc/amqp/rabbittest"
-	"github.com/goironic/ironic/test/differential"
+	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/osc"
 )
 
 const (
-	// skipCLIEnv, set to 1, turns a missing CLI into a skip (as in test/cli).
-	skipCLIEnv = "IRONIC_TEST_SKIP_CLI"
 	// cliVersion is the newest microversion python-ironicclient 5.0.1 accepts.
 	cliVersion = "1.78"
 	// restVersion is the microversion of the test's own REST requests.
 	restVersion = "1.82"
-
-	// buildTimeout bounds building the three binaries.
-	buildTimeout = 4 * time.Minute
 	// startTimeout bounds a process's start (first answer, or serving RPC).
 	startTimeout = 60 * time.Second
-	// stopGrace is how long a process gets to exit after SIGINT.
+	// stopGrace is how long a process gets to exit after SIGTERM.
 	stopGrace = 10 * time.Second
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	rabbittest.StopShared()
-	dbtest.StopShared()
-	if built.dir != "" {
-		_ = os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
-}
-
-// binaries are the split deployment's programs, built from this module.
-type binaries struct {
-	api, conductor, dbsync string
-}
-
-// built holds the binaries, built once per test binary (test-only state).
-var built struct {
-	once sync.Once
-	dir  string
-	bins binaries
-	err  error
-}
-
-// buildBinaries builds ironic-api, ironic-conductor and ironic-dbsync once.
-func buildBinaries(t *testing.T) binaries {
-	t.Helper()
-	built.once.Do(func() {
-		root, err := differential.ModuleRoot(".")
-		if err != nil {
-			built.err = err
-			return
-		}
-		// The programs run in subprocesses: stat their sources so that go
-		// test does not serve a cached result after they changed.
-		if err := differential.StatSources(root); err != nil {
-			built.err = err
-			return
-		}
-		built.dir, err = os.MkdirTemp("", "goironic-split-bin-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-		defer cancel()
-		var g errgroup.Group
-		for pkg, out := range map[string]*string{
-			"ironic-api": &built.bins.api, "ironic-conductor": &built.bins.conductor, "ironic-dbsync": &built.bins.dbsync,
-		} {
-			g.Go(func() error {
-				bin, err := differential.Build(ctx, "github.com/goironic/ironic/cmd/"+pkg, built.dir)
-				*out = bin
-				return err
-			})
-		}
-		built.err = g.Wait()
-	})
-	if built.err != nil {
-		t.Fatalf("building the binaries: %v", built.err)
-	}
-	return built.bins
-}
-
-// requireCLI returns the openstack CLI's path, or fails (skips when
-// IRONIC_TEST_SKIP_CLI=1) when it is not installed.
-func requireCLI(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("openstack")
-	if err != nil {
-		if os.Getenv(skipCLIEnv) == "1" {
-			t.Skipf("the openstack CLI is not installed (%v) and %s=1", err, skipCLIEnv)
-		}
-		t.Fatalf("the openstack CLI is not installed (%v); install python3-openstackclient and python3-ironicclient, or set %s=1", err, skipCLIEnv)
-	}
-	return bin
-}
+func TestMain(m *testing.M) { cluster.Main(m) }
 
 // testContext bounds a test by budget and by the go test deadline.
 func testContext(t *testing.T, budget time.Duration) context.Context {
-	t.Helper()
-	if dl, ok := t.Deadline(); ok {
-		if left := time.Until(dl) - 20*time.Second; left < budget {
-			budget = left
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// database is one MariaDB database for a deployment.
-type database struct {
-	srv  *dbtest.Server
-	name string
+	return cluster.TestContext(t, budget, 20*time.Second)
 }
 
 // sharedDatabase creates a fresh database on the test binary's MariaDB
 // (skipped or failed as dbtest decides when MariaDB is missing); it is
 // dropped when t ends.
-func sharedDatabase(ctx context.Context, t *testing.T) database {
-	t.Helper()
-	srv := dbtest.MariaDBServer(t)
-	return newDatabase(ctx, t, srv)
+func sharedDatabase(t *testing.T) cluster.Database {
+	return cluster.NewDatabase(t, nil, "split")
 }
 
-// privateMariaDB starts a MariaDB server of t's own (for outage tests,
-// which stop it), stopped when t ends.
-func privateMariaDB(ctx context.Context, t *testing.T) *dbtest.Server {
-	t.Helper()
-	if _, _, ok := dbtest.Binaries(); !ok {
-		if os.Getenv("IRONIC_TEST_REQUIRE_MARIADB") == "1" {
-			t.Fatal("MariaDB is required (IRONIC_TEST_REQUIRE_MARIADB=1) but mariadbd is not installed")
-		}
-		t.Skip("MariaDB is not installed (apt-get install mariadb-server); skipping")
-	}
-	// A short directory: the unix socket's path is limited to 107 bytes.
-	dir, err := os.MkdirTemp("", "goironic-split-db-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := dbtest.StartMariaDB(ctx, dir)
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	return srv
-}
-
-func newDatabase(ctx context.Context, t *testing.T, srv *dbtest.Server) database {
-	t.Helper()
-	name := fmt.Sprintf("split_%d_%s", os.Getpid(), strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name())))
-	if err := srv.CreateDatabase(ctx, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = srv.DropDatabase(ctx, name)
-	})
-	return database{srv: srv, name: name}
-}
-
-// exec runs one SQL statement on the database (as root, over the socket):
+// dbExec runs one SQL statement on the database (as root, over the socket):
 // the tests use it to leave nodes as a crashed conductor would, or to hold
 // a node's lock as another conductor would.
-func (d database) exec(ctx context.Context, t *testing.T, query string, args ...any) {
+func dbExec(ctx context.Context, t *testing.T, db cluster.Database, query string, args ...any) {
 	t.Helper()
-	conn := d.open(t)
+	conn := db.Open(t)
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 }
 
-func (d database) open(t *testing.T) *sql.DB {
+// dbQuery runs a two-column SQL query and returns its rows as a map.
+func dbQuery(ctx context.Context, t *testing.T, db cluster.Database, query string) map[string]string {
 	t.Helper()
-	conn, err := sql.Open("mysql", d.srv.DSN(d.name))
+	conn := db.Open(t)
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, query)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", query, err)
 	}
-	return conn
-}
-
-// ini is an ironic.conf: section -> option -> value.
-type ini map[string]map[string]string
-
-// merged returns a copy of c with over's options set on top.
-func (c ini) merged(over ini) ini {
-	out := ini{}
-	for _, src := range []ini{c, over} {
-		for sec, opts := range src {
-			if out[sec] == nil {
-				out[sec] = map[string]string{}
-			}
-			maps.Copy(out[sec], opts)
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
 		}
+		out[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
 
-func (c ini) render() string {
-	var b strings.Builder
-	for _, sec := range slices.Sorted(maps.Keys(c)) {
-		fmt.Fprintf(&b, "[%s]\n", sec)
-		for _, k := range slices.Sorted(maps.Keys(c[sec])) {
-			fmt.Fprintf(&b, "%s = %s\n", k, c[sec][k])
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
 // baseConfig is what every process of a deployment shares: fake-hardware
 // with the fake interfaces, no authentication, oslo.messaging on broker.
-func baseConfig(dbURL, transportURL string) ini {
-	return ini{
+func baseConfig(dbURL, transportURL string) cluster.INI {
+	return cluster.INI{
 		"DEFAULT": {
 			"auth_strategy":                 "noauth",
 			"rpc_transport":                 "oslo",
@@ -266,229 +105,82 @@ func baseConfig(dbURL, transportURL string) ini {
 	}
 }
 
-// proc is one running program of a deployment.
-type proc struct {
-	*differential.Process
-	name, log string
-}
-
-// cluster is a split deployment: one ironic-api and some conductors.
-type cluster struct {
-	t   *testing.T
-	ctx context.Context
-	dir string
-	cfg ini
-
+// splitCluster is a split deployment: one ironic-api and some conductors.
+type splitCluster struct {
+	*cluster.Deployment
+	t          *testing.T
+	ctx        context.Context
+	api        *cluster.Service
 	apiURL     string
-	api        *proc
-	conductors map[string]*proc
-	http       *http.Client
+	conductors map[string]*cluster.Service
+	rest       *cluster.Client
 }
 
 // startCluster creates the schema with ironic-dbsync, starts a conductor
 // per host (waiting until each serves its RPC queues) and then the API,
 // and waits until the API lists every conductor alive. Everything is
-// stopped when t ends; on failure the logs' tails are logged.
-func startCluster(ctx context.Context, t *testing.T, db database, broker *rabbittest.Broker, extra ini, hosts ...string) *cluster {
+// stopped when t ends (the API first); on failure the logs' tails are
+// logged.
+func startCluster(ctx context.Context, t *testing.T, db cluster.Database, broker *rabbittest.Broker, extra cluster.INI, hosts ...string) *splitCluster {
 	t.Helper()
-	bins := buildBinaries(t)
-	c := &cluster{
-		t: t, ctx: ctx, dir: t.TempDir(),
-		cfg:        baseConfig(db.srv.PythonURL(db.name), broker.TransportURL()).merged(extra),
-		conductors: map[string]*proc{},
-		http:       &http.Client{Timeout: 60 * time.Second},
-	}
-	t.Cleanup(c.stop)
-
-	dbsync := exec.CommandContext(ctx, bins.dbsync, "--config-file", c.writeConfig("dbsync", ini{}), "create_schema")
-	if out, err := dbsync.CombinedOutput(); err != nil {
-		t.Fatalf("ironic-dbsync create_schema: %v\n%s", err, out)
-	}
+	cluster.Build(t, cluster.API, cluster.Conductor, cluster.DBSync)
+	d := cluster.NewDeployment(ctx, t, baseConfig(db.URL(), broker.TransportURL()).Merged(extra))
+	d.StartTimeout, d.StopGrace = startTimeout, stopGrace
+	c := &splitCluster{Deployment: d, t: t, ctx: ctx, conductors: map[string]*cluster.Service{}}
+	d.DBSync(cluster.Ours(cluster.DBSync), "create_schema")
 	for _, h := range hosts {
 		c.startConductor(h)
 	}
-	port, err := differential.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.apiURL = fmt.Sprintf("http://127.0.0.1:%d", port)
-	conf := c.writeConfig("api", ini{"DEFAULT": {"host": "split-api"}, "api": {"port": fmt.Sprint(port)}})
-	c.api = c.start("ironic-api", bins.api, conf)
-	if err := differential.WaitReady(ctx, c.apiURL+"/", startTimeout, c.api.Process); err != nil {
-		t.Fatal(err)
-	}
+	c.api = d.Start(cluster.Ours(cluster.API), "split-api")
+	c.apiURL = c.api.URL
+	c.rest = cluster.NewClient(c.apiURL, restVersion)
+	c.rest.HTTP.Timeout = 60 * time.Second
 	c.waitAlive(hosts...)
 	return c
 }
 
-// writeConfig writes the deployment's configuration with over on top as
-// <name>.conf and returns its path.
-func (c *cluster) writeConfig(name string, over ini) string {
-	path := filepath.Join(c.dir, name+".conf")
-	if err := os.WriteFile(path, []byte(c.cfg.merged(over).render()), 0o644); err != nil {
-		c.t.Fatal(err)
-	}
-	return path
-}
-
-func (c *cluster) start(name, bin, conf string) *proc {
-	c.t.Helper()
-	log := filepath.Join(c.dir, name+".log")
-	p, err := differential.Start(bin, []string{"--config-file", conf}, log)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return &proc{Process: p, name: name, log: log}
-}
-
 // startConductor starts ironic-conductor as host and waits until it
 // serves its RPC queues.
-func (c *cluster) startConductor(host string) *proc {
+func (c *splitCluster) startConductor(host string) *cluster.Service {
 	c.t.Helper()
-	conf := c.writeConfig(host, ini{"DEFAULT": {"host": host}})
-	p := c.start(host, buildBinaries(c.t).conductor, conf)
+	p := c.Start(cluster.Ours(cluster.Conductor), host)
 	c.conductors[host] = p
-	c.waitLog(p, "serving RPC", 1, startTimeout)
+	c.WaitLog(p, "serving RPC", 1, startTimeout)
 	return p
-}
-
-// stop stops every process (API first) and, if t failed, logs their tails.
-func (c *cluster) stop() {
-	procs := []*proc{c.api}
-	for _, h := range slices.Sorted(maps.Keys(c.conductors)) {
-		procs = append(procs, c.conductors[h])
-	}
-	for _, p := range procs {
-		if p == nil {
-			continue
-		}
-		if err := p.Stop(stopGrace); err != nil {
-			c.t.Logf("%s: %v", p.name, err)
-		}
-		if c.t.Failed() {
-			logTail(c.t, p)
-		}
-	}
-}
-
-func logTail(t *testing.T, p *proc) {
-	data, err := os.ReadFile(p.log)
-	if err != nil {
-		t.Logf("%s log: %v", p.name, err)
-		return
-	}
-	const max = 6000
-	if len(data) > max {
-		data = data[len(data)-max:]
-	}
-	t.Logf("%s log (tail):\n%s", p.name, data)
 }
 
 // requireRunning fails t if a process of the deployment has exited
 // (killed conductors excepted).
-func (c *cluster) requireRunning(except ...string) {
+func (c *splitCluster) requireRunning(except ...string) {
 	c.t.Helper()
-	for _, p := range append([]*proc{c.api}, slices.Collect(maps.Values(c.conductors))...) {
-		if slices.Contains(except, p.name) {
-			continue
-		}
-		if done, err := p.Exited(); done {
-			c.t.Fatalf("%s exited: %v", p.name, err)
+	for _, p := range append([]*cluster.Service{c.api}, slices.Collect(maps.Values(c.conductors))...) {
+		if !slices.Contains(except, p.Name) {
+			p.RequireRunning(c.t)
 		}
 	}
 }
 
-// logCount counts the lines of p's log containing s.
-func logCount(p *proc, s string) int {
-	data, _ := os.ReadFile(p.log)
-	return bytes.Count(data, []byte(s))
-}
-
-// waitLog waits until p's log has at least n lines containing s.
-func (c *cluster) waitLog(p *proc, s string, n int, timeout time.Duration) {
+// eventually polls cond until it holds (see cluster.Eventually).
+func (c *splitCluster) eventually(timeout time.Duration, what string, cond func() (bool, string)) {
 	c.t.Helper()
-	c.eventually(timeout, fmt.Sprintf("%s logs %q %d times", p.name, s, n), func() (bool, string) {
-		if done, err := p.Exited(); done {
-			c.t.Fatalf("%s exited: %v", p.name, err)
-		}
-		got := logCount(p, s)
-		return got >= n, fmt.Sprintf("%d times", got)
-	})
+	cluster.Eventually(c.ctx, c.t, timeout, what, cond)
 }
-
-// eventually polls cond every 250 ms until it holds, failing t with what
-// and cond's last report after timeout (or when the test's context ends).
-func (c *cluster) eventually(timeout time.Duration, what string, cond func() (bool, string)) {
-	c.t.Helper()
-	ctx, cancel := context.WithTimeout(c.ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			c.t.Fatalf("not within %s: %s; last: %s", timeout, what, last)
-		case <-tick.C:
-		}
-	}
-}
-
-// response is one REST answer.
-type response struct {
-	status int
-	body   []byte
-}
-
-func (r response) String() string { return fmt.Sprintf("%d %s", r.status, r.body) }
 
 // do sends one REST request at restVersion; body, if not nil, is sent as
 // JSON. The error is for a request that got no answer.
-func (c *cluster) do(method, path string, body any) (response, error) {
-	var rd io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return response{}, err
-		}
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequestWithContext(c.ctx, method, c.apiURL+path, rd)
-	if err != nil {
-		return response{}, err
-	}
-	req.Header.Set("X-OpenStack-Ironic-API-Version", restVersion)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, body: data}, err
+func (c *splitCluster) do(method, path string, body any) (cluster.Response, error) {
+	return c.rest.Do(c.ctx, method, path, body)
 }
 
 // must sends a request and requires status want; out, if not nil,
 // receives the decoded body.
-func (c *cluster) must(want int, method, path string, body, out any) {
+func (c *splitCluster) must(want int, method, path string, body, out any) {
 	c.t.Helper()
-	r, err := c.do(method, path, body)
-	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
+	if out == nil {
+		c.rest.Must(c.ctx, c.t, want, method, path, body)
+		return
 	}
-	if r.status != want {
-		c.t.Fatalf("%s %s: got %s, want status %d", method, path, r, want)
-	}
-	if out != nil {
-		if err := json.Unmarshal(r.body, out); err != nil {
-			c.t.Fatalf("%s %s: %v\n%s", method, path, err, r.body)
-		}
-	}
+	c.rest.JSON(c.ctx, c.t, want, method, path, body, out)
 }
 
 // node is what the tests read of a node.
@@ -521,7 +213,7 @@ func deref(s *string) string {
 const nodeFields = "uuid,name,conductor,provision_state,target_provision_state,power_state,target_power_state,reservation,last_error,maintenance"
 
 // nodes lists every node with the fields the tests read, by UUID.
-func (c *cluster) nodes() map[string]node {
+func (c *splitCluster) nodes() map[string]node {
 	c.t.Helper()
 	var doc struct {
 		Nodes []node `json:"nodes"`
@@ -535,7 +227,7 @@ func (c *cluster) nodes() map[string]node {
 }
 
 // createNodes creates fake-hardware nodes with the given UUIDs over REST.
-func (c *cluster) createNodes(uuids ...string) {
+func (c *splitCluster) createNodes(uuids ...string) {
 	c.t.Helper()
 	for i, u := range uuids {
 		c.must(http.StatusCreated, http.MethodPost, "/v1/nodes",
@@ -545,14 +237,14 @@ func (c *cluster) createNodes(uuids ...string) {
 
 // provision requests target for the node and waits until it is in want,
 // unreserved.
-func (c *cluster) provision(uuid, target, want string, timeout time.Duration) {
+func (c *splitCluster) provision(uuid, target, want string, timeout time.Duration) {
 	c.t.Helper()
 	c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": target}, nil)
 	c.waitNode(uuid, timeout, func(n node) bool { return n.ProvisionState == want && n.Reservation == nil })
 }
 
 // waitNode polls the node until ok holds.
-func (c *cluster) waitNode(uuid string, timeout time.Duration, ok func(node) bool) node {
+func (c *splitCluster) waitNode(uuid string, timeout time.Duration, ok func(node) bool) node {
 	c.t.Helper()
 	var n node
 	c.eventually(timeout, "node "+uuid+" reaches the expected state", func() (bool, string) {
@@ -570,7 +262,7 @@ type conductor struct {
 }
 
 // waitAlive waits until the API lists every host as an alive conductor.
-func (c *cluster) waitAlive(hosts ...string) {
+func (c *splitCluster) waitAlive(hosts ...string) {
 	c.t.Helper()
 	c.eventually(startTimeout, fmt.Sprintf("conductors %v alive", hosts), func() (bool, string) {
 		var doc struct {
@@ -591,23 +283,10 @@ func (c *cluster) waitAlive(hosts ...string) {
 }
 
 // cli returns the openstack CLI pointed at the API.
-func (c *cluster) cli(bin string) *osc.CLI {
+func (c *splitCluster) cli(bin string) *osc.CLI {
 	b := osc.New(c.ctx, bin, c.t.TempDir(), c.apiURL, cliVersion)
 	b.Timeout = 3 * time.Minute
 	return b
-}
-
-// step runs one CLI command and returns an error (with the CLI's output)
-// unless it succeeded; unlike osc.CLI.OK it is safe in any goroutine.
-func step(b *osc.CLI, args ...string) error {
-	r, err := b.Exec(args)
-	if err != nil {
-		return fmt.Errorf("%v\n%s", err, r)
-	}
-	if r.Code != 0 {
-		return fmt.Errorf("command failed:\n%s", r)
-	}
-	return nil
 }
 
 // nodeUUID returns the i-th UUID of a test's nodes: fixed, so that the

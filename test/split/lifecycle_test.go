@@ -1,7 +1,6 @@
 package split
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/rpc/amqp/rabbittest"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 const (
@@ -34,12 +34,12 @@ func TestSplitLifecycle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the CLI (about a minute); skipped in -short mode")
 	}
-	cliBin := requireCLI(t)
+	cliBin := cluster.RequireCLI(t)
 	broker := rabbittest.Shared(t)
 	ctx := testContext(t, lifecycleBudget)
-	db := sharedDatabase(ctx, t)
+	db := sharedDatabase(t)
 	hosts := []string{"cond-a", "cond-b"}
-	c := startCluster(ctx, t, db, broker, ini{"DEFAULT": {"hash_ring_reset_interval": "2"}}, hosts...)
+	c := startCluster(ctx, t, db, broker, cluster.INI{"DEFAULT": {"hash_ring_reset_interval": "2"}}, hosts...)
 	cli := c.cli(cliBin)
 
 	// Create the nodes with one `baremetal create` of a JSON file.
@@ -129,7 +129,7 @@ func TestSplitLifecycle(t *testing.T) {
 
 	// The conductor that deployed each node (its conductor_affinity) is
 	// the one the API mapped it to: the calls went where the ring says.
-	deployedBy := db.query(ctx, t, "SELECT n.uuid, c.hostname FROM nodes n JOIN conductors c ON n.conductor_affinity = c.id")
+	deployedBy := dbQuery(ctx, t, db, "SELECT n.uuid, c.hostname FROM nodes n JOIN conductors c ON n.conductor_affinity = c.id")
 	for _, u := range uuids {
 		if deployedBy[u] != owner[u] {
 			t.Errorf("node %s was deployed by %q, but the API maps it to %q", u, deployedBy[u], owner[u])
@@ -197,28 +197,4 @@ func allNodes(nodes map[string]node, ok func(node) bool) (bool, string) {
 	}
 	slices.Sort(bad)
 	return len(bad) == 0 && len(nodes) > 0, strings.Join(bad, "\n")
-}
-
-// query runs a two-column SQL query and returns its rows as a map.
-func (d database) query(ctx context.Context, t *testing.T, query string) map[string]string {
-	t.Helper()
-	conn := d.open(t)
-	defer conn.Close()
-	rows, err := conn.QueryContext(ctx, query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			t.Fatal(err)
-		}
-		out[k] = v
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

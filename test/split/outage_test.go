@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/rpc/amqp/rabbittest"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 const (
@@ -22,9 +23,9 @@ const (
 func TestDatabaseRestart(t *testing.T) {
 	broker := rabbittest.Shared(t)
 	ctx := testContext(t, outageBudget)
-	srv := privateMariaDB(ctx, t)
-	db := newDatabase(ctx, t, srv)
-	c := startCluster(ctx, t, db, broker, ini{"conductor": {"heartbeat_interval": "1"}}, "cond-a")
+	srv := cluster.PrivateMariaDB(ctx, t)
+	db := cluster.NewDatabase(t, srv, "split")
+	c := startCluster(ctx, t, db, broker, cluster.INI{"conductor": {"heartbeat_interval": "1"}}, "cond-a")
 	u := nodeUUID(4, 0)
 	c.createNodes(u)
 
@@ -34,7 +35,7 @@ func TestDatabaseRestart(t *testing.T) {
 		if err != nil {
 			t.Fatalf("GET %s with the database down: %v", path, err)
 		}
-		if r.status != http.StatusServiceUnavailable {
+		if r.Status != http.StatusServiceUnavailable {
 			t.Errorf("GET %s with the database down: got %s, want 503", path, r)
 		}
 	}
@@ -42,7 +43,7 @@ func TestDatabaseRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.status != http.StatusServiceUnavailable {
+	if r.Status != http.StatusServiceUnavailable {
 		t.Errorf("PUT provision with the database down: got %s, want 503", r)
 	}
 	// Long enough for the conductor's heartbeat to fail a few times.
@@ -58,7 +59,7 @@ func TestDatabaseRestart(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		return r.status == http.StatusOK, r.String()
+		return r.Status == http.StatusOK, r.String()
 	})
 	c.eventually(recoverTimeout, "the conductor heartbeats again", func() (bool, string) {
 		var cd conductor
@@ -82,8 +83,8 @@ func TestDatabaseRestart(t *testing.T) {
 func TestRabbitRestart(t *testing.T) {
 	broker := rabbittest.Shared(t)
 	ctx := testContext(t, outageBudget)
-	db := sharedDatabase(ctx, t)
-	c := startCluster(ctx, t, db, broker, ini{
+	db := sharedDatabase(t)
+	c := startCluster(ctx, t, db, broker, cluster.INI{
 		"DEFAULT":   {"rpc_response_timeout": "30"},
 		"conductor": {"node_locked_retry_attempts": "40", "node_locked_retry_interval": "1"},
 	}, "cond-a")
@@ -91,25 +92,25 @@ func TestRabbitRestart(t *testing.T) {
 	c.createNodes(free, locked)
 	c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+free+"/states/power", map[string]any{"target": "power off"}, nil)
 
-	served := logCount(c.conductors["cond-a"], "serving RPC")
+	served := c.conductors["cond-a"].LogCount("serving RPC")
 	broker.Restart(t)
 	c.eventually(recoverTimeout, "conductor calls work again after the broker restart", func() (bool, string) {
 		r, err := c.do(http.MethodPut, "/v1/nodes/"+free+"/states/power", map[string]any{"target": "power on"})
 		if err != nil {
 			return false, err.Error()
 		}
-		return r.status == http.StatusAccepted, r.String()
+		return r.Status == http.StatusAccepted, r.String()
 	})
 	c.must(http.StatusOK, http.MethodGet, "/v1/nodes/"+free+"/validate", nil, nil)
 	c.provision(free, "manage", "manageable", recoverTimeout)
-	if got := logCount(c.conductors["cond-a"], "serving RPC"); got <= served {
+	if got := c.conductors["cond-a"].LogCount("serving RPC"); got <= served {
 		t.Errorf("the conductor logged %q %d times after the restart, want more than %d", "serving RPC", got, served)
 	}
 
 	// The in-flight call.
-	db.exec(ctx, t, "UPDATE nodes SET reservation = 'ghost-conductor' WHERE uuid = ?", locked)
+	dbExec(ctx, t, db, "UPDATE nodes SET reservation = 'ghost-conductor' WHERE uuid = ?", locked)
 	type result struct {
-		r   response
+		r   cluster.Response
 		err error
 		at  time.Duration
 	}
@@ -136,7 +137,7 @@ func TestRabbitRestart(t *testing.T) {
 		if res.err != nil {
 			t.Fatalf("in-flight call: %v", res.err)
 		}
-		if res.r.status != http.StatusServiceUnavailable {
+		if res.r.Status != http.StatusServiceUnavailable {
 			t.Errorf("in-flight call when the broker stopped: got %s after %s, want 503", res.r, res.at)
 		}
 		if res.at > inFlightBound {
@@ -148,13 +149,13 @@ func TestRabbitRestart(t *testing.T) {
 	if err := broker.Start(); err != nil {
 		t.Fatal(err)
 	}
-	db.exec(ctx, t, "UPDATE nodes SET reservation = NULL WHERE uuid = ?", locked)
+	dbExec(ctx, t, db, "UPDATE nodes SET reservation = NULL WHERE uuid = ?", locked)
 	c.eventually(recoverTimeout, "the power call works again after the broker is back", func() (bool, string) {
 		r, err := c.do(http.MethodPut, "/v1/nodes/"+locked+"/states/power", map[string]any{"target": "power off"})
 		if err != nil {
 			return false, err.Error()
 		}
-		return r.status == http.StatusAccepted, r.String()
+		return r.Status == http.StatusAccepted, r.String()
 	})
 	c.requireRunning()
 }

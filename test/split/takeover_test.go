@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/rpc/amqp/rabbittest"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
 
 const (
@@ -35,8 +36,8 @@ const (
 func TestConductorKilledMidDeploy(t *testing.T) {
 	broker := rabbittest.Shared(t)
 	ctx := testContext(t, takeoverBudget)
-	db := sharedDatabase(ctx, t)
-	c := startCluster(ctx, t, db, broker, ini{
+	db := sharedDatabase(t)
+	c := startCluster(ctx, t, db, broker, cluster.INI{
 		"DEFAULT": {"hash_ring_reset_interval": "2"},
 		"conductor": {
 			"heartbeat_interval":             "1",
@@ -162,7 +163,7 @@ func TestConductorKilledMidDeploy(t *testing.T) {
 			t.Errorf("node %s: no ERROR history entry %q in %+v", n.UUID, takeoverAbort, hist.History)
 		}
 	}
-	if got := logCount(c.conductors["cond-a"], "Forcibly removed reservation of conductor cond-b"); got < len(orphans) {
+	if got := c.conductors["cond-a"].LogCount("Forcibly removed reservation of conductor cond-b"); got < len(orphans) {
 		t.Errorf("cond-a logged %d forcible releases of cond-b's reservations, want at least %d", got, len(orphans))
 	}
 	if t.Failed() {
@@ -190,7 +191,7 @@ func TestConductorKilledMidDeploy(t *testing.T) {
 			continue
 		}
 		c.eventually(takeoverTimeout, "node "+u+" deployed or taken over by cond-a", func() (bool, string) {
-			h := db.query(ctx, t, affinityQuery)[u]
+			h := dbQuery(ctx, t, db, affinityQuery)[u]
 			return h == "cond-a", "conductor_affinity " + h
 		})
 	}

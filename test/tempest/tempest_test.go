@@ -21,9 +21,8 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/goironic/ironic/test/differential"
 	"github.com/goironic/ironic/test/fakeneutron"
-	"github.com/goironic/ironic/test/internal/allinone"
+	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/keystone"
 )
 
@@ -94,6 +93,8 @@ func modes() []mode {
 // tempest-plugin/README.md.
 func referenceCounts(mode) Counts { return Counts{Passed: 235} }
 
+func TestMain(m *testing.M) { cluster.Main(m) }
+
 // TestTempestAPI runs the ironic-tempest-plugin API suite and our own
 // tempest tests against our all-in-one server, once per policy mode.
 func TestTempestAPI(t *testing.T) {
@@ -101,15 +102,13 @@ func TestTempestAPI(t *testing.T) {
 		t.Skip("starts Keystone and runs tempest twice (minutes); skipped in -short mode")
 	}
 	tempestBin := requireTempest(t)
-	root, err := differential.ModuleRoot(".")
+	root, err := cluster.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The server and the plugin run in subprocesses: stat their sources
-	// so that go test does not serve a cached result after they changed.
-	if err := differential.StatSources(root); err != nil {
-		t.Fatal(err)
-	}
+	// The plugin runs in subprocesses: stat its sources so that go test
+	// does not serve a cached result after they changed (cluster.Build
+	// does the same for the server's).
 	pluginDir := filepath.Join(root, "tempest-plugin")
 	if err := statTree(pluginDir); err != nil {
 		t.Fatal(err)
@@ -126,14 +125,7 @@ func TestTempestAPI(t *testing.T) {
 		auth = v
 	}
 
-	budget := testBudget
-	if dl, ok := t.Deadline(); ok {
-		if left := time.Until(dl) - 30*time.Second; left < budget {
-			budget = left
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	defer cancel()
+	ctx := cluster.TestContext(t, testBudget, 30*time.Second)
 	ports := newPorts(t)
 
 	start := time.Now()
@@ -147,9 +139,7 @@ func TestTempestAPI(t *testing.T) {
 		auth: auth, neutronURL: neutronURL, regex: os.Getenv(regexEnv),
 	}
 	if reference == "" {
-		start = time.Now()
-		r.bin = allinone.Build(ctx, t)
-		t.Logf("built %s in %s", differential.ServerPackage, since(start))
+		cluster.Build(t, cluster.AllInOne)
 	}
 	for _, m := range modes() {
 		t.Run(m.name, func(t *testing.T) { r.run(ctx, t, m) })
@@ -193,7 +183,6 @@ type runner struct {
 	root, tempest string
 	ks            *keystone.Keystone
 	ports         *ports
-	bin           string // our server; "" with reference
 	reference     string // referenceEnv
 	auth          string
 	neutronURL    string
@@ -339,8 +328,8 @@ func (r *runner) startServer(ctx context.Context, t *testing.T, m mode, art stri
 		Port: port, DBPath: filepath.Join(dir, "ironic.sqlite"), Auth: r.auth, SRBAC: m.srbac,
 		AuthURL: r.ks.AuthURL(), NeutronURL: r.neutronURL,
 	})
-	return allinone.Start(ctx, t, allinone.Options{
-		Bin: r.bin, Port: port, Dir: art, StartTimeout: startTimeout, LogTail: 3000,
+	return cluster.Start(ctx, t, cluster.Spec{
+		Program: cluster.Ours(cluster.AllInOne), Port: port, Dir: art, StartTimeout: startTimeout, LogTail: 3000,
 		Config: func(int) string { return conf },
 	}).URL
 }
@@ -665,7 +654,7 @@ func newPorts(t *testing.T) *ports {
 func (p *ports) take(t *testing.T) int {
 	t.Helper()
 	if !p.ranged {
-		port, err := differential.FreePort()
+		port, err := cluster.FreePort()
 		if err != nil {
 			t.Fatal(err)
 		}

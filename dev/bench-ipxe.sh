@@ -7,7 +7,7 @@
 # ?port_address= cycling over the 1000 MACs (${mac:hexhyp} form), then on
 # one ?node_uuid=. The server is stopped at the end.
 #
-#   scripts/bench-ipxe.sh        # DURATION=10s per measurement
+#   dev/bench-ipxe.sh        # DURATION=10s per measurement
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 STATE=/tmp/goironic-bench-ipxe

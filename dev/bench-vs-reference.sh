@@ -2,8 +2,8 @@
 # Measures this server against the reference Python Ironic in one session,
 # with the shared load tool (development only: it needs ../shared).
 #
-#   scripts/bench-vs-reference.sh            # 1000 nodes: reads + writes, then start-up
-#   scripts/bench-vs-reference.sh lifecycle  # provisioning lifecycle, then RSS with 10,000 nodes
+#   dev/bench-vs-reference.sh            # 1000 nodes: reads + writes, then start-up
+#   dev/bench-vs-reference.sh lifecycle  # provisioning lifecycle, then RSS with 10,000 nodes
 #
 # Both run all-in-one on SQLite with the reference harness's interfaces and
 # [conductor]automated_clean = false: the reference on :6392 (state in

@@ -9,7 +9,7 @@
 # times normalised, dictionary keys sorted) and the Cinder requests
 # (bodies compared as JSON) are diffed.
 #
-#   scripts/bfv-vs-reference.sh     # exit 0 when both agree
+#   dev/bfv-vs-reference.sh     # exit 0 when both agree
 #
 # Ports (127.0.0.1): reference REF_PORT (9890), ours GO_PORT (9891), fake
 # Cinders 9896 and 9897. State in /tmp/goironic-bfv.

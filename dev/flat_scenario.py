@@ -4,7 +4,7 @@ interface, with the Neutron requests each one caused (read from the fake
 Neutron of test/fakeneutron), normalized for comparison with another run.
 
 Usage: flat_scenario.py IRONIC_URL FAKE_NEUTRON_URL NAME_SUFFIX > out.txt
-(scripts/flat-vs-reference.sh runs it against the reference and ours).
+(dev/flat-vs-reference.sh runs it against the reference and ours).
 openstacksdk's version discovery requests (GET /) are left out.
 """
 import json

@@ -2,11 +2,11 @@
 # Compares the flat network interface with the reference Python Ironic
 # (development only: it needs ../shared): both all-in-one on SQLite with the
 # reference harness's interfaces, default network interface flat, Neutron =
-# test/fakeneutron's command (no auth). scripts/flat_scenario.py sends the
+# test/fakeneutron's command (no auth). dev/flat_scenario.py sends the
 # same VIF and port requests to each and prints the answers with the
 # Neutron requests each caused; the two transcripts are diffed.
 #
-#   scripts/flat-vs-reference.sh     # exit 0 when the transcripts agree
+#   dev/flat-vs-reference.sh     # exit 0 when the transcripts agree
 #
 # Ports (127.0.0.1): reference REF_PORT (9790), ours GO_PORT (9791), fake
 # Neutron FN_PORT (9796). State in /tmp/goironic-flat.
@@ -70,8 +70,8 @@ for _ in $(seq 1 50); do curl -sf -o /dev/null "http://127.0.0.1:$FN_PORT/" && b
 NETWORK_INTERFACE=flat PORT=$REF_PORT STATE_DIR=$REF_STATE NEUTRON_URL=http://127.0.0.1:$FN_PORT RESET=1 \
   "$SHARED/harness/reference-ironic.sh" up
 for _ in $(seq 1 50); do curl -sf -o /dev/null "http://127.0.0.1:$GO_PORT/" && break; sleep 0.2; done
-/usr/bin/python3 "$HERE/scripts/flat_scenario.py" "http://127.0.0.1:$REF_PORT" "http://127.0.0.1:$FN_PORT" ref >"$STATE/ref.txt"
-/usr/bin/python3 "$HERE/scripts/flat_scenario.py" "http://127.0.0.1:$GO_PORT" "http://127.0.0.1:$FN_PORT" go >"$STATE/go.txt"
+/usr/bin/python3 "$HERE/dev/flat_scenario.py" "http://127.0.0.1:$REF_PORT" "http://127.0.0.1:$FN_PORT" ref >"$STATE/ref.txt"
+/usr/bin/python3 "$HERE/dev/flat_scenario.py" "http://127.0.0.1:$GO_PORT" "http://127.0.0.1:$FN_PORT" go >"$STATE/go.txt"
 if diff -u "$STATE/ref.txt" "$STATE/go.txt"; then
   echo "flat-vs-reference: same answers and Neutron requests ($(grep -c -- ' -> ' "$STATE/go.txt") requests)"
 else

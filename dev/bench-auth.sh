@@ -7,7 +7,7 @@
 # GET /v1/nodes/{uuid} with a system admin's token (the token cache is
 # warm after wrk's first call) at 1 and 16 connections.
 #
-#   scripts/bench-auth.sh        # DURATION=10s per measurement
+#   dev/bench-auth.sh        # DURATION=10s per measurement
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 SHARED=${SHARED:-$HERE/../shared}
