@@ -26,17 +26,20 @@ import (
 	"github.com/goironic/ironic/internal/wire"
 	"github.com/goironic/ironic/option"
 	"github.com/goironic/ironic/rpc/amqp/rabbittest"
+	"github.com/goironic/ironic/test/internal/cluster"
 )
+
+func TestMain(m *testing.M) { cluster.Main(m) }
 
 // binaries are the commands under test, with the arguments they need.
 var binaries = []struct {
-	name  string
+	name  cluster.Command
 	split bool // needs rpc_transport = oslo
 }{
-	{"ironic", false},
-	{"ironic-api", true},
-	{"ironic-conductor", true},
-	{"ironic-dbsync", false},
+	{cluster.AllInOne, false},
+	{cluster.API, true},
+	{cluster.Conductor, true},
+	{cluster.DBSync, false},
 }
 
 // notBound are options that no component binds (the ipmi and redfish
@@ -57,7 +60,7 @@ func TestEveryBinarySeesEveryOption(t *testing.T) {
 
 	union := map[string]bool{}
 	for _, b := range binaries {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(string(b.name), func(t *testing.T) {
 			written := map[string]string{}
 			for k, v := range values {
 				written[k] = v
@@ -67,9 +70,9 @@ func TestEveryBinarySeesEveryOption(t *testing.T) {
 				// takes another value (and warns).
 				written["DEFAULT.rpc_transport"] = "oslo"
 			}
-			path := filepath.Join(dir, b.name+".conf")
+			path := filepath.Join(dir, string(b.name)+".conf")
 			writeConf(t, path, written, notBound)
-			stdout, stderr := run(t, filepath.Join(bin, b.name), "--config-file", path, wire.PrintOptionsFlag)
+			stdout, stderr := run(t, filepath.Join(bin, string(b.name)), "--config-file", path, wire.PrintOptionsFlag)
 
 			var got map[string]map[string]any
 			if err := json.Unmarshal(stdout, &got); err != nil {
@@ -338,22 +341,18 @@ func run(t *testing.T, bin string, args ...string) (stdout, stderr []byte) {
 	return out.Bytes(), errb.Bytes()
 }
 
-// buildBinaries builds the commands into a temporary directory, or
-// returns $GOIRONIC_TEST_BINARIES when set (a directory holding them, e.g.
-// built from another revision).
+// buildBinaries builds the commands (test/internal/cluster), or returns
+// $GOIRONIC_TEST_BINARIES when set (a directory holding them, e.g. built
+// from another revision).
 func buildBinaries(t *testing.T) string {
 	t.Helper()
 	if dir := os.Getenv("GOIRONIC_TEST_BINARIES"); dir != "" {
 		return dir
 	}
-	dir := t.TempDir()
-	args := []string{"build", "-o", dir + string(filepath.Separator)}
-	for _, b := range binaries {
-		args = append(args, "github.com/goironic/ironic/cmd/"+b.name)
+	cmds := make([]cluster.Command, len(binaries))
+	for i, b := range binaries {
+		cmds[i] = b.name
 	}
-	cmd := exec.Command("go", args...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return dir
+	cluster.Build(t, cmds...)
+	return filepath.Dir(cluster.Bin(t, cmds[0]))
 }
