@@ -411,7 +411,7 @@ func TestRamdiskAndAllocationCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokened.DriverInternalInfo = map[string]any{"agent_secret_token": "tok"}
+	tokened.DriverInternalInfo = models.DictOf("agent_secret_token", "tok")
 	f.TokenNode = tokened
 	r := s.Must(200, "GET", "/v1/lookup?node_uuid="+uuid, nil)
 	if cfg, _ := r.Field("config").(map[string]any); cfg["agent_token"] != "tok" {

@@ -254,18 +254,27 @@ func checkBodyUUID(body map[string]any, key string) error {
 }
 
 // bodyDict returns a body dict value (nil for null or absent).
-func bodyDict(v any) map[string]any {
-	d, _ := v.(map[string]any)
-	return d
+func bodyDict(v any) models.JSONDict { return dictValueOrNil(v) }
+
+// dictValueOrNil is a request's object as a stored dict: a *pyjson.Dict
+// or pyjson.Object keeps its order (a map is sorted); nil for anything
+// else.
+func dictValueOrNil(v any) models.JSONDict {
+	switch v.(type) {
+	case *pyjson.Dict, pyjson.Object, map[string]any:
+		d, _ := pyjson.AsDict(pyjson.Ordered(v))
+		return models.DictFrom(d)
+	}
+	return models.JSONDict{}
 }
 
 // patchDictValue is a JSON dict column as a patch document holds it: a
 // copy (so a patch cannot reach the row), or nil for NULL.
 func patchDictValue(d models.JSONDict) any {
-	if d == nil {
+	if d.IsNil() {
 		return nil
 	}
-	return deepCopy(map[string]any(d))
+	return d.Map() // a copy
 }
 
 // pruneToSchema is the pruning of patched_validate_with_schema: only the

@@ -150,7 +150,7 @@ func (h *templatesAPI) render(o pyjson.Object, fields []string) (pyjson.Object, 
 		for _, s := range m.Value.([]any) {
 			step := s.(pyjson.Object)
 			for i, sm := range step {
-				if args, ok := sm.Value.(map[string]any); ok && sm.Key == "args" && len(args) > 0 {
+				if args, ok := pyjson.AsDict(sm.Value); ok && sm.Key == "args" && args.Len() > 0 {
 					step[i].Value = h.a.masker.MaskDict(args, "******")
 				}
 			}
@@ -415,10 +415,10 @@ func templateDoc(t *models.DeployTemplate) map[string]any {
 }
 
 func dictOrEmptyMap(d models.JSONDict) map[string]any {
-	if d == nil {
+	if d.IsNil() {
 		return map[string]any{}
 	}
-	return d
+	return d.Map()
 }
 
 // sameSteps compares steps as the database would store them.

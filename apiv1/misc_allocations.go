@@ -307,7 +307,7 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 	if traits, ok := body["traits"].([]any); ok {
 		al.Traits = models.JSONList(traits)
 	}
-	if extra, ok := body["extra"].(map[string]any); ok {
+	if extra := dictValueOrNil(body["extra"]); !extra.IsNil() {
 		al.Extra = extra
 	}
 	switch u, _ := body["uuid"].(string); {
@@ -584,8 +584,8 @@ func sanitizeAllocation(v mv.Version, o pyjson.Object, fields []string) pyjson.O
 // can reach or the schema checks afterwards.
 func allocationPatchDoc(al *models.Allocation) map[string]any {
 	var extra any
-	if al.Extra != nil {
-		extra = map[string]any(al.Extra)
+	if !al.Extra.IsNil() {
+		extra = al.Extra.Map()
 	}
 	list := func(l models.JSONList) any {
 		if l == nil {

@@ -848,10 +848,10 @@ func as400(err error, c ironic.Class) error {
 func applyNodeBody(n *models.Node, body map[string]any) {
 	str := func(k string) *string { return optString(body[k]) }
 	dict := func(k string) models.JSONDict {
-		if d, ok := body[k].(map[string]any); ok {
+		if d := dictValueOrNil(body[k]); !d.IsNil() {
 			return d
 		}
-		return models.JSONDict{}
+		return models.NewJSONDict()
 	}
 	boolp := func(k string) *bool {
 		switch x := body[k].(type) {

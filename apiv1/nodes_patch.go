@@ -253,10 +253,10 @@ func setNodeField(n *models.Node, f string, v any) error {
 		return nil
 	}
 	dict := func() models.JSONDict {
-		if d, ok := v.(map[string]any); ok {
+		if d := dictValueOrNil(v); !d.IsNil() {
 			return d
 		}
-		return models.JSONDict{}
+		return models.NewJSONDict()
 	}
 	boolp := func() *bool {
 		if b, ok := v.(bool); ok {

@@ -268,8 +268,8 @@ func (a *API) attachVIF(rq *Request) (*Response, error) {
 	if verr := a.schemas.vif.Validate(doc); verr != nil {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("vif"))
 	}
-	vif := plain(doc).(map[string]any)
-	if err := checkUUIDOrName(rq.Ver, "id", vif["id"].(string)); err != nil {
+	vif := pyjson.Ordered(doc).(*pyjson.Dict)
+	if err := checkUUIDOrName(rq.Ver, "id", vif.Get("id").(string)); err != nil {
 		return nil, err
 	}
 	n, topic, err := a.vifNode(rq, "baremetal:node:vif:attach")
@@ -277,9 +277,7 @@ func (a *API) attachVIF(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	if rq.Ver.AtLeast(mv.NodeVIFAttachPort) {
-		_, p := vif["port_uuid"]
-		_, pg := vif["portgroup_uuid"]
-		if p && pg {
+		if vif.Has("port_uuid") && vif.Has("portgroup_uuid") {
 			return nil, ironic.Errorf(ironic.Invalid, "Cannot specify both port_uuid and portgroup_uuid")
 		}
 	}

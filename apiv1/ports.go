@@ -678,10 +678,10 @@ func (a *API) bodyNode(ctx context.Context, policy, nodeUUID string) (*models.No
 
 // dictValue is a FlexibleDictField value: a dict, or {} for None.
 func dictValue(v any) models.JSONDict {
-	if d, ok := v.(map[string]any); ok {
+	if d := dictValueOrNil(v); !d.IsNil() {
 		return d
 	}
-	return models.JSONDict{}
+	return models.NewJSONDict()
 }
 
 // itemIdent is the identity argument of an item handler (PATCH and DELETE):
@@ -959,7 +959,7 @@ func jsonEqual(a, b any) bool {
 // normJSON makes dict types comparable by their encoding.
 func normJSON(v any) any {
 	if d, ok := v.(models.JSONDict); ok {
-		return map[string]any(d)
+		return d.Map()
 	}
 	return v
 }

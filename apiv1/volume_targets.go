@@ -111,7 +111,7 @@ func (k targetKind) sanitize(o pyjson.Object) pyjson.Object {
 		if m.Key != "properties" {
 			continue
 		}
-		if p, ok := m.Value.(map[string]any); ok && len(p) > 0 {
+		if p, ok := pyjson.AsDict(m.Value); ok && p.Len() > 0 {
 			o[i].Value = k.a.masker.MaskDict(p, "******")
 		}
 	}
@@ -119,7 +119,7 @@ func (k targetKind) sanitize(o pyjson.Object) pyjson.Object {
 }
 
 func (targetKind) redact(v *models.VolumeTarget) bool {
-	v.Properties = models.JSONDict{"redacted_contents": redactedTargetProperties}
+	v.Properties = models.DictOf("redacted_contents", redactedTargetProperties)
 	return true
 }
 

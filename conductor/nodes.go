@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
@@ -138,7 +139,16 @@ func changedColumns(a, b *models.Node) []string {
 		if !ok || col == "id" || col == "created_at" || col == "updated_at" {
 			continue
 		}
-		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+		x, y := va.Field(i).Interface(), vb.Field(i).Interface()
+		if d, ok := x.(models.JSONDict); ok {
+			// In place, a key moved to the end is a change; an
+			// empty dict read as such is none.
+			if !d.Equal(y.(models.JSONDict)) {
+				out = append(out, col)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(x, y) {
 			out = append(out, col)
 		}
 	}
@@ -331,7 +341,7 @@ func (m *Manager) VIFList(ctx context.Context, _ string, uuid string) ([]map[str
 }
 
 // VIFAttach attaches a VIF through the network interface.
-func (m *Manager) VIFAttach(ctx context.Context, _ string, uuid string, vif map[string]any) error {
+func (m *Manager) VIFAttach(ctx context.Context, _ string, uuid string, vif *pyjson.Dict) error {
 	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
@@ -344,7 +354,7 @@ func (m *Manager) VIFAttach(ctx context.Context, _ string, uuid string, vif map[
 	if err := nw.Validate(ctx, t); err != nil {
 		return err
 	}
-	return nw.VIFAttach(ctx, t, drivers.VIF(vif))
+	return nw.VIFAttach(ctx, t, drivers.VIF(vif.Map())) // read only: nothing stores it
 }
 
 // VIFDetach detaches a VIF.

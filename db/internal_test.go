@@ -166,7 +166,7 @@ func TestTableFromTags(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("kinds %v, want %v", got, want)
 	}
-	r := row{ID: 7, Name: "n", Note: models.Ptr("x"), Info: models.JSONDict{"a": "b"}}
+	r := row{ID: 7, Name: "n", Note: models.Ptr("x"), Info: models.DictOf("a", "b")}
 	if p := tb.id(&r); p != &r.ID {
 		t.Errorf("id points at %p, not at the ID field %p", p, &r.ID)
 	}

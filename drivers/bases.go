@@ -3,6 +3,8 @@ package drivers
 import (
 	"context"
 	"log/slog"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // The types below give implementations Ironic's base-class behaviour for
@@ -150,10 +152,10 @@ func (NetworkBase) RemoveInspectionNetwork(context.Context, Task) error { return
 func (NetworkBase) NeedPowerOn(context.Context, Task) bool { return false }
 
 // GetNodeNetworkData returns the node's network_data.
-func (NetworkBase) GetNodeNetworkData(_ context.Context, task Task) (map[string]any, error) {
+func (NetworkBase) GetNodeNetworkData(_ context.Context, task Task) (*pyjson.Dict, error) {
 	nd := task.NetworkData()
 	if nd == nil {
-		nd = map[string]any{}
+		nd = pyjson.NewDict(0)
 	}
 	return nd, nil
 }
@@ -169,14 +171,14 @@ func (RAIDBase) GetProperties() Properties { return nil }
 // Validate checks the node's target_raid_config, if any.
 func (b RAIDBase) Validate(ctx context.Context, task Task) error {
 	cfg := task.TargetRAIDConfig()
-	if len(cfg) == 0 {
+	if cfg.Len() == 0 {
 		return nil
 	}
 	return b.ValidateRAIDConfig(ctx, task, cfg)
 }
 
 // ValidateRAIDConfig checks config against Ironic's RAID schema.
-func (RAIDBase) ValidateRAIDConfig(_ context.Context, _ Task, config map[string]any) error {
+func (RAIDBase) ValidateRAIDConfig(_ context.Context, _ Task, config *pyjson.Dict) error {
 	return ValidateRAIDConfig(config)
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // DriverMethod is a driver vendor passthru method that an implementation
@@ -56,9 +58,9 @@ type BootNode struct {
 	// DeployInterface is the node's deploy_interface field ("" for
 	// None); an instance_info override is not applied.
 	DeployInterface    string
-	DriverInfo         map[string]any
-	InstanceInfo       map[string]any
-	DriverInternalInfo map[string]any
+	DriverInfo         *pyjson.Dict
+	InstanceInfo       *pyjson.Dict
+	DriverInternalInfo *pyjson.Dict
 }
 
 // BootVolumeTarget is a volume target as BootNodes reads it.
@@ -67,7 +69,7 @@ type BootVolumeTarget struct {
 	VolumeType string
 	// BootIndex is nil when the target has none.
 	BootIndex  *int64
-	Properties map[string]any
+	Properties *pyjson.Dict
 }
 
 // driverMethods are the registered DriverMethods, by name.

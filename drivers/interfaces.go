@@ -3,6 +3,8 @@ package drivers
 import (
 	"context"
 	"time"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Interface is what every implementation of every kind except vendor
@@ -297,7 +299,7 @@ type NetworkInterface interface {
 	// GetNodeNetworkData returns the node's network configuration in Nova's
 	// network_data.json layout; Ironic's default is the node's
 	// network_data field.
-	GetNodeNetworkData(ctx context.Context, task Task) (map[string]any, error)
+	GetNodeNetworkData(ctx context.Context, task Task) (*pyjson.Dict, error)
 }
 
 // StorageInterface attaches remote volumes (Ironic's StorageInterface).
@@ -356,7 +358,7 @@ type RAIDInterface interface {
 
 	// ValidateRAIDConfig checks a RAID configuration (a
 	// target_raid_config) against what the implementation supports.
-	ValidateRAIDConfig(ctx context.Context, task Task, config map[string]any) error
+	ValidateRAIDConfig(ctx context.Context, task Task, config *pyjson.Dict) error
 
 	// CreateConfiguration builds the node's target_raid_config on the
 	// hardware. It returns StateCleanWait or StateDeployWait when the work

@@ -3,6 +3,8 @@ package drivers
 import (
 	"context"
 	"time"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // unimplemented stands in for an implementation Ironic has but this service
@@ -193,7 +195,7 @@ func (u unimplemented) RemoveInspectionNetwork(context.Context, Task) error {
 	return u.err("remove the inspection network")
 }
 func (u unimplemented) NeedPowerOn(context.Context, Task) bool { return false }
-func (u unimplemented) GetNodeNetworkData(context.Context, Task) (map[string]any, error) {
+func (u unimplemented) GetNodeNetworkData(context.Context, Task) (*pyjson.Dict, error) {
 	return nil, u.err("get network data")
 }
 
@@ -220,7 +222,7 @@ func (u unimplemented) Unrescue(context.Context, Task) (string, error) { return 
 
 // RAID.
 
-func (u unimplemented) ValidateRAIDConfig(context.Context, Task, map[string]any) error {
+func (u unimplemented) ValidateRAIDConfig(context.Context, Task, *pyjson.Dict) error {
 	return u.err("validate RAID configurations")
 }
 func (u unimplemented) CreateConfiguration(context.Context, Task, RAIDCreateOptions) (string, error) {

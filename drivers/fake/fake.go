@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Delay is one [fake]*_delay option: operations sleep between Min and Max
@@ -240,7 +241,7 @@ func (*Deploy) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs the "deploy" step.
-func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ map[string]any) (string, error) {
+func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ *pyjson.Dict) (string, error) {
 	if name != "deploy" {
 		return "", unknownStep(name)
 	}
@@ -402,6 +403,13 @@ func (r *RAID) DeleteConfiguration(ctx context.Context, _ drivers.Task) (string,
 // cached settings, a factory reset empties the cache.
 type BIOS struct{ s sleeper }
 
+// The fake interfaces with steps are steppers: a signature that drifts
+// must not make the conductor skip their steps.
+var (
+	_ drivers.Stepper = (*Deploy)(nil)
+	_ drivers.Stepper = (*BIOS)(nil)
+)
+
 // GetProperties returns none.
 func (*BIOS) GetProperties() drivers.Properties { return nil }
 
@@ -445,10 +453,10 @@ func (*BIOS) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs one of the BIOS clean steps.
-func (b *BIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (string, error) {
+func (b *BIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args *pyjson.Dict) (string, error) {
 	switch name {
 	case "apply_configuration":
-		settings, err := drivers.ParseBIOSSettings(args["settings"])
+		settings, err := drivers.ParseBIOSSettings(args.Get("settings"))
 		if err != nil {
 			return "", err
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Implementations returns every implementation of this package under its
@@ -129,7 +130,7 @@ func (NoRAID) Validate(_ context.Context, task drivers.Task) error {
 }
 
 // ValidateRAIDConfig fails.
-func (NoRAID) ValidateRAIDConfig(_ context.Context, task drivers.Task, _ map[string]any) error {
+func (NoRAID) ValidateRAIDConfig(_ context.Context, task drivers.Task, _ *pyjson.Dict) error {
 	return drivers.Unsupported(task, "raid")
 }
 

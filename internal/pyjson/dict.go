@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"encoding/json"
+	"fmt"
 	"iter"
 	"reflect"
 	"slices"
@@ -367,6 +368,47 @@ func Unordered(v any) any {
 	return v
 }
 
+// Equal reports whether o holds the same keys in the same order, with
+// identical values (nested dicts compared the same way, other values as
+// reflect.DeepEqual does): stricter than Python's ==, which the function
+// Equal implements. A nil dict equals only a nil dict. go-cmp uses this
+// method, so tests comparing structs that hold dicts see order.
+func (d *Dict) Equal(o *Dict) bool {
+	if d == nil || o == nil {
+		return d == o
+	}
+	if len(d.members) != len(o.members) {
+		return false
+	}
+	for i, m := range d.members {
+		if m.Key != o.members[i].Key || !identical(m.Value, o.members[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// identical is Dict.Equal's comparison of values.
+func identical(a, b any) bool {
+	switch x := a.(type) {
+	case *Dict:
+		y, ok := b.(*Dict)
+		return ok && x.Equal(y)
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for i := range x {
+			if !identical(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
 // Equal reports whether two decoded JSON values are equal as Python's ==
 // sees them: dicts compare without regard to order (a *Dict, an Object
 // and a map may be compared with each other), lists element by element,
@@ -451,6 +493,15 @@ func (d *Dict) AppendPyJSON(dst []byte) ([]byte, error) {
 	return appendObject(dst, Object(d.members))
 }
 
+// String is the dict in json.dumps format, for messages and test output.
+func (d *Dict) String() string {
+	b, err := d.AppendPyJSON(nil)
+	if err != nil {
+		return fmt.Sprintf("<pyjson.Dict: %v>", err)
+	}
+	return string(b)
+}
+
 // MarshalJSON writes the dict with its keys in order (compact, as
 // encoding/json writes).
 func (d *Dict) MarshalJSON() ([]byte, error) {
@@ -489,19 +540,18 @@ func (d *Dict) UnmarshalJSON(b []byte) error {
 }
 
 // DecodeDict decodes a JSON document that must be an object, as
-// json.loads would into a dict: keys in order (a repeated key keeps its
-// first position and last value), nested objects as *Dict, numbers as
-// json.Number.
+// json.loads would into a dict (see Load): keys in order (a repeated key
+// keeps its first position and last value), nested objects as *Dict,
+// numbers as json.Number.
 func DecodeDict(b []byte) (*Dict, error) {
-	v, err := DecodeOrdered(b)
+	v, err := Load(b)
 	if err != nil {
 		return nil, err
 	}
-	o, ok := v.(Object)
+	d, ok := v.(*Dict)
 	if !ok {
 		return nil, &json.UnmarshalTypeError{Value: jsonKind(v), Type: reflect.TypeFor[Dict]()}
 	}
-	d, _ := Ordered(o).(*Dict)
 	return d, nil
 }
 

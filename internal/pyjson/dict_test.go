@@ -192,3 +192,28 @@ func BenchmarkMapSetGet8(b *testing.B) {
 		}
 	}
 }
+
+func TestDictEqualSeesOrder(t *testing.T) {
+	a := DictOf("a", 1, "b", DictOf("x", []any{DictOf("p", 1, "q", 2)}))
+	if !a.Equal(a.DeepClone()) {
+		t.Fatal("a dict differs from its copy")
+	}
+	reordered := []*Dict{
+		DictOf("b", DictOf("x", []any{DictOf("p", 1, "q", 2)}), "a", 1),
+		DictOf("a", 1, "b", DictOf("x", []any{DictOf("q", 2, "p", 1)})),
+	}
+	for _, b := range append(reordered, DictOf("a", json.Number("1"), "b", a.Get("b")), DictOf("a", 1), nil) {
+		if a.Equal(b) || b.Equal(a) {
+			t.Errorf("%v equals %v", a, b)
+		}
+	}
+	for _, b := range reordered {
+		if !Equal(a, b) {
+			t.Errorf("Python's == sees order: %v", b)
+		}
+	}
+	var n *Dict
+	if !n.Equal(nil) || n.Equal(NewDict(0)) {
+		t.Fatal("nil dict compares wrongly")
+	}
+}
