@@ -49,7 +49,7 @@ var (
 	chassisDetailArgs = params(paging(uuidArg)...)
 	chassisGetArgs    = params(req("chassis_uuid", uuidArg), opt("fields", stringListArg))
 	chassisCreateArgs = params(req("chassis", bodyOf("object"))).takesBody("chassis")
-	chassisPatchArgs  = params(req("chassis_uuid", uuidArg), req("patch", bodyOf("array"))).takesBody("patch")
+	chassisPatchArgs  = params(req("chassis_uuid", strArg), req("patch", bodyOf("array"))).takesBody("patch")
 	chassisDeleteArgs = params(req("chassis_uuid", uuidArg))
 )
 
@@ -62,7 +62,7 @@ func (a *API) chassisController() (chassis, nodes restController) {
 		actions: map[string]handlerFunc{"detail": h.detail}}
 	nodes = restController{
 		getAll: func(rq *Request) (*Response, error) { return a.nodeCollection(rq, false, true) },
-		getOne: func(rq *Request) (*Response, error) { return a.getNodeFrom(rq, true) },
+		getOne: func(rq *Request) (*Response, error) { return a.getNodeFrom(rq, rq.positional(), true) },
 		post:   a.createNode,
 		patch:  func(rq *Request) (*Response, error) { return a.patchNodeFrom(rq, true) },
 		delete: func(rq *Request) (*Response, error) { return a.deleteNodeFrom(rq, true) },

@@ -197,13 +197,9 @@ func (a *API) driverVendorMethods(rq *Request, positional []string) (*Response, 
 // driverVendorPassthru is DriverPassthruController: a GET of
 // /drivers/<name>/vendor_passthru/methods is its methods action; any other
 // verb or method calls a driver-level vendor method (_default), the body
-// being the method's data. Below /drivers/vendor_passthru (no driver
-// name), nothing binds from the path.
+// being the method's data.
 func (a *API) driverVendorPassthru(rq *Request) (*Response, error) {
 	pos := rq.positional()
-	if rq.Var("driver") == "" {
-		pos = nil
-	}
 	if rq.HTTP.Method == http.MethodGet && len(pos) > 0 && pos[len(pos)-1] == "methods" {
 		return a.driverVendorMethods(rq, pos[:len(pos)-1])
 	}

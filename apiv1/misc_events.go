@@ -57,7 +57,7 @@ func eventsGate(rq *Request) *ironic.Fault {
 }
 
 // eventsArgs are EventsController.post's parameters.
-var eventsArgs = params(req("evts", nil)).takesBody("evts")
+var eventsArgs = params(req("evts", bodyOf("object"))).takesBody("evts")
 
 // postEvents is EventsController.post: external events (from Neutron) are
 // validated and logged; Ironic does nothing else with them yet. A path
@@ -67,7 +67,7 @@ func (a *API) postEvents(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc := b.value("evts")
+	doc := b.body
 	if verr := eventsSchema.Validate(doc); verr != nil {
 		return nil, schemaError("evts", verr)
 	}

@@ -441,10 +441,12 @@ var nodeGetArgs = params(req("node_ident", uuidOrNameArg), opt("fields", stringL
 
 // getNode is get_one (get_one below a chassis refuses to serve a node);
 // GET /nodes/{node}/<x> passes x as fields.
-func (a *API) getNode(rq *Request) (*Response, error) { return a.getNodeFrom(rq, false) }
+func (a *API) getNode(rq *Request) (*Response, error) {
+	return a.getNodeFrom(rq, rq.positional(), false)
+}
 
-func (a *API) getNodeFrom(rq *Request, fromChassis bool) (*Response, error) {
-	b, err := nodeGetArgs.bind(rq, rq.positional()...)
+func (a *API) getNodeFrom(rq *Request, positional []string, fromChassis bool) (*Response, error) {
+	b, err := nodeGetArgs.bind(rq, positional...)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func deepCopy(v any) any {
 
 // nodePatchArgs are NodesController.patch's parameters.
 var nodePatchArgs = params(req("node_ident", uuidOrNameArg), opt("reset_interfaces", boolArg),
-	req("patch", bodyOf("array"))).takesBody("patch")
+	opt("patch", bodyOf("array"))).takesBody("patch")
 
 // patchNode is NodesController.patch (below a chassis, the arguments are
 // checked and the patch refused).

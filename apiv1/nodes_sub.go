@@ -21,7 +21,8 @@ func (a *API) subNode(rq *Request, policy string) (*models.Node, error) {
 
 func (a *API) listTraits(rq *Request) (*Response, error) {
 	if !rq.Ver.AtLeast(mv.NodeTraits) {
-		return nil, notAcceptable()
+		// NodesController.get_one(node, fields="traits") in older versions.
+		return a.getNodeFrom(rq, []string{rq.Var("node"), "traits"}, false)
 	}
 	n, err := a.subNode(rq, "baremetal:node:traits:list")
 	if err != nil {
