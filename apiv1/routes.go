@@ -37,15 +37,21 @@ func (a *API) routes() *mux.Router {
 		a.writePlainFault(w, r, ironic.Webob(ironic.MethodNotAllowed, ""))
 	})
 	r := router{a: a, m: m}
-	anyVerb := func(h handlerFunc) methods {
-		return methods{"GET": h, "POST": h, "PUT": h, "PATCH": h, "DELETE": h}
-	}
-	const allocationsNotAllowed = "The API version does not allow allocations"
+	ports, portgroups := a.portsController(), a.portgroupsController()
+	connectors, targets := a.volumeControllers()
+	r.gates()
+	r.nodes(ports, portgroups, connectors, targets)
+	r.resources(ports, portgroups, connectors, targets)
+	return m
+}
 
-	// Gates: NodesController._lookup (the node ident, sub-resources newer
-	// than the request), VolumeController._lookup,
-	// PortgroupsController._lookup, and the _route of the controllers newer
-	// than 1.1.
+// gates are the answers pecan gives while routing: NodesController._lookup
+// (the node ident, sub-resources newer than the request),
+// VolumeController._lookup, PortgroupsController._lookup, and the _route
+// of the controllers newer than 1.1.
+func (r router) gates() {
+	a := r.a
+	const allocationsNotAllowed = "The API version does not allow allocations"
 	r.gate("/nodes/{node}", a.nodeLookupGate)
 	r.gate("/nodes/{node}/volume/{sub}", volumeGate)
 	r.gate("/nodes/{node}/portgroups/{pg}", portgroupLookupGate)
@@ -55,7 +61,11 @@ func (a *API) routes() *mux.Router {
 	r.gate("/allocations", versionGate(mv.Allocation, allocationsNotAllowed))
 	r.gate("/shards", versionGate(mv.NodeShard, "The API version does not allow shards"))
 	r.gate("/events", eventsGate)
+}
 
+// nodes are NodesController and what it serves below a node.
+func (r router) nodes(ports, portgroups, connectors, targets restController) {
+	a := r.a
 	// NodesController's attribute controllers, reached before its _lookup:
 	// the node ident (node_ident, their first argument) may come before or
 	// after the controller's name, as in GET /v1/nodes/states/console/{node}
@@ -71,11 +81,14 @@ func (a *API) routes() *mux.Router {
 	r.handle("/nodes/states/console", console, consoleAllow)
 	r.handle("/nodes/states/console/{node}", console, consoleAllow)
 	r.handle("/nodes/states/{node}/console", console, consoleAllow)
-	for action, h := range map[string]handlerFunc{"power": a.setPowerState, "provision": a.setProvisionState,
-		"raid": a.setRAIDConfig, "boot_mode": a.setBootMode, "secure_boot": a.setSecureBoot} {
+	for _, action := range []struct {
+		name string
+		put  handlerFunc
+	}{{"power", a.setPowerState}, {"provision", a.setProvisionState}, {"raid", a.setRAIDConfig},
+		{"boot_mode", a.setBootMode}, {"secure_boot", a.setSecureBoot}} {
 		// The PUT custom action; a GET takes the action's name for a node.
-		r.handle("/nodes/states/"+action, methods{"GET": a.getNodeStatesOf(action), "PUT": h}, statesAllow)
-		r.handle("/nodes/states/"+action+"/{node}", methods{"PUT": h}, statesAllow)
+		r.handle("/nodes/states/"+action.name, methods{"GET": a.getNodeStatesOf(action.name), "PUT": action.put}, statesAllow)
+		r.handle("/nodes/states/"+action.name+"/{node}", methods{"PUT": action.put}, statesAllow)
 	}
 	r.handle("/nodes/states/{node}", states, statesAllow)
 	r.handle("/nodes/states/{node}/{rest:.+}", methods{}, statesAllow)
@@ -117,8 +130,6 @@ func (a *API) routes() *mux.Router {
 
 	// The sub-controllers _lookup builds for a node (the node is their
 	// context, not an argument).
-	ports, portgroups := a.portsController(), a.portgroupsController()
-	connectors, targets := a.volumeControllers()
 	node := r.under("/nodes/{node}")
 	node.handle("/traits", methods{"GET": a.listTraits, "PUT": a.setTraits, "DELETE": a.deleteTraits})
 	node.handle("/traits/{trait}", methods{"PUT": a.setTraits, "DELETE": a.deleteTraits})
@@ -142,9 +153,11 @@ func (a *API) routes() *mux.Router {
 	r.rest("/nodes", restController{getAll: a.listNodes, getOne: a.getNode, post: a.createNode,
 		patch: a.patchNode, delete: a.deleteNode,
 		actions: map[string]handlerFunc{"detail": a.listNodesDetail, "validate": a.validateNode}})
-	r.handle("/shards", methods{"GET": a.listShards, "POST": a.shardsNotAllowed, "PUT": a.shardsNotAllowed,
-		"PATCH": a.shardsNotAllowed, "DELETE": a.shardsNotAllowed}, "GET")
+}
 
+// resources are the other top-level controllers.
+func (r router) resources(ports, portgroups, connectors, targets restController) {
+	a := r.a
 	// PortsController, PortgroupsController and the ports of a port group.
 	r.under("/portgroups/{pg}").rest("/ports", ports)
 	r.rest("/ports", ports)
@@ -171,6 +184,8 @@ func (a *API) routes() *mux.Router {
 	r.rest("/drivers", restController{getAll: a.listDrivers, getOne: a.getDriver,
 		actions: map[string]handlerFunc{"properties": a.driverProperties}})
 
+	r.handle("/shards", methods{"GET": a.listShards, "POST": a.shardsNotAllowed, "PUT": a.shardsNotAllowed,
+		"PATCH": a.shardsNotAllowed, "DELETE": a.shardsNotAllowed}, "GET")
 	r.rest("/conductors", restController{getAll: a.listConductors, getOne: a.getConductor})
 	r.rest("/deploy_templates", a.templatesController())
 	r.handle("/volume", methods{"GET": a.volumeRoot})
@@ -184,11 +199,15 @@ func (a *API) routes() *mux.Router {
 	r.handle("/lookup/{rest:.+}", methods{}, "GET")
 	r.handle("/heartbeat", methods{"POST": a.heartbeat})
 	r.handle("/heartbeat/{node}", methods{"POST": a.heartbeat})
-	return m
 }
 
 // methods maps HTTP verbs to handlers for one path.
 type methods map[string]handlerFunc
+
+// anyVerb is h for every verb a controller's _default takes.
+func anyVerb(h handlerFunc) methods {
+	return methods{"GET": h, "POST": h, "PUT": h, "PATCH": h, "DELETE": h}
+}
 
 // router registers routes on the mux, below prefix.
 type router struct {
@@ -205,14 +224,14 @@ func (r router) under(prefix string) router {
 	return r
 }
 
-// handle registers the verbs of one path. allow is the Allow header sent
-// with a 405 for other verbs (Ironic lists its controller's methods there,
-// which need not be the verbs that work); by default, the verbs.
+// handle registers the verbs of one path below the router's prefix; the
+// path's variables are the handlers' positional arguments. allow is the
+// Allow header sent with a 405 for other verbs (Ironic lists its
+// controller's methods there, which need not be the verbs that work); by
+// default, the verbs.
 func (r router) handle(path string, ms methods, allow ...string) {
 	r.handleArgs(path, templateVars(path), ms, allow...)
 }
-
-// rest, handle and handleArgs register paths below the router's prefix.
 
 // handleArgs is handle with the path variables that are positional
 // arguments named.
@@ -271,17 +290,20 @@ func (r router) rest(path string, c restController) {
 		}
 		below["GET"] = func(rq *Request) (*Response, error) {
 			segs := segments(rq.Vars["rest"])
-			if len(segs) == 0 && c.getAll != nil {
-				return c.getAll(rq)
+			var action handlerFunc
+			if len(segs) > 0 {
+				action = c.actions[segs[len(segs)-1]]
 			}
-			if action := c.actions[segs[len(segs)-1]]; len(segs) > 0 && action != nil {
+			switch {
+			case len(segs) == 0 && c.getAll != nil:
+				return c.getAll(rq)
+			case action != nil:
 				rq.Vars["rest"] = strings.Join(segs[:len(segs)-1], "/")
 				return action(rq)
+			case c.getOne != nil:
+				return c.getOne(rq)
 			}
-			if c.getOne == nil {
-				return nil, ironic.Webob(ironic.MethodNotAllowed, "")
-			}
-			return c.getOne(rq)
+			return nil, ironic.Webob(ironic.MethodNotAllowed, "")
 		}
 	}
 	for verb := range top {
@@ -293,7 +315,7 @@ func (r router) rest(path string, c restController) {
 	allowHdr := strings.Join(allow, ", ")
 	vars := templateVars(path)
 	r.handleArgs(path, vars, top, allowHdr)
-	r.handleArgs(path+"/{rest:.+}", append(vars, "rest"), below, allowHdr)
+	r.handleArgs(path+"/{rest:.+}", slices.Concat(vars, []string{"rest"}), below, allowHdr)
 }
 
 // templateVarRe finds the {name} or {name:pattern} variables of a path
