@@ -124,22 +124,34 @@ func (a *API) getDriver(rq *Request) (*Response, error) {
 	return OK(d), nil
 }
 
+// driverRead is how the driver reads that take the driver_name argument
+// alone start: the argument, the policy, a version check (nil for none),
+// then the topic of a conductor running the driver.
+func (a *API) driverRead(rq *Request, positional []string, policy string, check func() error) (name, topic string, err error) {
+	b, err := driverNameArgs.bind(rq, positional...)
+	if err != nil {
+		return "", "", err
+	}
+	name = b.ident("driver_name")
+	if err := a.d.Policy.Authorize(rq.Ctx(), policy, nil); err != nil {
+		return "", "", err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return "", "", err
+		}
+	}
+	topic, err = a.topicForDriver(rq.Ctx(), name)
+	return name, topic, err
+}
+
 // driverProperties is DriversController.properties.
 func (a *API) driverProperties(rq *Request) (*Response, error) {
-	b, err := driverNameArgs.bind(rq, rq.positional()...)
+	name, topic, err := a.driverRead(rq, rq.positional(), "baremetal:driver:get_properties", nil)
 	if err != nil {
 		return nil, err
 	}
-	name := b.ident("driver_name")
-	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:driver:get_properties", nil); err != nil {
-		return nil, err
-	}
-	topic, err := a.topicForDriver(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	props, err := a.d.Conductor.GetDriverProperties(ctx, topic, name)
+	props, err := a.d.Conductor.GetDriverProperties(rq.Ctx(), topic, name)
 	if err != nil {
 		return nil, err
 	}
@@ -148,23 +160,17 @@ func (a *API) driverProperties(rq *Request) (*Response, error) {
 
 // driverRAIDProperties is DriverRaidController.logical_disk_properties.
 func (a *API) driverRAIDProperties(rq *Request) (*Response, error) {
-	b, err := driverNameArgs.bind(rq, rq.positional()...)
+	name, topic, err := a.driverRead(rq, rq.positional(), "baremetal:driver:get_raid_logical_disk_properties",
+		func() error {
+			if !rq.Ver.AtLeast(mv.RAIDConfig) {
+				return notAcceptable()
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
-	name := b.ident("driver_name")
-	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:driver:get_raid_logical_disk_properties", nil); err != nil {
-		return nil, err
-	}
-	if !rq.Ver.AtLeast(mv.RAIDConfig) {
-		return nil, notAcceptable()
-	}
-	topic, err := a.topicForDriver(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	props, err := a.d.Conductor.GetRAIDLogicalDiskProperties(ctx, topic, name)
+	props, err := a.d.Conductor.GetRAIDLogicalDiskProperties(rq.Ctx(), topic, name)
 	if err != nil {
 		// RAID is a standard interface that a driver may lack: 404.
 		return nil, withStatus(err, ironic.UnsupportedDriverExtension, http.StatusNotFound)
@@ -174,20 +180,11 @@ func (a *API) driverRAIDProperties(rq *Request) (*Response, error) {
 
 // driverVendorMethods is DriverPassthruController.methods.
 func (a *API) driverVendorMethods(rq *Request, positional []string) (*Response, error) {
-	b, err := driverNameArgs.bind(rq, positional...)
+	name, topic, err := a.driverRead(rq, positional, "baremetal:driver:vendor_passthru", nil)
 	if err != nil {
 		return nil, err
 	}
-	name := b.ident("driver_name")
-	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:driver:vendor_passthru", nil); err != nil {
-		return nil, err
-	}
-	topic, err := a.topicForDriver(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := a.d.Conductor.GetDriverVendorPassthruMethods(ctx, topic, name)
+	ms, err := a.d.Conductor.GetDriverVendorPassthruMethods(rq.Ctx(), topic, name)
 	if err != nil {
 		return nil, err
 	}
