@@ -64,11 +64,14 @@ type argSpec struct {
 }
 
 // params starts a spec.
-func params(ps ...param) argSpec { return argSpec{params: ps} }
+func params(ps ...param) argSpec { return argSpec{}.and(ps...) }
 
-// and appends parameters.
+// and appends parameters (at most 64 in all).
 func (s argSpec) and(ps ...param) argSpec {
 	s.params = append(slices.Clip(s.params), ps...)
+	if len(s.params) > 64 {
+		panic("apiv1: more than 64 parameters")
+	}
 	return s
 }
 
@@ -102,22 +105,43 @@ func (s argSpec) without(names ...string) argSpec {
 
 // args are the bound arguments of one request.
 type args struct {
-	vals map[string]any
+	params []param
+	// vals are the validated values, by parameter; set has bit i for a
+	// parameter given (a JSON null counts).
+	vals []any
+	set  uint64
 	// body is what method.body decoded (nil without one).
 	body any
 	// varargs are the positional arguments beyond the parameters.
 	varargs []string
 }
 
+func (b args) index(name string) int {
+	for i, p := range b.params {
+		if p.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // given reports whether the parameter was given (a JSON null counts).
-func (b args) given(name string) bool { _, ok := b.vals[name]; return ok }
+func (b args) given(name string) bool {
+	i := b.index(name)
+	return i >= 0 && b.set&(1<<i) != 0
+}
 
 // value is the validated value (nil when absent or null).
-func (b args) value(name string) any { return b.vals[name] }
+func (b args) value(name string) any {
+	if i := b.index(name); i >= 0 {
+		return b.vals[i]
+	}
+	return nil
+}
 
 // str is a string argument (nil when absent or null).
 func (b args) str(name string) *string {
-	if s, ok := b.vals[name].(string); ok {
+	if s, ok := b.value(name).(string); ok {
 		return &s
 	}
 	return nil
@@ -125,7 +149,7 @@ func (b args) str(name string) *string {
 
 // ident is an identifying argument (a node's, say) as Python's "%s"
 // shows it: "None" for null.
-func (b args) ident(name string) string { return pyStr(b.vals[name]) }
+func (b args) ident(name string) string { return pyStr(b.value(name)) }
 
 // strOr is a string argument or def.
 func (b args) strOr(name, def string) string {
@@ -137,7 +161,7 @@ func (b args) strOr(name, def string) string {
 
 // boolean is a boolean argument.
 func (b args) boolean(name string) *bool {
-	if v, ok := b.vals[name].(bool); ok {
+	if v, ok := b.value(name).(bool); ok {
 		return &v
 	}
 	return nil
@@ -145,7 +169,7 @@ func (b args) boolean(name string) *bool {
 
 // integer is an integer argument.
 func (b args) integer(name string) *int {
-	if v, ok := b.vals[name].(int); ok {
+	if v, ok := b.value(name).(int); ok {
 		return &v
 	}
 	return nil
@@ -153,14 +177,14 @@ func (b args) integer(name string) *int {
 
 // list is a string_list argument (nil when absent).
 func (b args) list(name string) []string {
-	l, _ := b.vals[name].([]string)
+	l, _ := b.value(name).([]string)
 	return l
 }
 
 // bind binds the request's arguments to the spec; positional are the path
 // segments below the controller, in order.
 func (s argSpec) bind(rq *Request, positional ...string) (args, error) {
-	b := args{vals: make(map[string]any, len(s.params))}
+	b := args{params: s.params, vals: make([]any, len(s.params))}
 	var bodyKeys pyjson.Object
 	if s.body != "" {
 		doc, err := readMethodBody(rq)
@@ -205,7 +229,7 @@ func (s argSpec) bind(rq *Request, positional ...string) (args, error) {
 				return b, err
 			}
 		}
-		b.vals[p.name] = v
+		b.vals[i], b.set = v, b.set|1<<i
 		if p.name == s.body && i >= len(positional) {
 			b.body = v
 		}
@@ -227,10 +251,12 @@ func (s argSpec) bind(rq *Request, positional ...string) (args, error) {
 // query collects both values, as NestedMultiDict.mixed does). A body that
 // is not a JSON object adds nothing. The body stays readable.
 func (rq *Request) keywords(withBody bool) map[string]any {
-	q := rq.Query()
-	kw := make(map[string]any, len(q))
-	for k, v := range q {
-		kw[k] = queryValue(v)
+	var kw map[string]any
+	if q := rq.Query(); len(q) > 0 {
+		kw = make(map[string]any, len(q))
+		for k, v := range q {
+			kw[k] = queryValue(v)
+		}
 	}
 	if !withBody || rq.HTTP.Method == http.MethodGet || !isJSONContentType(rq.HTTP.Header.Get("Content-Type")) {
 		return kw
@@ -242,6 +268,9 @@ func (rq *Request) keywords(withBody bool) map[string]any {
 	rq.HTTP.Body = io.NopCloser(bytes.NewReader(raw))
 	doc, _ := pyschema.DecodeOrdered(raw)
 	o, _ := doc.(pyjson.Object)
+	if len(o) > 0 && kw == nil {
+		kw = make(map[string]any, len(o))
+	}
 	for _, m := range o {
 		if prev, ok := kw[m.Key]; ok {
 			l, isList := prev.([]any)

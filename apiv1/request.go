@@ -30,7 +30,9 @@ type Request struct {
 	// argVars are the route's path variables that are positional
 	// arguments, in path order.
 	argVars []string
-	// below is the path below a gate's path; gateFault its answer.
+	// gateVars and below are a gate's path variables and the path below
+	// its path; gateFault its answer.
+	gateVars  gateVars
 	below     string
 	gateFault *ironic.Fault
 }
@@ -38,12 +40,21 @@ type Request struct {
 // Ctx is the request's context (carrying the ironic.RequestContext).
 func (rq *Request) Ctx() context.Context { return rq.HTTP.Context() }
 
-// Var is a path variable.
-func (rq *Request) Var(name string) string { return rq.Vars[name] }
+// Var is a path variable (while a gate runs, one of the gate's path).
+func (rq *Request) Var(name string) string {
+	if rq.Vars == nil {
+		for _, v := range rq.gateVars.v[:rq.gateVars.n] {
+			if v[0] == name {
+				return v[1]
+			}
+		}
+	}
+	return rq.Vars[name]
+}
 
 // Query returns the parsed query string.
 func (rq *Request) Query() url.Values {
-	if rq.query == nil {
+	if rq.query == nil && rq.HTTP.URL.RawQuery != "" {
 		rq.query = rq.HTTP.URL.Query()
 	}
 	return rq.query

@@ -248,7 +248,7 @@ func (r router) handleArgs(path string, argVars []string, ms methods, allow ...s
 	a := r.a
 	r.m.HandleFunc(r.prefix+path, func(w http.ResponseWriter, req *http.Request) {
 		if rq, ok := req.Context().Value(requestKey{}).(*Request); ok {
-			rq.argVars = argVars
+			rq.argVars, rq.gateVars = argVars, gateVars{}
 		}
 		fn, ok := ms[req.Method]
 		if !ok {
@@ -335,22 +335,32 @@ func templateVars(path string) []string {
 // arguments, as pecan hands them over (empty segments dropped): the
 // route's variables, or below a rest controller the segments under it.
 func (rq *Request) positional() []string {
-	var out []string
+	out := make([]string, 0, len(rq.argVars))
 	for _, name := range rq.argVars {
-		out = append(out, segments(rq.Vars[name])...)
+		out = appendSegments(out, rq.Vars[name])
 	}
 	return out
 }
 
 // segments splits a path on "/", dropping empty segments as pecan does.
-func segments(path string) []string {
-	var out []string
-	for _, s := range strings.Split(path, "/") {
-		if s != "" {
-			out = append(out, s)
+func segments(path string) []string { return appendSegments(nil, path) }
+
+func appendSegments(out []string, path string) []string {
+	for path != "" {
+		var seg string
+		seg, path, _ = strings.Cut(path, "/")
+		if seg != "" {
+			out = append(out, seg)
 		}
 	}
 	return out
+}
+
+// gateVars are the variables of a gate's path (Request.Var reads them
+// while the gate runs; no map to allocate for every request).
+type gateVars struct {
+	v [4][2]string
+	n int
 }
 
 // gateFunc is an answer pecan gives while routing, or nil to route on.
@@ -362,24 +372,30 @@ type gateFunc func(rq *Request) *ironic.Fault
 // verb, a fault from check is the answer, without version headers. The
 // path's {vars} are the request's Vars for check.
 func (r router) gate(path string, check gateFunc) {
-	re := regexp.MustCompile("^" + regexp.MustCompile(`\\\{(\w+)\\\}`).ReplaceAllString(regexp.QuoteMeta(path), `(?P<$1>[^/]+)`) + "(/|$)")
+	tmpl := segments(path)
 	a := r.a
 	r.m.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
 		rq, ok := req.Context().Value(requestKey{}).(*Request)
 		if !ok {
 			return false
 		}
-		sub := re.FindStringSubmatch(req.URL.Path)
-		if sub == nil {
-			return false
-		}
-		vars := make(map[string]string, len(sub))
-		for i, name := range re.SubexpNames() {
-			if name != "" {
-				vars[name] = sub[i]
+		// The path must start with the template's segments, a {var}
+		// standing for any one segment.
+		rest := strings.TrimPrefix(req.URL.Path, "/")
+		var vars gateVars
+		for _, t := range tmpl {
+			seg, after, _ := strings.Cut(rest, "/")
+			name, isVar := strings.CutPrefix(t, "{")
+			switch {
+			case isVar && seg != "" && vars.n < len(vars.v):
+				vars.v[vars.n] = [2]string{strings.TrimSuffix(name, "}"), seg}
+				vars.n++
+			case seg != t:
+				return false
 			}
+			rest = after
 		}
-		rq.Vars, rq.below = vars, strings.TrimPrefix(req.URL.Path, sub[0])
+		rq.Vars, rq.gateVars, rq.below = nil, vars, rest
 		rq.gateFault = check(rq)
 		return rq.gateFault != nil
 	}).HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
