@@ -36,7 +36,7 @@ func (a *API) routes() *mux.Router {
 	m.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.writePlainFault(w, r, ironic.Webob(ironic.MethodNotAllowed, ""))
 	})
-	r := router{a: a, m: m}
+	r := router{a: a, m: m, groups: map[routeGroup]*mux.Router{}}
 	ports, portgroups := a.portsController(), a.portgroupsController()
 	connectors, targets := a.volumeControllers()
 	r.gates()
@@ -213,7 +213,44 @@ func anyVerb(h handlerFunc) methods {
 type router struct {
 	a      *API
 	m      *mux.Router
+	groups map[routeGroup]*mux.Router
 	prefix string
+}
+
+// routeGroup is the first segment of a path and its depth (the number of
+// "/"s, counted up to maxDepth). mux tries a router's routes one by one, so
+// the table is split into groups a request can belong to, each keeping
+// the table's order: a request pays for the routes of its own group only.
+type routeGroup struct {
+	first string
+	depth int
+}
+
+const maxDepth = 4
+
+func groupOf(path string) routeGroup {
+	first, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	return routeGroup{first, min(strings.Count(path, "/"), maxDepth)}
+}
+
+// register adds a route for path (a template; below: for the paths below
+// it too) to every group a matching request can belong to, made with mk.
+func (r router) register(path string, below bool, mk func(*mux.Router)) {
+	g := groupOf(path)
+	for depth := g.depth; depth <= maxDepth; depth++ {
+		if depth > g.depth && !below {
+			break
+		}
+		key := routeGroup{g.first, depth}
+		sub := r.groups[key]
+		if sub == nil {
+			sub = r.m.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
+				return groupOf(req.URL.Path) == key
+			}).Subrouter()
+			r.groups[key] = sub
+		}
+		mk(sub)
+	}
 }
 
 // under is the router of a sub-controller a _lookup built below prefix:
@@ -246,7 +283,7 @@ func (r router) handleArgs(path string, argVars []string, ms methods, allow ...s
 		allowHdr = allow[0]
 	}
 	a := r.a
-	r.m.HandleFunc(r.prefix+path, func(w http.ResponseWriter, req *http.Request) {
+	h := func(w http.ResponseWriter, req *http.Request) {
 		if rq, ok := req.Context().Value(requestKey{}).(*Request); ok {
 			rq.argVars, rq.gateVars = argVars, gateVars{}
 		}
@@ -257,7 +294,9 @@ func (r router) handleArgs(path string, argVars []string, ms methods, allow ...s
 			return
 		}
 		a.wrap(fn)(w, req)
-	})
+	}
+	full := r.prefix + path
+	r.register(full, strings.Contains(full, ":.+}"), func(m *mux.Router) { m.HandleFunc(full, h) })
 }
 
 // restController is one of Ironic's pecan RestControllers: its handlers
@@ -374,7 +413,7 @@ type gateFunc func(rq *Request) *ironic.Fault
 func (r router) gate(path string, check gateFunc) {
 	tmpl := segments(path)
 	a := r.a
-	r.m.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
+	match := func(req *http.Request, _ *mux.RouteMatch) bool {
 		rq, ok := req.Context().Value(requestKey{}).(*Request)
 		if !ok {
 			return false
@@ -398,10 +437,12 @@ func (r router) gate(path string, check gateFunc) {
 		rq.Vars, rq.gateVars, rq.below = nil, vars, rest
 		rq.gateFault = check(rq)
 		return rq.gateFault != nil
-	}).HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	}
+	answer := func(w http.ResponseWriter, req *http.Request) {
 		rq := req.Context().Value(requestKey{}).(*Request)
 		a.writePlainFault(w, req, rq.gateFault)
-	})
+	}
+	r.register(path, true, func(m *mux.Router) { m.MatcherFunc(match).HandlerFunc(answer) })
 }
 
 // versionGate is the _route of a controller newer than 1.1: before min,
