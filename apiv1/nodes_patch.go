@@ -7,6 +7,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	mv "github.com/goironic/ironic/microversions"
 	"github.com/goironic/ironic/states"
 )
@@ -32,9 +33,11 @@ func nodeDoc(n *models.Node, chassisUUID any) map[string]any {
 	return d
 }
 
-// deepCopy copies decoded JSON so a patch can't touch the node's maps.
+// deepCopy copies decoded JSON so a patch can't touch the node's dicts.
 func deepCopy(v any) any {
 	switch x := v.(type) {
+	case *pyjson.Dict:
+		return x.DeepClone()
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
@@ -57,26 +60,30 @@ func deepCopy(v any) any {
 	return v
 }
 
-// patchNode is NodesController.patch.
-func (a *API) patchNode(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("reset_interfaces"); err != nil {
-		return nil, err
-	}
-	ident := rq.Var("node")
-	if err := checkUUIDOrName(rq.Ver, "node_ident", ident); err != nil {
-		return nil, err
-	}
-	reset, err := rq.Bool("reset_interfaces")
+// nodePatchArgs are NodesController.patch's parameters.
+var nodePatchArgs = params(req("node_ident", uuidOrNameArg), opt("reset_interfaces", boolArg),
+	opt("patch", bodyOf("array"))).takesBody("patch")
+
+// patchNode is NodesController.patch (below a chassis, the arguments are
+// checked and the patch refused).
+func (a *API) patchNode(rq *Request) (*Response, error) { return a.patchNodeFrom(rq, false) }
+
+func (a *API) patchNodeFrom(rq *Request, fromChassis bool) (*Response, error) {
+	b, err := nodePatchArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	ops, err := a.parsePatch(rq)
+	ident, reset := b.ident("node_ident"), b.boolean("reset_interfaces")
+	ops, err := a.patchOps(b.body)
 	if err != nil {
 		return nil, err
 	}
 	v := rq.Ver
 	if reset != nil && !v.AtLeast(mv.ResetInterfaces) {
 		return nil, notAcceptable()
+	}
+	if fromChassis {
+		return nil, operationNotPermitted()
 	}
 	// _validate_patch
 	if err := checkPatchAllowed(ops, nodePatchAllowed); err != nil {
@@ -101,13 +108,13 @@ func (a *API) patchNode(rq *Request) (*Response, error) {
 		}
 	}
 	policies := nodePatchPolicies(ops)
-	n, err := a.nodeForAll(rq, policies)
+	n, err := a.nodeForAll(rq, ident, policies)
 	if err != nil {
 		return nil, err
 	}
 	defer a.lockNode(n.UUID)()
 	// Read again under the lock: another PATCH may have just changed it.
-	if n, err = a.nodeForAll(rq, policies); err != nil {
+	if n, err = a.nodeForAll(rq, ident, policies); err != nil {
 		return nil, err
 	}
 	removeInstanceOnly := len(ops) == 1 && ops[0].Op == "remove" && ops[0].Path == "/instance_uuid"
@@ -190,8 +197,9 @@ func (a *API) patchNode(rq *Request) (*Response, error) {
 			continue
 		}
 		nv := patched[f]
-		if reflect.DeepEqual(normalizeEmpty(f, nv), normalizeEmpty(f, orig[f])) {
-			continue
+		a, b := normalizeEmpty(f, nv), normalizeEmpty(f, orig[f])
+		if _, dict := b.(*pyjson.Dict); dict && pyjson.Equal(a, b) || !dict && reflect.DeepEqual(a, b) {
+			continue // unchanged for Python's != (a dict in another order too)
 		}
 		if err := setNodeField(n, f, nv); err != nil {
 			return nil, err
@@ -226,7 +234,7 @@ func normalizeEmpty(f string, v any) any {
 	switch f {
 	case "driver_info", "extra", "instance_info", "properties", "network_data":
 		if v == nil {
-			return map[string]any{}
+			return pyjson.NewDict(0)
 		}
 	}
 	return v
@@ -253,7 +261,7 @@ func setNodeField(n *models.Node, f string, v any) error {
 		return nil
 	}
 	dict := func() models.JSONDict {
-		if d := dictValueOrNil(v); !d.IsNil() {
+		if d := bodyDict(v); !d.IsNil() {
 			return d
 		}
 		return models.NewJSONDict()
@@ -401,8 +409,8 @@ func isInterfaceField(path string) bool {
 // nodeForAll is check_multiple_node_policies_and_retrieve: the node,
 // checked against the first rule as nodeFor does and against the others
 // with its owner and lessee as the target.
-func (a *API) nodeForAll(rq *Request, rules []string) (*models.Node, error) {
-	n, err := a.nodeFor(rq, rules[0])
+func (a *API) nodeForAll(rq *Request, ident string, rules []string) (*models.Node, error) {
+	n, err := a.nodeFor(rq, rules[0], ident)
 	if err != nil {
 		return nil, err
 	}

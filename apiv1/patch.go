@@ -41,22 +41,10 @@ type patchOp struct {
 	raw      pyjson.Object // as sent, for error messages
 }
 
-// parsePatch validates a PATCH body against Ironic's patch schema.
-func (a *API) parsePatch(rq *Request) ([]patchOp, error) {
-	b, err := rq.ReadBody()
-	if err != nil {
-		return nil, err
-	}
-	return parsePatchBody(a.schemas.patch, b)
-}
-
-// parsePatchBody decodes and validates a PATCH body.
-func parsePatchBody(schema *pyschema.Schema, b []byte) ([]patchOp, error) {
-	doc, err := pyschema.DecodeOrdered(b)
-	if err != nil {
-		return nil, malformedJSON(b)
-	}
-	if verr := schema.Validate(doc); verr != nil {
+// patchOps is args.patch: a PATCH body (as method.body decoded it)
+// validated against Ironic's patch schema, as operations.
+func (a *API) patchOps(doc any) ([]patchOp, error) {
+	if verr := a.schemas.patch.Validate(doc); verr != nil {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("patch"))
 	}
 	items, _ := doc.([]any)
@@ -72,33 +60,13 @@ func parsePatchBody(schema *pyschema.Schema, b []byte) ([]patchOp, error) {
 			case "path":
 				op.Path = m.Value.(string)
 			case "value":
-				op.Value = plain(m.Value)
+				op.Value = pyjson.Ordered(m.Value)
 				op.HasValue = true
 			}
 		}
 		ops = append(ops, op)
 	}
 	return ops, nil
-}
-
-// plain turns ordered objects into maps (order no longer matters once the
-// value is stored).
-func plain(v any) any {
-	switch x := v.(type) {
-	case pyjson.Object:
-		m := make(map[string]any, len(x))
-		for _, mem := range x {
-			m[mem.Key] = plain(mem.Value)
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = plain(e)
-		}
-		return out
-	}
-	return v
 }
 
 // patchRoot is the first path segment ("driver_info" for /driver_info/x).
@@ -207,6 +175,23 @@ func applyOne(root any, op patchOp) (any, error) {
 	last := parts[len(parts)-1]
 	parent := cur.get()
 	switch p := parent.(type) {
+	case *pyjson.Dict:
+		// A Python dict: add sets in place or appends, remove closes
+		// the gap; the client sees the order again.
+		switch op.Op {
+		case "remove":
+			if _, ok := p.Delete(last); !ok {
+				return root, patchErr(fmt.Sprintf("can't remove a non-existent object '%s'", last))
+			}
+		case "add":
+			p.Set(last, op.Value)
+		case "replace":
+			if !p.Has(last) {
+				return root, patchErr(fmt.Sprintf("can't replace a non-existent object '%s'", last))
+			}
+			p.Set(last, op.Value)
+		}
+		return root, nil
 	case map[string]any:
 		switch op.Op {
 		case "remove":
@@ -276,6 +261,11 @@ func applyOne(root any, op patchOp) (any, error) {
 func walk(cur slot, part string) (slot, error) {
 	doc := cur.get()
 	switch d := doc.(type) {
+	case *pyjson.Dict:
+		if !d.Has(part) {
+			return slot{}, patchErr(fmt.Sprintf("member '%s' not found in %s", part, pyschema.Repr(d)))
+		}
+		return slot{get: func() any { return d.Get(part) }, set: func(x any) { d.Set(part, x) }}, nil
 	case map[string]any:
 		v, ok := d[part]
 		if !ok {
@@ -320,7 +310,7 @@ func pyType(v any) string {
 		return "<class 'bool'>"
 	case string:
 		return "<class 'str'>"
-	case map[string]any:
+	case *pyjson.Dict, map[string]any:
 		return "<class 'dict'>"
 	case []any:
 		return "<class 'list'>"

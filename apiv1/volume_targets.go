@@ -2,7 +2,6 @@ package apiv1
 
 import (
 	"context"
-	"reflect"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -79,7 +78,7 @@ func (targetKind) notFound(ident string) error {
 
 func (k targetKind) validate(doc any, name string) error {
 	if verr := k.schema.Validate(doc); verr != nil {
-		return bodySchemaFault(verr, name)
+		return schemaError(name, verr)
 	}
 	return nil
 }
@@ -163,7 +162,7 @@ func (targetKind) applyPatched(v *models.VolumeTarget, kept map[string]any) []st
 		v.VolumeType = s
 		changes = append(changes, "volume_type")
 	}
-	if !reflect.DeepEqual(kept["properties"], patchDictValue(v.Properties)) {
+	if !pyjson.Equal(kept["properties"], patchDictValue(v.Properties)) { // Python's !=
 		v.Properties = bodyDict(kept["properties"])
 		changes = append(changes, "properties")
 	}
@@ -175,7 +174,7 @@ func (targetKind) applyPatched(v *models.VolumeTarget, kept map[string]any) []st
 		v.VolumeID = s
 		changes = append(changes, "volume_id")
 	}
-	if !reflect.DeepEqual(kept["extra"], patchDictValue(v.Extra)) {
+	if !pyjson.Equal(kept["extra"], patchDictValue(v.Extra)) {
 		v.Extra = bodyDict(kept["extra"])
 		changes = append(changes, "extra")
 	}
