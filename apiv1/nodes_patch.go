@@ -33,31 +33,17 @@ func nodeDoc(n *models.Node, chassisUUID any) map[string]any {
 	return d
 }
 
-// deepCopy copies decoded JSON so a patch can't touch the node's dicts.
+// deepCopy copies decoded JSON so a patch can't touch the node's dicts
+// (a []string, the traits, becomes the []any a patch works on).
 func deepCopy(v any) any {
-	switch x := v.(type) {
-	case *pyjson.Dict:
-		return x.DeepClone()
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = deepCopy(e)
-		}
-		return s
-	case []string:
+	if x, ok := v.([]string); ok {
 		s := make([]any, len(x))
 		for i, e := range x {
 			s[i] = e
 		}
 		return s
 	}
-	return v
+	return pyjson.DeepCopy(v)
 }
 
 // nodePatchArgs are NodesController.patch's parameters.

@@ -34,12 +34,17 @@ type jsonDecoder struct {
 	b []byte
 	i int
 	// scratch holds the members of the objects being decoded (an inner
-	// object's above its parent's), so that each Dict gets one slice of
-	// exactly its size.
+	// object's above its parent's). An object at its bottom keeps its
+	// members where they are (the rest of the array serves the next
+	// objects); an inner one is copied out to a slice of its size.
 	scratch []Member
 }
 
 var errJSONDepth = errors.New("JSON nested too deeply")
+
+// scratchSize is the room for members the first object of a document
+// gets: most of Ironic's dicts have fewer keys.
+const scratchSize = 8
 
 func (d *jsonDecoder) fail(msg string) error {
 	return errors.New("invalid JSON at offset " + strconv.Itoa(d.i) + ": " + msg)
@@ -73,6 +78,9 @@ func (d *jsonDecoder) valueDepth(depth int) (any, error) {
 			d.i++
 			return &Dict{}, nil
 		}
+		if cap(d.scratch) == 0 {
+			d.scratch = make([]Member, 0, scratchSize)
+		}
 		base := len(d.scratch)
 		var index map[string]int // from indexThreshold keys on
 		for {
@@ -105,9 +113,17 @@ func (d *jsonDecoder) valueDepth(depth int) (any, error) {
 			}
 			if d.b[d.i] == '}' {
 				d.i++
-				obj := &Dict{members: slices.Clone(d.scratch[base:])}
-				clear(d.scratch[base:]) // let the values go
-				d.scratch = d.scratch[:base]
+				obj := &Dict{}
+				if n := len(d.scratch); base == 0 {
+					// Capped: a Set that appends must not write into
+					// the next object's members.
+					obj.members = d.scratch[:n:n]
+					d.scratch = d.scratch[n:n]
+				} else {
+					obj.members = slices.Clone(d.scratch[base:])
+					clear(d.scratch[base:]) // let the values go
+					d.scratch = d.scratch[:base]
+				}
 				if len(obj.members) >= indexThreshold {
 					obj.index = index
 				}

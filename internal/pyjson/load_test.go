@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -132,5 +133,45 @@ func BenchmarkLoadDict(b *testing.B) {
 		if _, err := Load(src); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestLoadDictsAreIndependent: the objects of one document share the
+// decoder's member array where they can; growing one (Set appends) must
+// not touch another.
+func TestLoadDictsAreIndependent(t *testing.T) {
+	v, err := Load([]byte(`[{"a": 1}, {"b": 2}, {"x": {"y": 1}, "z": {"w": 2}, "e": {}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := v.([]any)
+	var all []*Dict
+	for _, e := range l {
+		d := e.(*Dict)
+		all = append(all, d)
+		for _, m := range d.Members() {
+			if inner, ok := m.Value.(*Dict); ok {
+				all = append(all, inner)
+			}
+		}
+	}
+	for i, d := range all {
+		for j := range 20 { // past the index threshold too
+			d.Set(fmt.Sprintf("new%d_%d", i, j), j)
+		}
+	}
+	b, _ := Marshal(v)
+	for i, d := range all {
+		if d.Len() < 20 || d.Keys()[d.Len()-1] != fmt.Sprintf("new%d_19", i) {
+			t.Fatalf("dict %d: %v", i, d.Keys())
+		}
+		for _, k := range d.Keys() {
+			if strings.HasPrefix(k, "new") && !strings.HasPrefix(k, fmt.Sprintf("new%d_", i)) {
+				t.Fatalf("dict %d got another's key %s: %s", i, k, b)
+			}
+		}
+	}
+	if got := all[0].Keys()[0] + all[1].Keys()[0] + all[2].Keys()[0] + all[2].Keys()[1]; got != "abxz" {
+		t.Fatalf("first keys %q: %s", got, b)
 	}
 }
