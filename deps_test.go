@@ -35,7 +35,7 @@ func TestImportDirection(t *testing.T) {
 		"/states":           {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions", "/objects"},
 		"/db/models":        {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions", "/objects"},
 		"/db":               {"/apiv1", "/conductor", "/drivers", "/rpc", "/conf", "/objects"},
-		"/objects":          {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions", "/states"},
+		"/objects":          {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions"},
 		"/internal/rawjson": {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions", "/states", "/objects"},
 		"/drivers":          {"/apiv1", "/conductor", "/db", "/rpc", "/conf"},
 		"/rpc":              {"/apiv1", "/conductor", "/drivers", "/conf"},

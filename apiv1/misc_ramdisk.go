@@ -141,7 +141,7 @@ func (a *API) lookup(rq *Request) (*Response, error) {
 		}
 		if !ok {
 			a.d.Log.ErrorContext(ctx, "lookup is not allowed for the node in its provision state",
-				"node", n.UUID, "state", pyStr(n.ProvisionState))
+				"node", n.UUID, "state", pyStr((*string)(n.ProvisionState)))
 			return nil, miscResourceNotFound()
 		}
 	}
@@ -181,7 +181,7 @@ func lookupAllowed(cfg RamdiskConfig, n *models.Node) (bool, error) {
 			fast = b
 		}
 	}
-	switch pyStr(n.ProvisionState) {
+	switch models.Deref(n.ProvisionState) {
 	case states.Deploying, states.DeployWait, states.Cleaning, states.CleanWait,
 		states.Inspecting, states.InspectWait, states.Rescuing, states.RescueWait:
 		return true, nil

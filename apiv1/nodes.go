@@ -427,7 +427,7 @@ func (a *API) parseNodeListParams(rq *Request, detailPath bool) (*nodeListParams
 		if !v.AtLeast(mv.ProvisionStateFilter) {
 			return nil, notAcceptable()
 		}
-		if !states.IsState(*provState) {
+		if !states.IsState(states.Provision(*provState)) {
 			return nil, ironic.Errorf(ironic.InvalidParameterValue, "Provision state \"%s\" is not valid", *provState)
 		}
 	}
@@ -486,7 +486,7 @@ func (a *API) parseNodeListParams(rq *Request, detailPath bool) (*nodeListParams
 	f := &p.filter
 	f.Maintenance, f.Associated, f.Retired = p.maintenance, p.associated, p.retired
 	f.ChassisUUID, f.InstanceUUID = chassis, p.instance
-	f.ProvisionState, f.Driver, f.ResourceClass, f.Fault = provState, driver, resourceClass, fault
+	f.ProvisionState, f.Driver, f.ResourceClass, f.Fault = (*states.Provision)(provState), driver, resourceClass, (*states.Fault)(fault)
 	f.ConductorGroup, f.Owner, f.Lessee, f.Project = group, owner, lessee, project
 	f.DescriptionContains, f.Sharded = descr, sharded
 	if shards != nil {
@@ -1062,7 +1062,7 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 		timeout = &ti
 	}
 	n, topic, err := a.nodeAction(rq, "baremetal:node:set_power_state", func(n *models.Node) error {
-		return checkPowerRequest(rq, n, target, timeout)
+		return checkPowerRequest(rq, n, states.Power(target), timeout)
 	})
 	if err != nil {
 		return nil, err
@@ -1071,7 +1071,7 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 	if timeout != nil {
 		to = *timeout
 	}
-	if err := a.d.Conductor.ChangeNodePowerState(rq.Ctx(), topic, n.UUID, target, to); err != nil {
+	if err := a.d.Conductor.ChangeNodePowerState(rq.Ctx(), topic, n.UUID, states.Power(target), to); err != nil {
 		return nil, err
 	}
 	return &Response{Status: http.StatusAccepted, Location: rq.BaseURL() + "/v1/nodes/" + rq.Var("node") + "/states"}, nil
@@ -1079,7 +1079,7 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 
 // checkPowerRequest is PUT /states/power's checks of the target and
 // timeout against the request's version and the node.
-func checkPowerRequest(rq *Request, n *models.Node, target string, timeout *int) error {
+func checkPowerRequest(rq *Request, n *models.Node, target states.Power, timeout *int) error {
 	soft := target == states.SoftRebooting || target == states.SoftPowerOff
 	if (soft || (timeout != nil && *timeout != 0)) && !rq.Ver.AtLeast(mv.SoftPowerOff) {
 		return notAcceptable()
@@ -1092,9 +1092,9 @@ func checkPowerRequest(rq *Request, n *models.Node, target string, timeout *int)
 	default:
 		return ironic.Errorf(ironic.InvalidStateRequested,
 			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
-			target, rq.Var("node"), pyStr(n.PowerState))
+			target, rq.Var("node"), pyStr((*string)(n.PowerState)))
 	}
-	if ps := pyStr(n.ProvisionState); ps == states.Cleaning || ps == states.CleanWait {
+	if ps := models.Deref(n.ProvisionState); ps == states.Cleaning || ps == states.CleanWait {
 		return ironic.Errorf(ironic.InvalidStateRequested,
 			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
 			target, rq.Var("node"), ps)

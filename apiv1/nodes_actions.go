@@ -292,17 +292,6 @@ func verbMinVersion(verb string) mv.Version {
 	return mv.InitialVersion
 }
 
-// verbEvent is ir_states.VERBS.get(target, target).
-func verbEvent(target string) string {
-	switch target {
-	case "active", "deploy":
-		return states.EventDeploy
-	case "deleted", "undeploy":
-		return states.EventDelete
-	}
-	return target
-}
-
 // nodeAction is how a node action starts once its arguments are read:
 // the node under policy (check_node_policy_and_retrieve), then each of
 // checks in turn (the version gates and argument checks Ironic makes
@@ -373,12 +362,12 @@ func checkProvisionRequest(rq *Request, n *models.Node, p *provisionArgs) error 
 	if !rq.Ver.AtLeast(verbMinVersion(target)) {
 		return notAcceptable()
 	}
-	if (target == states.Active || target == "rebuild") && n.Maintenance {
+	if (states.Verb(target) == states.VerbActive || target == "rebuild") && n.Maintenance {
 		return ironic.Errorf(ironic.NodeInMaintenance,
 			"The provisioning operation can't be performed on node %s because it's in maintenance mode.", n.UUID)
 	}
-	state := pyStr(n.ProvisionState)
-	if !states.NewMachine().Actionable(state, verbEvent(target)) {
+	state := models.Deref(n.ProvisionState)
+	if !states.NewMachine().Actionable(state, states.Verb(target).Event()) {
 		// A node being worked on is locked: 409 as Ironic has always
 		// answered, rather than 400.
 		if n.Reservation != nil {
@@ -410,7 +399,7 @@ func checkProvisionRequest(rq *Request, n *models.Node, p *provisionArgs) error 
 			return ironic.Errorf(ironic.NotAcceptable,
 				"Request not acceptable. The minimal required API version should be %s", mv.DeploySteps)
 		}
-		if target != states.Active && target != "rebuild" {
+		if states.Verb(target) != states.VerbActive && target != "rebuild" {
 			return ironic.Errorf(ironic.ClientSideError,
 				"\"deploy_steps\" is only valid when setting target provision state to active or rebuild")
 		}
@@ -430,8 +419,8 @@ func checkProvisionRequest(rq *Request, n *models.Node, p *provisionArgs) error 
 func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *provisionArgs) error {
 	ctx := rq.Ctx()
 	c := a.d.Conductor
-	switch target := p.target; target {
-	case states.Active, "rebuild", "deploy":
+	switch target := states.Verb(p.target); target {
+	case states.VerbActive, states.VerbRebuild, states.VerbDeploy:
 		var steps []map[string]any
 		if len(p.deploySteps) > 0 {
 			if verr := deployStepsSchema.Validate(p.deploySteps); verr != nil {
@@ -444,20 +433,20 @@ func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *pr
 		// The configdrive dict goes as Python's ironic-api sends what
 		// json.loads made of it: keys in the client's order (Ironic writes
 		// meta_data and the rest out in it), numbers as Python holds them.
-		return c.DoNodeDeploy(ctx, topic, n.UUID, target == "rebuild", pyjson.PythonNumbers(p.configdrive), steps)
-	case "unrescue":
+		return c.DoNodeDeploy(ctx, topic, n.UUID, target == states.VerbRebuild, pyjson.PythonNumbers(p.configdrive), steps)
+	case states.VerbUnrescue:
 		return c.DoNodeUnrescue(ctx, topic, n.UUID)
-	case "rescue":
+	case states.VerbRescue:
 		if p.rescuePassword == nil || strings.TrimSpace(*p.rescuePassword) == "" {
 			return ironic.Errorf(ironic.ClientSideError,
 				"A non-empty \"rescue_password\" is required when setting target provision state to rescue")
 		}
 		return c.DoNodeRescue(ctx, topic, n.UUID, *p.rescuePassword)
-	case "deleted", "undeploy":
+	case states.VerbDeleted, states.VerbUndeploy:
 		return c.DoNodeTearDown(ctx, topic, n.UUID)
-	case "inspect":
+	case states.VerbInspect:
 		return c.InspectHardware(ctx, topic, n.UUID)
-	case "clean":
+	case states.VerbClean:
 		if len(p.cleanSteps) == 0 {
 			return ironic.Errorf(ironic.ClientSideError,
 				"\"clean_steps\" is required when setting target provision state to clean")
@@ -466,8 +455,8 @@ func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *pr
 			return ironic.Errorf(ironic.InvalidParameterValue, "Invalid clean_steps: %s", verr.Verbose())
 		}
 		return c.DoNodeClean(ctx, topic, n.UUID, stepMaps(p.cleanSteps), p.disableRamdisk)
-	case "manage", "provide", "abort", "adopt":
-		return c.DoProvisioningAction(ctx, topic, n.UUID, target)
+	case states.VerbManage, states.VerbProvide, states.VerbAbort, states.VerbAdopt:
+		return c.DoProvisioningAction(ctx, topic, n.UUID, target.Event())
 	default:
 		return ironic.Errorf(ironic.InvalidStateRequested, "The requested action \"%s\" could not be understood.", target)
 	}
@@ -489,7 +478,7 @@ func checkConfigDrive(v mv.Version, target string, cd any) error {
 	if !pyjson.Truthy(cd) {
 		return nil
 	}
-	allowed := []string{states.Active}
+	allowed := []string{string(states.VerbActive)}
 	if v.AtLeast(mv.RebuildConfigDrive) {
 		allowed = append(allowed, "rebuild")
 	}
@@ -571,7 +560,7 @@ func changeBootState[T any](a *API, rq *Request, policy string,
 	if err := valid(target); err != nil {
 		return nil, err
 	}
-	if err := checkStableForBootMode(pyStr(n.ProvisionState)); err != nil {
+	if err := checkStableForBootMode(models.Deref(n.ProvisionState)); err != nil {
 		return nil, err
 	}
 	if err := change(rq.Ctx(), topic, n.UUID, *target); err != nil {
@@ -588,7 +577,7 @@ func changeBootModeNotFound() error {
 // checkStableForBootMode refuses boot mode changes in UNSTABLE_STATES.
 // Ironic passes its message as the exception's text, so the "%(state)s"
 // placeholder reaches the client as written.
-func checkStableForBootMode(state string) error {
+func checkStableForBootMode(state states.Provision) error {
 	switch state {
 	case states.Deploying, states.DeployWait, states.Cleaning, states.CleanWait, states.Verifying,
 		states.Deleting, states.Inspecting, states.InspectWait, states.Adopting, states.Rescuing,

@@ -227,7 +227,7 @@ type Store interface {
 	GetOfflineConductors(ctx context.Context, heartbeatTimeout time.Duration) ([]models.Conductor, error)
 	GetActiveHardwareTypeDict(ctx context.Context, useGroups bool, heartbeatTimeout time.Duration) (map[string][]string, error)
 	TouchNodeProvisioning(ctx context.Context, ref db.Ref) error
-	CountNodesInProvisionState(ctx context.Context, states ...string) (int64, error)
+	CountNodesInProvisionState(ctx context.Context, sts ...states.Provision) (int64, error)
 	ClearNodeTargetPowerState(ctx context.Context, hostname string) error
 }
 

@@ -26,15 +26,20 @@ func (m *Manager) CreateNode(ctx context.Context, _ string, n *models.Node) (*mo
 }
 
 // allowedUpdateStates are where interfaces and resource_class may change.
-func allowedUpdateState(s string) bool {
-	switch s {
-	case states.Enroll, states.Inspecting, states.InspectWait, states.Manageable, states.Available:
-		return true
-	}
-	return false
+func allowedUpdateStates() []states.Provision {
+	return []states.Provision{states.Enroll, states.Inspecting, states.InspectWait, states.Manageable, states.Available}
 }
 
-const allowedUpdateStatesText = "enroll, inspecting, inspect wait, manageable, available"
+func allowedUpdateState(s states.Provision) bool { return slices.Contains(allowedUpdateStates(), s) }
+
+// joinStates lists states as Ironic's messages do: ', '.join(states).
+func joinStates(ss []states.Provision) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = string(s)
+	}
+	return strings.Join(out, ", ")
+}
 
 // UpdateNode saves the changed fields of a node (update_node).
 func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, reset bool) (*models.Node, error) {
@@ -86,7 +91,7 @@ func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, 
 		if !allowedUpdateState(ps) && !n.Maintenance {
 			return nil, ironic.Errorf(ironic.InvalidState,
 				"Node %s can not have %s updated unless it is in one of allowed (%s) states or in maintenance mode.",
-				n.UUID, field, allowedUpdateStatesText)
+				n.UUID, field, joinStates(allowedUpdateStates()))
 		}
 		check = true
 	}
@@ -112,7 +117,7 @@ func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, 
 	if delta["resource_class"] && cur.ResourceClass != nil && !allowedUpdateState(models.Deref(cur.ProvisionState)) {
 		return nil, ironic.Errorf(ironic.InvalidState,
 			"Node %s can not have resource_class updated unless it is in one of allowed (%s) states.",
-			n.UUID, allowedUpdateStatesText)
+			n.UUID, joinStates(allowedUpdateStates()))
 	}
 	cols := make([]string, 0, len(delta))
 	for c := range delta {

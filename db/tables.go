@@ -104,8 +104,12 @@ func newTable[T any](d Dialect, cache *sync.Map) (*table[T], error) {
 
 // kindOf is the kind of a column whose field has type t. A plain string
 // field reads NULL as ""; it also writes "" as NULL unless the column is
-// NOT NULL.
+// NOT NULL. A pointer to a string type (*states.Provision) is a *string
+// column: both have the same layout, so the scanner reads it as **string.
 func kindOf(t reflect.Type, notNull bool) (kind, error) {
+	if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.String {
+		t = reflect.TypeFor[*string]()
+	}
 	switch t {
 	case reflect.TypeFor[string]():
 		if notNull {

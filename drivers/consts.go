@@ -1,28 +1,5 @@
 package drivers
 
-// Power states, as stored in the node's power_state and passed to
-// PowerInterface.SetPowerState (ironic.common.states).
-const (
-	PowerOn      = "power on"
-	PowerOff     = "power off"
-	Reboot       = "rebooting"
-	SoftReboot   = "soft rebooting"
-	SoftPowerOff = "soft power off"
-	PowerError   = "error"
-)
-
-// Provision states an implementation may hand back to the conductor.
-const (
-	StateDeployWait  = "wait call-back"
-	StateCleanWait   = "clean wait"
-	StateDeleted     = "deleted"
-	StateManageable  = "manageable"
-	StateInspectWait = "inspect wait"
-	StateActive      = "active"
-	StateRescue      = "rescue"
-	StateRescueWait  = "rescue wait"
-)
-
 // Boot devices (ironic.common.boot_devices).
 const (
 	BootDevicePXE       = "pxe"

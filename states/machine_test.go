@@ -10,10 +10,10 @@ import (
 // ironic.common.states.machine (every state's stable flag and target, and
 // every transition); the data table must match it edge for edge.
 type reference struct {
-	Transitions []struct{ From, Event, To string }
-	States      map[string]struct {
+	Transitions []Transition
+	States      map[Provision]struct {
 		Stable bool
-		Target string
+		Target Provision
 	}
 }
 
@@ -48,17 +48,17 @@ func TestMachineMatchesIronic(t *testing.T) {
 		}
 	}
 	// Every (state, event) pair not in the table is refused.
-	events := map[string]bool{}
+	events := map[Event]bool{}
 	for _, tr := range ref.Transitions {
 		events[tr.Event] = true
 	}
-	allowed := map[[2]string]bool{}
+	allowed := map[edge]bool{}
 	for _, tr := range ref.Transitions {
-		allowed[[2]string{tr.From, tr.Event}] = true
+		allowed[edge{tr.From, tr.Event}] = true
 	}
 	for _, s := range All() {
 		for e := range events {
-			if m.Actionable(s, e) != allowed[[2]string{s, e}] {
+			if m.Actionable(s, e) != allowed[edge{s, e}] {
 				t.Errorf("Actionable(%s, %s) = %v", s, e, m.Actionable(s, e))
 			}
 		}
@@ -66,10 +66,10 @@ func TestMachineMatchesIronic(t *testing.T) {
 }
 
 func TestVerbEvent(t *testing.T) {
-	for verb, ev := range map[string]string{"active": "deploy", "deploy": "deploy", "deleted": "delete",
+	for verb, ev := range map[Verb]Event{"active": "deploy", "deploy": "deploy", "deleted": "delete",
 		"undeploy": "delete", "manage": "manage", "rebuild": "rebuild", "bogus": "bogus"} {
-		if got := VerbEvent(verb); got != ev {
-			t.Errorf("VerbEvent(%s) = %s, want %s", verb, got, ev)
+		if got := verb.Event(); got != ev {
+			t.Errorf("%s.Event() = %s, want %s", verb, got, ev)
 		}
 	}
 }

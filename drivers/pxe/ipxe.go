@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/states"
 )
 
 //go:embed templates/ipxe_config.tmpl
@@ -24,7 +25,7 @@ const IPXEConfigMethod = "ipxe_config"
 // the database has it, with its volume targets and connectors.
 type ScriptNode struct {
 	UUID               string
-	ProvisionState     string
+	ProvisionState     states.Provision
 	DeployInterface    string
 	DriverInfo         map[string]any
 	InstanceInfo       map[string]any
@@ -135,9 +136,9 @@ type iscsiVolume struct {
 }
 
 // deployLikeStates chain the deploy ramdisk; rescueStates the rescue one.
-var deployLikeStates = map[string]string{
-	"deploying": "deploy", "wait call-back": "deploy", "cleaning": "deploy", "clean wait": "deploy",
-	"inspecting": "deploy", "inspect wait": "deploy", "rescuing": "rescue", "rescue wait": "rescue",
+var deployLikeStates = map[states.Provision]string{
+	states.Deploying: "deploy", states.DeployWait: "deploy", states.Cleaning: "deploy", states.CleanWait: "deploy",
+	states.Inspecting: "deploy", states.InspectWait: "deploy", states.Rescuing: "rescue", states.RescueWait: "rescue",
 }
 
 // ErrorScript is the script for a request no node answers to: it prints
@@ -190,7 +191,7 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 	if err != "" {
 		return d, err
 	}
-	if n.DeployInterface == "anaconda" && (n.ProvisionState == "deploying" || n.ProvisionState == "wait call-back") {
+	if n.DeployInterface == "anaconda" && (n.ProvisionState == states.Deploying || n.ProvisionState == states.DeployWait) {
 		return s.anaconda(n, d, append_)
 	}
 	if mode, ok := deployLikeStates[n.ProvisionState]; ok {
@@ -217,7 +218,7 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 		d.InitrdName = mode + "_ramdisk"
 		return d, ""
 	}
-	if n.ProvisionState != "active" {
+	if n.ProvisionState != states.Active {
 		return d, fmt.Sprintf("node %s is in provision state %q, which has no boot configuration", n.UUID, n.ProvisionState)
 	}
 	ii := n.InstanceInfo

@@ -15,6 +15,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/states"
 )
 
 // Config holds the options the PXE boot interfaces read.
@@ -214,10 +215,10 @@ func (b *Boot) PrepareInstance(ctx context.Context, task drivers.Task) error {
 	if iscsi || opt == "ramdisk" || opt == "kickstart" {
 		dev = drivers.BootDevicePXE
 	}
-	if task.ProvisionState() == "active" {
+	if task.ProvisionState() == states.Active {
 		return nil
 	}
-	if dev == drivers.BootDeviceDisk && strings.ToLower(py.Str(task.Properties()["vendor"])) == "lenovo" && task.ProvisionState() == "deploying" {
+	if dev == drivers.BootDeviceDisk && strings.ToLower(py.Str(task.Properties()["vendor"])) == "lenovo" && task.ProvisionState() == states.Deploying {
 		if mode, err := deployutil.BootMode(task, b.cfg.defaultBootMode()); err == nil && mode == drivers.BootModeUEFI {
 			// Lenovo's UEFI NVRAM may drop the change (Ironic bug 2053064).
 			return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 // Param is one labelled value for CheckMissing.
@@ -76,7 +77,7 @@ func NeedsAgentRamdisk(task drivers.Task, mode string, confAutomatedClean bool) 
 // RescueOrDeployMode is Ironic's rescue_or_deploy_mode.
 func RescueOrDeployMode(task drivers.Task) string {
 	switch task.ProvisionState() {
-	case "rescuing", "rescue wait", "rescue failed", "unrescuing", "unrescue failed":
+	case states.Rescuing, states.RescueWait, states.RescueFailed, states.Unrescuing, states.UnrescueFailed:
 		return "rescue"
 	}
 	return "deploy"
