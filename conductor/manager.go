@@ -170,6 +170,7 @@ type Store interface {
 	ReserveNode(ctx context.Context, tag string, ref db.Ref) (*models.Node, error)
 	ReleaseNode(ctx context.Context, tag string, ref db.Ref) error
 	NodeValues(n *models.Node, cols []string) (db.Values, error)
+	ChangedNodeColumns(old, cur *models.Node) []string
 
 	SetNodeTraits(ctx context.Context, nodeID int64, traits []string) ([]models.NodeTrait, error)
 	UnsetNodeTraits(ctx context.Context, nodeID int64) error

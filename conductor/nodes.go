@@ -2,7 +2,6 @@ package conductor
 
 import (
 	"context"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -129,25 +128,6 @@ func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, 
 		return nil, err
 	}
 	return m.store.UpdateNode(ctx, db.ByID(cur.ID), vals)
-}
-
-// changedColumns lists the columns that differ between two node rows.
-func changedColumns(a, b *models.Node) []string {
-	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
-	typ := va.Type()
-	var out []string
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		tag := f.Tag.Get("gorm")
-		col, ok := strings.CutPrefix(strings.Split(tag, ";")[0], "column:")
-		if !ok || col == "id" || col == "created_at" || col == "updated_at" {
-			continue
-		}
-		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
-			out = append(out, col)
-		}
-	}
-	return out
 }
 
 // DestroyNode deletes a node (destroy_node).
