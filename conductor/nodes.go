@@ -3,7 +3,6 @@ package conductor
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -30,15 +29,6 @@ func allowedUpdateStates() []states.Provision {
 }
 
 func allowedUpdateState(s states.Provision) bool { return slices.Contains(allowedUpdateStates(), s) }
-
-// joinStates lists states as Ironic's messages do: ', '.join(states).
-func joinStates(ss []states.Provision) string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = string(s)
-	}
-	return strings.Join(out, ", ")
-}
 
 // UpdateNode saves the changed fields of a node (update_node).
 func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, reset bool) (*models.Node, error) {
@@ -90,7 +80,7 @@ func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, 
 		if !allowedUpdateState(ps) && !n.Maintenance {
 			return nil, ironic.Errorf(ironic.InvalidState,
 				"Node %s can not have %s updated unless it is in one of allowed (%s) states or in maintenance mode.",
-				n.UUID, field, joinStates(allowedUpdateStates()))
+				n.UUID, field, states.Join(allowedUpdateStates(), ", "))
 		}
 		check = true
 	}
@@ -116,7 +106,7 @@ func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, 
 	if delta["resource_class"] && cur.ResourceClass != nil && !allowedUpdateState(models.Deref(cur.ProvisionState)) {
 		return nil, ironic.Errorf(ironic.InvalidState,
 			"Node %s can not have resource_class updated unless it is in one of allowed (%s) states.",
-			n.UUID, joinStates(allowedUpdateStates()))
+			n.UUID, states.Join(allowedUpdateStates(), ", "))
 	}
 	cols := make([]string, 0, len(delta))
 	for c := range delta {

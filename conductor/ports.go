@@ -159,7 +159,7 @@ func (m *Manager) UpdatePort(ctx context.Context, _ string, p *models.Port, chan
 	if slices.ContainsFunc(connectivity, changed) && !slices.Contains(connectivityStates(), state) && !node.Maintenance {
 		return nil, ironic.Errorf(ironic.InvalidState,
 			"Port %s can not have any connectivity attributes (%s) updated unless node %s is in a %s state or in maintenance mode. The current state is %s.",
-			p.UUID, strings.Join(connectivity, ", "), node.UUID, joinStates(connectivityStates()),
+			p.UUID, strings.Join(connectivity, ", "), node.UUID, states.Join(connectivityStates(), ", "),
 			noneOr(node.ProvisionState))
 	}
 	if err := t.validatePortPhysnet(p, changed); err != nil {
@@ -227,7 +227,7 @@ func (m *Manager) UpdatePortgroup(ctx context.Context, _ string, pg *models.Port
 		if !slices.Contains(connectivityStates(), models.Deref(node.ProvisionState)) && !node.Maintenance {
 			return nil, ironic.Errorf(ironic.InvalidState,
 				"Portgroup %s can not be associated to node %s unless the node is in a %s state or in maintenance mode.",
-				pg.UUID, node.UUID, joinStates(connectivityStates()))
+				pg.UUID, node.UUID, states.Join(connectivityStates(), ", "))
 		}
 		id := pg.ID
 		members, err := m.store.ListPorts(ctx, db.PortFilter{PortgroupID: &id}, db.ListOpts{Limit: 1})

@@ -237,11 +237,30 @@ func StuckOnRestart(s Provision) bool {
 	return false
 }
 
-// LookupAllowed are the states in which the ramdisk may look a node up.
+// Unstable are the states a node leaves without a request
+// (UNSTABLE_STATES).
+func Unstable(s Provision) bool {
+	switch s {
+	case Deploying, DeployWait, Cleaning, CleanWait, Verifying, Deleting, Inspecting, InspectWait,
+		Adopting, Rescuing, RescueWait, Unrescuing:
+		return true
+	}
+	return false
+}
+
+// LookupAllowed are the states in which the ramdisk may look a node up
+// (LOOKUP_ALLOWED_STATES).
 func LookupAllowed(s Provision) bool {
 	switch s {
 	case CleanWait, Cleaning, Deploying, InspectWait, Inspecting, RescueWait, Rescuing, DeployWait:
 		return true
 	}
 	return false
+}
+
+// FastTrackLookupAllowed are the states in which the ramdisk may look a
+// node up with fast track (FASTTRACK_LOOKUP_ALLOWED_STATES): those of
+// LookupAllowed and the resting states an agent may wait in.
+func FastTrackLookupAllowed(s Provision) bool {
+	return LookupAllowed(s) || s == Enroll || s == Manageable || s == Available
 }

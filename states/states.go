@@ -10,6 +10,8 @@
 // Ironic's strings: what is stored and sent is the string itself.
 package states
 
+import "strings"
+
 // Provision is a node's provision_state or target_provision_state. The
 // zero value "" is Ironic's NOSTATE (None in the database): no target, or
 // nothing to report from a driver call that finished synchronously.
@@ -117,4 +119,14 @@ func DeleteAllowed(s Provision, allowAvailable bool) bool {
 		return allowAvailable
 	}
 	return false
+}
+
+// Join lists states (or events, verbs) as Ironic's messages do:
+// sep.join(states).
+func Join[S ~string](ss []S, sep string) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = string(s)
+	}
+	return strings.Join(out, sep)
 }
