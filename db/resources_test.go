@@ -307,7 +307,7 @@ func TestAllocations(t *testing.T) {
 			want int
 		}{
 			"all":        {db.AllocationFilter{}, 2},
-			"state":      {db.AllocationFilter{State: models.Ptr("error")}, 1},
+			"state":      {db.AllocationFilter{State: models.Ptr(states.AllocationError)}, 1},
 			"rc":         {db.AllocationFilter{ResourceClass: models.Ptr("gold")}, 1},
 			"owner":      {db.AllocationFilter{Owner: models.Ptr("p1")}, 1},
 			"node":       {db.AllocationFilter{NodeID: &n.ID}, 1},

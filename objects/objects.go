@@ -105,16 +105,16 @@ func optIntField[T any](name string, p func(*T) **int64) field[T] {
 }
 
 // strField is a nullable string field held in a Go string: "" is None.
-func strField[T any](name string, p func(*T) *string) field[T] {
+func strField[T any, S ~string](name string, p func(*T) *S) field[T] {
 	return field[T]{
 		name: name,
 		null: func(v *T) bool { return *p(v) == "" },
 		append: func(dst []byte, v *T) ([]byte, error) {
-			return pyjson.AppendString(dst, *p(v)), nil
+			return pyjson.AppendString(dst, string(*p(v))), nil
 		},
 		decode: func(v *T, raw []byte) error {
 			s, err := rawjson.DecodeOptString(raw)
-			*p(v) = models.Deref(s)
+			*p(v) = S(models.Deref(s))
 			return err
 		},
 	}
@@ -697,7 +697,7 @@ var allocationDef = newDef[allocation]("Allocation", models.AllocationVersion,
 	strField("uuid", func(a *allocation) *string { return &a.UUID }),
 	optStrField("name", func(a *allocation) **string { return &a.Name }),
 	optIntField("node_id", func(a *allocation) **int64 { return &a.NodeID }),
-	strField("state", func(a *allocation) *string { return &a.State }),
+	strField("state", func(a *allocation) *states.Allocation { return &a.State }),
 	optStrField("last_error", func(a *allocation) **string { return &a.LastError }),
 	optStrField("resource_class", func(a *allocation) **string { return &a.ResourceClass }),
 	listField("traits", func(a *allocation) *models.JSONList { return &a.Traits }),

@@ -66,6 +66,18 @@ const (
 	PowerError    Power = "error"
 )
 
+// Allocation is an allocation's state. Ironic gives allocations three of
+// its state strings (states.ALLOCATING, ACTIVE and ERROR); they are a type
+// of their own here, as an allocation is not a node.
+type Allocation string
+
+// Allocation states of Ironic 21.4.
+const (
+	Allocating       Allocation = "allocating"
+	AllocationActive Allocation = "active"
+	AllocationError  Allocation = "error"
+)
+
 // Fault is a node's fault: why the conductor put it into maintenance
 // (ironic/common/faults.py). The zero value "" is None.
 type Fault string

@@ -295,21 +295,21 @@ func (BIOSSetting) TableName() string { return "bios_settings" }
 
 // Allocation is a row of allocations.
 type Allocation struct {
-	CreatedAt         Time     `gorm:"column:created_at"`
-	UpdatedAt         Time     `gorm:"column:updated_at"`
-	Version           string   `gorm:"column:version"`
-	ID                int64    `gorm:"column:id;primaryKey;autoIncrement"`
-	UUID              string   `gorm:"column:uuid;not null"`
-	Name              *string  `gorm:"column:name"`
-	NodeID            *int64   `gorm:"column:node_id"`
-	State             string   `gorm:"column:state;not null"`
-	Owner             *string  `gorm:"column:owner"`
-	LastError         *string  `gorm:"column:last_error"`
-	ResourceClass     *string  `gorm:"column:resource_class"`
-	Traits            JSONList `gorm:"column:traits"`
-	CandidateNodes    JSONList `gorm:"column:candidate_nodes"`
-	Extra             JSONDict `gorm:"column:extra"`
-	ConductorAffinity *int64   `gorm:"column:conductor_affinity"`
+	CreatedAt         Time              `gorm:"column:created_at"`
+	UpdatedAt         Time              `gorm:"column:updated_at"`
+	Version           string            `gorm:"column:version"`
+	ID                int64             `gorm:"column:id;primaryKey;autoIncrement"`
+	UUID              string            `gorm:"column:uuid;not null"`
+	Name              *string           `gorm:"column:name"`
+	NodeID            *int64            `gorm:"column:node_id"`
+	State             states.Allocation `gorm:"column:state;not null"`
+	Owner             *string           `gorm:"column:owner"`
+	LastError         *string           `gorm:"column:last_error"`
+	ResourceClass     *string           `gorm:"column:resource_class"`
+	Traits            JSONList          `gorm:"column:traits"`
+	CandidateNodes    JSONList          `gorm:"column:candidate_nodes"`
+	Extra             JSONDict          `gorm:"column:extra"`
+	ConductorAffinity *int64            `gorm:"column:conductor_affinity"`
 }
 
 // TableName is the table of Allocation.
