@@ -144,12 +144,13 @@ type BootInterface interface {
 	Capabilities() []string
 
 	// PrepareRamdisk prepares the node to boot the agent ramdisk for mode
-	// ("deploy", "rescue", "clean", "inspect", ...), passing ramdiskParams
-	// on its kernel command line; the node is then rebooted by the caller.
-	PrepareRamdisk(ctx context.Context, task Task, ramdiskParams map[string]any, mode string) error
+	// (RamdiskDeploy, also for cleaning, or RamdiskRescue; "" is
+	// RamdiskDeploy), passing ramdiskParams on its kernel command line;
+	// the node is then rebooted by the caller.
+	PrepareRamdisk(ctx context.Context, task Task, ramdiskParams map[string]any, mode RamdiskMode) error
 
 	// CleanUpRamdisk undoes PrepareRamdisk.
-	CleanUpRamdisk(ctx context.Context, task Task, mode string) error
+	CleanUpRamdisk(ctx context.Context, task Task, mode RamdiskMode) error
 
 	// PrepareInstance prepares the node to boot the deployed instance.
 	PrepareInstance(ctx context.Context, task Task) error

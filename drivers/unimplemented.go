@@ -101,10 +101,10 @@ func (u unimplemented) GetIndicatorState(context.Context, Task, string, string) 
 // Boot.
 
 func (u unimplemented) Capabilities() []string { return nil }
-func (u unimplemented) PrepareRamdisk(context.Context, Task, map[string]any, string) error {
+func (u unimplemented) PrepareRamdisk(context.Context, Task, map[string]any, RamdiskMode) error {
 	return u.err("prepare the ramdisk")
 }
-func (u unimplemented) CleanUpRamdisk(context.Context, Task, string) error {
+func (u unimplemented) CleanUpRamdisk(context.Context, Task, RamdiskMode) error {
 	return u.err("clean up the ramdisk")
 }
 func (u unimplemented) PrepareInstance(context.Context, Task) error {

@@ -458,7 +458,7 @@ func (c Config) processVersionMismatch(ctx context.Context, task drivers.Task, p
 func (c Config) postStepReboot(ctx context.Context, task drivers.Task, phase drivers.StepPhase) {
 	err := error(nil)
 	if c.ManageAgentBoot {
-		err = task.Driver().Boot.PrepareRamdisk(ctx, task, map[string]any{}, "deploy")
+		err = task.Driver().Boot.PrepareRamdisk(ctx, task, map[string]any{}, drivers.RamdiskDeploy)
 	}
 	if err == nil {
 		err = task.PowerAction(ctx, states.Rebooting)

@@ -59,7 +59,7 @@ func (r *Rescue) Rescue(ctx context.Context, task drivers.Task) (states.Provisio
 		}
 	}
 	if r.cfg.ManageAgentBoot {
-		if err := drv.Boot.PrepareRamdisk(ctx, task, map[string]any{}, "rescue"); err != nil {
+		if err := drv.Boot.PrepareRamdisk(ctx, task, map[string]any{}, drivers.RamdiskRescue); err != nil {
 			return "", err
 		}
 	}
@@ -108,7 +108,7 @@ func (r *Rescue) CleanUp(ctx context.Context, task drivers.Task) error {
 	}
 	drv := task.Driver()
 	if r.cfg.ManageAgentBoot {
-		if err := drv.Boot.CleanUpRamdisk(ctx, task, "rescue"); err != nil {
+		if err := drv.Boot.CleanUpRamdisk(ctx, task, drivers.RamdiskRescue); err != nil {
 			return err
 		}
 	}

@@ -186,12 +186,12 @@ func (*Boot) Validate(context.Context, drivers.Task) error { return nil }
 func (*Boot) Capabilities() []string { return []string{"ipxe_boot", "pxe_boot"} }
 
 // PrepareRamdisk does nothing.
-func (b *Boot) PrepareRamdisk(ctx context.Context, _ drivers.Task, _ map[string]any, _ string) error {
+func (b *Boot) PrepareRamdisk(ctx context.Context, _ drivers.Task, _ map[string]any, _ drivers.RamdiskMode) error {
 	return b.s.wait(ctx)
 }
 
 // CleanUpRamdisk does nothing.
-func (b *Boot) CleanUpRamdisk(ctx context.Context, _ drivers.Task, _ string) error {
+func (b *Boot) CleanUpRamdisk(ctx context.Context, _ drivers.Task, _ drivers.RamdiskMode) error {
 	return b.s.wait(ctx)
 }
 

@@ -552,15 +552,15 @@ func (b *VirtualMediaBoot) validateDriverInfo(task drivers.Task) error {
 		return nil
 	}
 	di := task.DriverInfo()
-	iso := di[mode+"_iso"]
+	iso := di[string(mode)+"_iso"]
 	if !py.Truthy(iso) {
-		iso = di["redfish_"+mode+"_iso"]
+		iso = di["redfish_"+string(mode)+"_iso"]
 	}
 	if !py.Truthy(iso) {
-		kernel, ramdisk := mode+"_kernel", mode+"_ramdisk"
+		kernel, ramdisk := mode.KernelKey(), mode.RamdiskKey()
 		k, r := di[kernel], di[ramdisk]
 		if !py.Truthy(k) || !py.Truthy(r) {
-			if mode == "rescue" {
+			if mode == drivers.RamdiskRescue {
 				k, r = b.cfg.RescueKernel, b.cfg.RescueRamdisk
 			} else {
 				k, r = b.cfg.DeployKernel, b.cfg.DeployRamdisk
@@ -614,12 +614,12 @@ func (b *VirtualMediaBoot) ValidateInspection(_ context.Context, task drivers.Ta
 }
 
 // PrepareRamdisk is not implemented yet.
-func (*VirtualMediaBoot) PrepareRamdisk(context.Context, drivers.Task, map[string]any, string) error {
+func (*VirtualMediaBoot) PrepareRamdisk(context.Context, drivers.Task, map[string]any, drivers.RamdiskMode) error {
 	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "prepare the ramdisk")
 }
 
 // CleanUpRamdisk is not implemented yet.
-func (*VirtualMediaBoot) CleanUpRamdisk(context.Context, drivers.Task, string) error {
+func (*VirtualMediaBoot) CleanUpRamdisk(context.Context, drivers.Task, drivers.RamdiskMode) error {
 	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "clean up the ramdisk")
 }
 

@@ -64,8 +64,8 @@ func SkipAutomatedCleaning(task drivers.Task, confAutomatedClean bool) bool {
 
 // NeedsAgentRamdisk is Ironic's needs_agent_ramdisk: rescue always needs
 // the agent; a ramdisk deploy needs it only when automated cleaning runs.
-func NeedsAgentRamdisk(task drivers.Task, mode string, confAutomatedClean bool) bool {
-	if mode != "deploy" {
+func NeedsAgentRamdisk(task drivers.Task, mode drivers.RamdiskMode, confAutomatedClean bool) bool {
+	if mode != drivers.RamdiskDeploy {
 		return true
 	}
 	if BootOption(task) != "ramdisk" {
@@ -75,12 +75,12 @@ func NeedsAgentRamdisk(task drivers.Task, mode string, confAutomatedClean bool) 
 }
 
 // RescueOrDeployMode is Ironic's rescue_or_deploy_mode.
-func RescueOrDeployMode(task drivers.Task) string {
+func RescueOrDeployMode(task drivers.Task) drivers.RamdiskMode {
 	switch task.ProvisionState() {
 	case states.Rescuing, states.RescueWait, states.RescueFailed, states.Unrescuing, states.UnrescueFailed:
-		return "rescue"
+		return drivers.RamdiskRescue
 	}
-	return "deploy"
+	return drivers.RamdiskDeploy
 }
 
 // NodeCapability is Ironic's get_node_capability: the value of name in the
