@@ -131,7 +131,7 @@ func supportedCapabilities() []struct {
 		name  string
 		valid []string
 	}{
-		{"boot_mode", []string{"bios", "uefi"}},
+		{"boot_mode", []string{drivers.BootModeBIOS, drivers.BootModeUEFI}},
 		{"secure_boot", []string{"true", "false"}},
 		{"disk_label", []string{"msdos", "gpt"}},
 	}
