@@ -18,14 +18,8 @@ type reference struct {
 }
 
 func TestMachineMatchesIronic(t *testing.T) {
-	b, err := os.ReadFile("testdata/machine-21.4.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ref reference
-	if err := json.Unmarshal(b, &ref); err != nil {
-		t.Fatal(err)
-	}
+	readRecorded(t, "testdata/machine-21.4.json", &ref)
 	m := NewMachine()
 	if got, want := len(Transitions()), len(ref.Transitions); got != want || want != 63 {
 		t.Fatalf("%d transitions, Ironic has %d (63 expected)", got, want)
@@ -71,5 +65,17 @@ func TestVerbEvent(t *testing.T) {
 		if got := verb.Event(); got != ev {
 			t.Errorf("%s.Event() = %s, want %s", verb, got, ev)
 		}
+	}
+}
+
+// readRecorded decodes a file recorded from the reference into v.
+func readRecorded(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
 	}
 }

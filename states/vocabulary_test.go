@@ -1,8 +1,6 @@
 package states
 
 import (
-	"encoding/json"
-	"os"
 	"slices"
 	"testing"
 )
@@ -20,14 +18,8 @@ type vocabulary struct {
 }
 
 func TestVocabularyMatchesIronic(t *testing.T) {
-	b, err := os.ReadFile("testdata/vocabulary-21.4.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ref vocabulary
-	if err := json.Unmarshal(b, &ref); err != nil {
-		t.Fatal(err)
-	}
+	readRecorded(t, "testdata/vocabulary-21.4.json", &ref)
 	m := NewMachine()
 	preds := map[string]func(Provision) bool{
 		"UPDATE_ALLOWED_STATES":           UpdateAllowed,
