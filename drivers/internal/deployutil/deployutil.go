@@ -15,6 +15,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 // Param is one labelled value for CheckMissing.
@@ -63,8 +64,8 @@ func SkipAutomatedCleaning(task drivers.Task, confAutomatedClean bool) bool {
 
 // NeedsAgentRamdisk is Ironic's needs_agent_ramdisk: rescue always needs
 // the agent; a ramdisk deploy needs it only when automated cleaning runs.
-func NeedsAgentRamdisk(task drivers.Task, mode string, confAutomatedClean bool) bool {
-	if mode != "deploy" {
+func NeedsAgentRamdisk(task drivers.Task, mode drivers.RamdiskMode, confAutomatedClean bool) bool {
+	if mode != drivers.RamdiskDeploy {
 		return true
 	}
 	if BootOption(task) != "ramdisk" {
@@ -74,12 +75,12 @@ func NeedsAgentRamdisk(task drivers.Task, mode string, confAutomatedClean bool) 
 }
 
 // RescueOrDeployMode is Ironic's rescue_or_deploy_mode.
-func RescueOrDeployMode(task drivers.Task) string {
+func RescueOrDeployMode(task drivers.Task) drivers.RamdiskMode {
 	switch task.ProvisionState() {
-	case "rescuing", "rescue wait", "rescue failed", "unrescuing", "unrescue failed":
-		return "rescue"
+	case states.Rescuing, states.RescueWait, states.RescueFailed, states.Unrescuing, states.UnrescueFailed:
+		return drivers.RamdiskRescue
 	}
-	return "deploy"
+	return drivers.RamdiskDeploy
 }
 
 // NodeCapability is Ironic's get_node_capability: the value of name in the
@@ -130,7 +131,7 @@ func supportedCapabilities() []struct {
 		name  string
 		valid []string
 	}{
-		{"boot_mode", []string{"bios", "uefi"}},
+		{"boot_mode", []string{drivers.BootModeBIOS, drivers.BootModeUEFI}},
 		{"secure_boot", []string{"true", "false"}},
 		{"disk_label", []string{"msdos", "gpt"}},
 	}
