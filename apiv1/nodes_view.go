@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
@@ -704,6 +703,3 @@ func copyDict(d map[string]any) map[string]any {
 	}
 	return out
 }
-
-// nodeTime is the clock read for a request, used by views that compare.
-func (a *API) now() time.Time { return a.d.Clock.Now() }

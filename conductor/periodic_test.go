@@ -333,7 +333,9 @@ func TestRun(t *testing.T) {
 			// store closes.
 			if !stopped {
 				cancel()
-				<-done
+				if err := <-done; err != nil {
+					t.Logf("Run: %v", err)
+				}
 			}
 		})
 

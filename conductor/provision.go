@@ -32,14 +32,6 @@ func isInvalidParameter(err error) bool {
 	return ironic.IsClass(err, ironic.InvalidParameterValue) || ironic.IsClass(err, ironic.MissingParameterValue)
 }
 
-// errText is an error as Python's str(e) shows it.
-func errText(err error) string {
-	if err == nil {
-		return "None"
-	}
-	return err.Error()
-}
-
 // errClass is the exception class name of err, for "failed with <class>"
 // messages.
 func errClass(err error) string {

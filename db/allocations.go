@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"maps"
 
 	"github.com/goironic/ironic"
@@ -227,7 +228,7 @@ func (s *Store) DestroyAllocation(ctx context.Context, ref Ref) error {
 		where, arg := ref.where("allocations")
 		var id int64
 		err := tx.QueryRowContext(ctx, "SELECT `id` FROM `allocations` WHERE "+where+s.forUpdate(), arg).Scan(&id)
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(ironic.AllocationNotFound, "Allocation %s could not be found.", ref)
 		}
 		if err != nil {

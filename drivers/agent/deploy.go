@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -534,7 +535,7 @@ func withNetworkPower(ctx context.Context, task drivers.Task, manage bool, fn fu
 // faultClass is the Python exception class name of err, as Ironic's
 // messages quote it.
 func faultClass(err error) string {
-	if f, ok := err.(*ironic.Fault); ok {
+	if f := (*ironic.Fault)(nil); errors.As(err, &f) {
 		return string(f.Class)
 	}
 	return "Exception"
