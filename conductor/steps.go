@@ -12,6 +12,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
+	"github.com/goironic/ironic/states"
 )
 
 // stepInterfacePriority breaks ties between clean or deploy steps of the
@@ -129,12 +130,6 @@ func asSteps(v any) []*pyjson.Dict {
 		return out
 	}
 	return nil
-}
-
-// asStep reads one step dictionary (nil when v is none).
-func asStep(v any) *pyjson.Dict {
-	d, _ := v.(*pyjson.Dict)
-	return d
 }
 
 func stepsValue(steps []*pyjson.Dict) []any {
@@ -370,7 +365,7 @@ func allDeploymentSteps(ctx context.Context, t *task, skipMissing bool) ([]*pyjs
 
 // executeStep runs one step through its interface (execute_clean_step /
 // execute_deploy_step).
-func executeStep(ctx context.Context, t *task, step *pyjson.Dict) (string, error) {
+func executeStep(ctx context.Context, t *task, step *pyjson.Dict) (states.Provision, error) {
 	k := drivers.Kind(strOf(step.Get("interface")))
 	st, ok := t.driver.Interface(k).(drivers.Stepper)
 	if !ok || st == nil {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 // The types below give implementations Ironic's base-class behaviour for
@@ -15,8 +16,8 @@ import (
 type PowerBase struct{}
 
 // GetSupportedPowerStates returns PowerOn, PowerOff and Reboot.
-func (PowerBase) GetSupportedPowerStates(context.Context, Task) ([]string, error) {
-	return []string{PowerOn, PowerOff, Reboot}, nil
+func (PowerBase) GetSupportedPowerStates(context.Context, Task) ([]states.Power, error) {
+	return []states.Power{states.PowerOn, states.PowerOff, states.Rebooting}, nil
 }
 
 // ManagementBase answers UnsupportedDriverExtension for the optional
@@ -92,7 +93,7 @@ type DeployBase struct {
 }
 
 // PrepareCleaning does nothing.
-func (DeployBase) PrepareCleaning(context.Context, Task) (string, error) { return "", nil }
+func (DeployBase) PrepareCleaning(context.Context, Task) (states.Provision, error) { return "", nil }
 
 // TearDownCleaning does nothing.
 func (DeployBase) TearDownCleaning(context.Context, Task) error { return nil }

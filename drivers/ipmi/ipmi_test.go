@@ -9,6 +9,7 @@ import (
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/ipmi"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 func task(info *pyjson.Dict) *fake.Task {
@@ -57,7 +58,7 @@ func TestConsoleAndActions(t *testing.T) {
 	if _, err := power.GetPowerState(ctx, tk); !ironic.IsClass(err, ironic.IronicException) {
 		t.Errorf("GetPowerState: %v", err)
 	}
-	if err := power.SetPowerState(ctx, task(nil), drivers.PowerOn, 0); !ironic.IsClass(err, ironic.MissingParameterValue) {
+	if err := power.SetPowerState(ctx, task(nil), states.PowerOn, 0); !ironic.IsClass(err, ironic.MissingParameterValue) {
 		t.Errorf("SetPowerState without address: %v", err)
 	}
 }
