@@ -84,20 +84,22 @@ func TestProvisionCalls(t *testing.T) {
 		{"inspect", "manageable", map[string]any{"target": "inspect"}, Call{"InspectHardware", []any{uuid}}},
 		{"adopt", "manageable", map[string]any{"target": "adopt"}, Call{"DoProvisioningAction", []any{uuid, "adopt"}}},
 		{"abort", "clean wait", map[string]any{"target": "abort"}, Call{"DoProvisioningAction", []any{uuid, "abort"}}},
+		// Steps go to the conductor as the client wrote them, key order
+		// included.
 		{"clean", "manageable", map[string]any{"target": "clean", "clean_steps": []any{
-			map[string]any{"interface": "deploy", "step": "erase_devices", "args": map[string]any{"a": 1}}}},
-			Call{"DoNodeClean", []any{uuid, []map[string]any{{"interface": "deploy", "step": "erase_devices", "args": map[string]any{"a": float64(1)}}}, nil}}},
+			pyjson.DictOf("step", "erase_devices", "interface", "deploy", "args", pyjson.DictOf("z", 1, "a", 2))}},
+			Call{"DoNodeClean", []any{uuid, []*pyjson.Dict{pyjson.DictOf("step", "erase_devices", "interface", "deploy", "args", pyjson.DictOf("z", float64(1), "a", float64(2)))}, nil}}},
 		{"clean-no-ramdisk", "manageable", map[string]any{"target": "clean", "disable_ramdisk": "yes",
-			"clean_steps": []any{map[string]any{"interface": "raid", "step": "delete_configuration"}}},
-			Call{"DoNodeClean", []any{uuid, []map[string]any{{"interface": "raid", "step": "delete_configuration"}}, tr}}},
+			"clean_steps": []any{pyjson.DictOf("interface", "raid", "step", "delete_configuration")}},
+			Call{"DoNodeClean", []any{uuid, []*pyjson.Dict{pyjson.DictOf("interface", "raid", "step", "delete_configuration")}, tr}}},
 		{"active", "available", map[string]any{"target": "active", "configdrive": "H4sI"},
-			Call{"DoNodeDeploy", []any{uuid, false, "H4sI", []map[string]any(nil)}}},
+			Call{"DoNodeDeploy", []any{uuid, false, "H4sI", []*pyjson.Dict(nil)}}},
 		{"active-dict", "deploy failed", map[string]any{"target": "active", "configdrive": map[string]any{"meta_data": map[string]any{}},
-			"deploy_steps": []any{map[string]any{"interface": "deploy", "step": "s", "args": map[string]any{}, "priority": 5}}},
+			"deploy_steps": []any{pyjson.DictOf("priority", 5, "interface", "deploy", "step", "s", "args", pyjson.NewDict(0))}},
 			Call{"DoNodeDeploy", []any{uuid, false, pyjson.Object{{Key: "meta_data", Value: pyjson.Object{}}},
-				[]map[string]any{{"interface": "deploy", "step": "s", "args": map[string]any{}, "priority": float64(5)}}}}},
+				[]*pyjson.Dict{pyjson.DictOf("priority", float64(5), "interface", "deploy", "step", "s", "args", pyjson.NewDict(0))}}}},
 		{"rebuild", "active", map[string]any{"target": "rebuild", "configdrive": "http://cd"},
-			Call{"DoNodeDeploy", []any{uuid, true, "http://cd", []map[string]any(nil)}}},
+			Call{"DoNodeDeploy", []any{uuid, true, "http://cd", []*pyjson.Dict(nil)}}},
 		{"deleted", "active", map[string]any{"target": "deleted"}, Call{"DoNodeTearDown", []any{uuid}}},
 		{"undeploy", "error", map[string]any{"target": "undeploy"}, Call{"DoNodeTearDown", []any{uuid}}},
 		{"rescue", "active", map[string]any{"target": "rescue", "rescue_password": "pw"}, Call{"DoNodeRescue", []any{uuid, "pw"}}},
@@ -129,6 +131,21 @@ func normalizeCall(c Call) Call {
 	var norm func(any) any
 	norm = func(v any) any {
 		switch x := v.(type) {
+		case *pyjson.Dict:
+			out := pyjson.NewDict(x.Len())
+			for k, e := range x.All() {
+				out.Set(k, norm(e))
+			}
+			return out
+		case []*pyjson.Dict:
+			if x == nil {
+				return x
+			}
+			out := make([]*pyjson.Dict, len(x))
+			for i, e := range x {
+				out[i] = norm(e).(*pyjson.Dict)
+			}
+			return out
 		case map[string]any:
 			out := make(map[string]any, len(x))
 			for k, e := range x {
@@ -309,10 +326,10 @@ func TestRAIDConsoleBootDeviceNMI(t *testing.T) {
 	drvWantFault(t, s, 406, "PUT", raid, map[string]any{}, "Request not acceptable.", "X-OpenStack-Ironic-API-Version", "1.11")
 	drvWantFault(t, s, 400, "PUT", raid, []any{1}, "Expected types <class 'dict'> for target_raid_config: [1]")
 	drvWantFault(t, s, 400, "PUT", raid+"?x=1", map[string]any{}, "Unexpected arguments: x")
-	cfg := map[string]any{"logical_disks": []any{map[string]any{"size_gb": "MAX", "raid_level": "1"}}}
+	cfg := pyjson.DictOf("logical_disks", []any{pyjson.DictOf("size_gb", "MAX", "raid_level", "1")})
 	s.Must(204, "PUT", raid, cfg)
 	s.Must(204, "PUT", raid, nil)
-	if diff := cmp.Diff([]Call{{"SetTargetRAIDConfig", []any{uuid, cfg}}, {"SetTargetRAIDConfig", []any{uuid, map[string]any{}}}}, f.Calls()); diff != "" {
+	if diff := cmp.Diff([]Call{{"SetTargetRAIDConfig", []any{uuid, cfg}}, {"SetTargetRAIDConfig", []any{uuid, pyjson.NewDict(0)}}}, f.Calls()); diff != "" {
 		t.Errorf("raid calls (-want +got):\n%s", diff)
 	}
 	f.Err = ironic.Errorf(ironic.UnsupportedDriverExtension, "Driver fake-hardware does not support raid (disabled or not implemented).")
@@ -388,11 +405,11 @@ func TestVendorPassthru(t *testing.T) {
 	s.Must(200, "DELETE", "/v1/drivers/fake-hardware/vendor_passthru?method=dm", []any{1})
 	s.Must(200, "POST", "/v1/drivers/fake-hardware/vendor_passthru/methods", nil)
 	want := []Call{
-		{"VendorPassthru", []any{uuid, "second_method", "POST", map[string]any{"bar": "kazoo"}}},
-		{"VendorPassthru", []any{uuid, "third", "PUT", map[string]any{}}},
-		{"VendorPassthru", []any{uuid, "file", "GET", map[string]any{}}},
+		{"VendorPassthru", []any{uuid, "second_method", "POST", pyjson.DictOf("bar", "kazoo")}},
+		{"VendorPassthru", []any{uuid, "third", "PUT", pyjson.NewDict(0)}},
+		{"VendorPassthru", []any{uuid, "file", "GET", pyjson.NewDict(0)}},
 		{"DriverVendorPassthru", []any{"fake-hardware", "dm", "DELETE", []any{float64(1)}}},
-		{"DriverVendorPassthru", []any{"fake-hardware", "methods", "POST", map[string]any{}}},
+		{"DriverVendorPassthru", []any{"fake-hardware", "methods", "POST", pyjson.NewDict(0)}},
 	}
 	var got []Call
 	for _, c := range f.Calls() {
@@ -413,7 +430,7 @@ func TestRamdiskAndAllocationCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokened.DriverInternalInfo = map[string]any{"agent_secret_token": "tok"}
+	tokened.DriverInternalInfo = models.DictOf("agent_secret_token", "tok")
 	f.TokenNode = tokened
 	r := s.Must(200, "GET", "/v1/lookup?node_uuid="+uuid, nil)
 	if cfg, _ := r.Field("config").(map[string]any); cfg["agent_token"] != "tok" {

@@ -3,6 +3,7 @@ package apiv1
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,27 +60,66 @@ func optString(v any) *string {
 	return nil
 }
 
-// bodyDict returns a body dict value (nil for null or absent).
-func bodyDict(v any) map[string]any {
-	d, _ := v.(map[string]any)
-	return d
+// bodyDict is a body's dict value as it is stored, in the client's key
+// order (nil for null, absent or not a dict).
+func bodyDict(v any) models.JSONDict {
+	switch v.(type) {
+	case *pyjson.Dict, pyjson.Object, map[string]any:
+		d, _ := pyjson.AsDict(pyjson.Ordered(v))
+		return models.DictFrom(d)
+	}
+	return models.JSONDict{}
 }
 
 // dictValue is a FlexibleDictField value: a dict, or {} for None.
 func dictValue(v any) models.JSONDict {
-	if d, ok := v.(map[string]any); ok {
+	if d := bodyDict(v); !d.IsNil() {
 		return d
 	}
-	return models.JSONDict{}
+	return models.NewJSONDict()
 }
 
 // patchDictValue is a JSON dict column as a patch document holds it: a
 // copy (so a patch cannot reach the row), or nil for NULL.
 func patchDictValue(d models.JSONDict) any {
-	if d == nil {
+	if d.IsNil() {
 		return nil
 	}
-	return deepCopy(map[string]any(d))
+	return d.DeepClone()
+}
+
+// bodyMap is a decoded request body as handlers read it: the top-level
+// members in a map, their values with every object a *pyjson.Dict in the
+// client's order (what gets stored keeps it). ok is false when the body
+// is no object.
+func bodyMap(doc any) (map[string]any, bool) {
+	var members []pyjson.Member
+	switch x := doc.(type) {
+	case pyjson.Object:
+		members = x
+	case *pyjson.Dict:
+		members = x.Members()
+	case map[string]any: // a patched document
+		m := make(map[string]any, len(x))
+		for k, v := range x {
+			m[k] = pyjson.Ordered(v)
+		}
+		return m, true
+	default:
+		return nil, false
+	}
+	m := make(map[string]any, len(members))
+	for _, mem := range members {
+		m[mem.Key] = pyjson.Ordered(mem.Value)
+	}
+	return m, true
+}
+
+// mustBodyMap is bodyMap of what is known to be an object (a validated
+// patched document).
+func mustBodyMap(doc any) map[string]any {
+	m, _ := bodyMap(doc)
+	return m
 }
 
 // pruneToSchema is the pruning of patched_validate_with_schema: only the
@@ -89,6 +129,17 @@ func pruneToSchema(m map[string]any, keys []string) map[string]any {
 	for _, k := range keys {
 		if v, ok := m[k]; ok {
 			out[k] = v
+		}
+	}
+	return out
+}
+
+// pruneDict is pruneToSchema on a dict, in its order.
+func pruneDict(d *pyjson.Dict, keys []string) *pyjson.Dict {
+	out := pyjson.NewDict(len(keys))
+	for k, v := range d.All() {
+		if slices.Contains(keys, k) {
+			out.Set(k, v)
 		}
 	}
 	return out
@@ -122,6 +173,14 @@ func bodyLocalLink(name string, v any) (any, error) {
 		return nil, schemaError(name, verr)
 	}
 	switch llc := v.(type) {
+	case *pyjson.Dict:
+		if sw, ok := llc.Lookup("switch_id"); ok {
+			n, err := normalizeSwitchID(sw)
+			if err != nil {
+				return nil, err
+			}
+			llc.Set("switch_id", n)
+		}
 	case pyjson.Object:
 		if sw, ok := llc.Get("switch_id"); ok {
 			n, err := normalizeSwitchID(sw)

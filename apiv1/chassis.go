@@ -208,7 +208,7 @@ func (h *chassisAPI) create(rq *Request) (*Response, error) {
 	if verr := h.schema.Validate(b.body); verr != nil {
 		return nil, schemaError("chassis", verr)
 	}
-	body, _ := plain(b.body).(map[string]any)
+	body, _ := bodyMap(b.body)
 	if _, err := uuidArg("uuid", body["uuid"]); err != nil {
 		return nil, err
 	}
@@ -282,7 +282,7 @@ func (h *chassisAPI) patch(rq *Request) (*Response, error) {
 	if !reflect.DeepEqual(kept["description"], strOrNil(c.Description)) {
 		values["description"] = kept["description"]
 	}
-	if !reflect.DeepEqual(kept["extra"], patchDictValue(c.Extra)) {
+	if !pyjson.Equal(kept["extra"], patchDictValue(c.Extra)) { // Python's !=
 		values["extra"] = kept["extra"]
 	}
 	updated, err := h.a.d.Store.UpdateChassis(ctx, db.ByUUID(c.UUID), values)

@@ -35,9 +35,9 @@ func TestConfigdriveKeyOrderEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	packed, ok := n.InstanceInfo["configdrive"].(string)
+	packed, ok := n.InstanceInfo.Get("configdrive").(string)
 	if !ok {
-		t.Fatalf("instance_info.configdrive %T (state %v, last_error %v)", n.InstanceInfo["configdrive"], n.ProvisionState, n.LastError)
+		t.Fatalf("instance_info.configdrive %T (state %v, last_error %v)", n.InstanceInfo.Get("configdrive"), n.ProvisionState, n.LastError)
 	}
 	img, err := configdrive.Unpack(packed)
 	if err != nil {

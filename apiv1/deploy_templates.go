@@ -3,7 +3,6 @@ package apiv1
 import (
 	"context"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -138,7 +137,7 @@ func (h *templatesAPI) render(o pyjson.Object, fields []string) (pyjson.Object, 
 		for _, s := range m.Value.([]any) {
 			step := s.(pyjson.Object)
 			for i, sm := range step {
-				if args, ok := sm.Value.(map[string]any); ok && sm.Key == "args" && len(args) > 0 {
+				if args, ok := pyjson.AsDict(sm.Value); ok && sm.Key == "args" && args.Len() > 0 {
 					step[i].Value = h.a.masker.MaskDict(args, "******")
 				}
 			}
@@ -251,8 +250,8 @@ func duplicateSteps(steps []any) error {
 	count := map[key]int{}
 	var order []key
 	for _, s := range steps {
-		m, _ := s.(map[string]any)
-		k := key{m["interface"], m["step"]}
+		m, _ := pyjson.AsDict(s)
+		k := key{m.Get("interface"), m.Get("step")}
 		if count[k] == 0 {
 			order = append(order, k)
 		}
@@ -278,7 +277,7 @@ func (h *templatesAPI) validateTemplate(doc any, name string) (map[string]any, e
 	if verr := h.schema.Validate(doc); verr != nil {
 		return nil, schemaError(name, verr)
 	}
-	body, _ := plain(doc).(map[string]any)
+	body, _ := bodyMap(doc)
 	steps, _ := body["steps"].([]any)
 	if err := duplicateSteps(steps); err != nil {
 		return nil, err
@@ -306,11 +305,11 @@ func stepPriority(v any) int64 {
 func modelSteps(steps []any) []models.DeployTemplateStep {
 	out := make([]models.DeployTemplateStep, 0, len(steps))
 	for _, s := range steps {
-		m, _ := s.(map[string]any)
-		iface, _ := m["interface"].(string)
-		step, _ := m["step"].(string)
+		m, _ := pyjson.AsDict(s)
+		iface, _ := m.Get("interface").(string)
+		step, _ := m.Get("step").(string)
 		out = append(out, models.DeployTemplateStep{Interface: iface, Step: step,
-			Args: bodyDict(m["args"]), Priority: stepPriority(m["priority"])})
+			Args: bodyDict(m.Get("args")), Priority: stepPriority(m.Get("priority"))})
 	}
 	return out
 }
@@ -344,8 +343,10 @@ func (h *templatesAPI) create(rq *Request) (*Response, error) {
 	}
 	given := make([]any, 0, len(steps))
 	for _, s := range steps {
-		m := s.(map[string]any)
-		given = append(given, stepView(m["interface"].(string), m["step"].(string), m["args"], m["priority"]))
+		m, _ := pyjson.AsDict(s)
+		iface, _ := m.Get("interface").(string)
+		step, _ := m.Get("step").(string)
+		given = append(given, stepView(iface, step, m.Get("args"), m.Get("priority")))
 	}
 	base := rq.BaseURL()
 	o, err := h.render(templateView(base, created, given), nil)
@@ -360,17 +361,21 @@ func (h *templatesAPI) create(rq *Request) (*Response, error) {
 func templateDoc(t *models.DeployTemplate) map[string]any {
 	steps := make([]any, 0, len(t.Steps))
 	for _, s := range t.Steps {
-		steps = append(steps, map[string]any{
-			"id":                 s.ID,
-			"deploy_template_id": s.DeployTemplateID,
-			"created_at":         isoTime(s.CreatedAt),
-			"updated_at":         isoTime(s.UpdatedAt),
-			"version":            s.Version,
-			"interface":          s.Interface,
-			"step":               s.Step,
-			"args":               deepCopy(map[string]any(dictOrEmptyMap(s.Args))),
-			"priority":           s.Priority,
-		})
+		args := s.Args.DeepClone()
+		if args == nil {
+			args = pyjson.NewDict(0)
+		}
+		steps = append(steps, pyjson.DictOf(
+			"id", s.ID,
+			"deploy_template_id", s.DeployTemplateID,
+			"created_at", isoTime(s.CreatedAt),
+			"updated_at", isoTime(s.UpdatedAt),
+			"version", s.Version,
+			"interface", s.Interface,
+			"step", s.Step,
+			"args", args,
+			"priority", s.Priority,
+		))
 	}
 	return map[string]any{
 		"id":         t.ID,
@@ -383,21 +388,15 @@ func templateDoc(t *models.DeployTemplate) map[string]any {
 	}
 }
 
-func dictOrEmptyMap(d models.JSONDict) map[string]any {
-	if d == nil {
-		return map[string]any{}
-	}
-	return d
-}
-
-// sameSteps compares steps as the database would store them.
+// sameSteps compares steps as Python's == does (args without regard to
+// their order: a patch that only moves a key changes nothing).
 func sameSteps(a, b []models.DeployTemplateStep) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
 		if a[i].Interface != b[i].Interface || a[i].Step != b[i].Step || a[i].Priority != b[i].Priority ||
-			!reflect.DeepEqual(dictOrEmptyMap(a[i].Args), dictOrEmptyMap(b[i].Args)) {
+			!pyjson.Equal(dictOrEmpty(a[i].Args), dictOrEmpty(b[i].Args)) {
 			return false
 		}
 	}
@@ -434,8 +433,8 @@ func (h *templatesAPI) patch(rq *Request) (*Response, error) {
 	// template as a whole.
 	if steps, ok := patched["steps"].([]any); ok {
 		for i, s := range steps {
-			if m, ok := s.(map[string]any); ok {
-				s = pruneToSchema(m, stepSchemaProps())
+			if m, ok := pyjson.AsDict(s); ok {
+				s = pruneDict(m, stepSchemaProps())
 				steps[i] = s
 			}
 			if verr := h.step.Validate(s); verr != nil {
@@ -454,7 +453,7 @@ func (h *templatesAPI) patch(rq *Request) (*Response, error) {
 	if name, _ := body["name"].(string); name != t.Name {
 		values["name"] = name
 	}
-	if !reflect.DeepEqual(body["extra"], patchDictValue(t.Extra)) {
+	if !pyjson.Equal(body["extra"], patchDictValue(t.Extra)) { // Python's !=
 		values["extra"] = body["extra"]
 	}
 	var steps []models.DeployTemplateStep

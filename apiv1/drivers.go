@@ -219,7 +219,7 @@ func (a *API) driverVendorPassthru(rq *Request) (*Response, error) {
 	if method == "" {
 		return nil, ironic.Errorf(ironic.ClientSideError, "Method not specified")
 	}
-	res, err := a.d.Conductor.DriverVendorPassthru(ctx, topic, name, method, rq.HTTP.Method, plain(data))
+	res, err := a.d.Conductor.DriverVendorPassthru(ctx, topic, name, method, rq.HTTP.Method, pyjson.Ordered(data))
 	if err != nil {
 		return nil, err
 	}

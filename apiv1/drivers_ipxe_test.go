@@ -8,6 +8,7 @@ import (
 
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // ipxeSetup has one node with a port, deploy images in driver_info and,
@@ -75,8 +76,7 @@ func TestIPXEConfigDeploying(t *testing.T) {
 
 func TestIPXEConfigActive(t *testing.T) {
 	s, uuid := ipxeSetup(t)
-	setState(t, s, uuid, db.Values{"provision_state": "active", "instance_info": map[string]any{
-		"image_source": "http://10.0.2.2:5781/part.img", "kernel": "http://10.0.2.2:5781/vmlinuz", "ramdisk": "http://10.0.2.2:5781/initrd"}})
+	setState(t, s, uuid, db.Values{"provision_state": "active", "instance_info": pyjson.DictOf("image_source", "http://10.0.2.2:5781/part.img", "kernel", "http://10.0.2.2:5781/vmlinuz", "ramdisk", "http://10.0.2.2:5781/initrd")})
 	body := getScript(t, s, ipxePath+"?port_address=52:54:00:ab:cd:ef")
 	if !strings.Contains(body, "kernel http://10.0.2.2:5781/vmlinuz text nofb console=ttyS0 initrd=ramdisk || goto boot_netboot") ||
 		!strings.Contains(body, "initrd http://10.0.2.2:5781/initrd") {
@@ -89,9 +89,9 @@ func TestIPXEConfigActive(t *testing.T) {
 		t.Fatal(err)
 	}
 	var bootTarget string
-	for i, props := range []map[string]any{
-		{"target_portal": "10.0.2.2:5790", "target_iqn": "iqn.2010-10.org.openstack:boot", "target_lun": 0, "auth_username": "chap", "auth_password": "secret"},
-		{"target_portal": "10.0.2.2:5791", "target_iqn": "iqn.2010-10.org.openstack:data", "target_lun": 1, "auth_username": "u1", "auth_password": "p1"},
+	for i, props := range []models.JSONDict{
+		models.DictOf("target_portal", "10.0.2.2:5790", "target_iqn", "iqn.2010-10.org.openstack:boot", "target_lun", 0, "auth_username", "chap", "auth_password", "secret"),
+		models.DictOf("target_portal", "10.0.2.2:5791", "target_iqn", "iqn.2010-10.org.openstack:data", "target_lun", 1, "auth_username", "u1", "auth_password", "p1"),
 	} {
 		idx := int64(i)
 		vt, err := s.Store.CreateVolumeTarget(context.Background(), &models.VolumeTarget{NodeID: &n.ID, VolumeType: models.Ptr("iscsi"),
@@ -105,12 +105,12 @@ func TestIPXEConfigActive(t *testing.T) {
 	}
 	// Targets alone do not make it boot from a volume: Ironic's
 	// is_iscsi_boot needs the boot_from_volume the deployment records.
-	setState(t, s, uuid, db.Values{"instance_info": map[string]any{}, "driver_internal_info": map[string]any{"is_whole_disk_image": true}})
+	setState(t, s, uuid, db.Values{"instance_info": pyjson.DictOf(), "driver_internal_info": pyjson.DictOf("is_whole_disk_image", true)})
 	body = getScript(t, s, ipxePath+"?node_uuid="+uuid)
 	if !strings.Contains(body, "boots from its local disk") || !strings.Contains(body, "\nexit 1\n") {
 		t.Errorf("local boot without [pxe]enable_netboot_fallback:\n%s", body)
 	}
-	setState(t, s, uuid, db.Values{"driver_internal_info": map[string]any{"is_whole_disk_image": true, "boot_from_volume": bootTarget}})
+	setState(t, s, uuid, db.Values{"driver_internal_info": pyjson.DictOf("is_whole_disk_image", true, "boot_from_volume", bootTarget)})
 	body = getScript(t, s, ipxePath+"?node_uuid="+uuid)
 	for _, want := range []string{
 		"set username chap\nset password secret\nsanhook --drive 0x80 iscsi:10.0.2.2::5790:0:iqn.2010-10.org.openstack:boot || goto fail_iscsi_retry",
@@ -129,7 +129,7 @@ func TestIPXEConfigNetbootFallback(t *testing.T) {
 	s := NewSetup(t, WithConf("pxe.enable_netboot_fallback", "true"))
 	n := s.Must(http.StatusCreated, "POST", "/v1/nodes", map[string]any{"driver": "fake-hardware"})
 	uuid := n.Field("uuid").(string)
-	setState(t, s, uuid, db.Values{"provision_state": "active", "driver_internal_info": map[string]any{"is_whole_disk_image": true}})
+	setState(t, s, uuid, db.Values{"provision_state": "active", "driver_internal_info": pyjson.DictOf("is_whole_disk_image", true)})
 	body := getScript(t, s, ipxePath+"?node_uuid="+uuid)
 	if want := "#!ipxe\n\ngoto boot_whole_disk\n\n:boot_whole_disk\nsanboot --no-describe || exit 0\n"; strings.TrimRight(body, "\n")+"\n" != want {
 		t.Errorf("got\n%s\nwant\n%s", body, want)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
@@ -62,7 +63,7 @@ func (f *FakeConductor) record(method string, args ...any) error {
 	return f.Err
 }
 
-func (f *FakeConductor) DoNodeDeploy(_ context.Context, _, node string, rebuild bool, configdrive any, steps []map[string]any) error {
+func (f *FakeConductor) DoNodeDeploy(_ context.Context, _, node string, rebuild bool, configdrive any, steps []*pyjson.Dict) error {
 	return f.record("DoNodeDeploy", node, rebuild, configdrive, steps)
 }
 
@@ -74,7 +75,7 @@ func (f *FakeConductor) DoProvisioningAction(_ context.Context, _, node string, 
 	return f.record("DoProvisioningAction", node, string(action))
 }
 
-func (f *FakeConductor) DoNodeClean(_ context.Context, _, node string, steps []map[string]any, disableRamdisk *bool) error {
+func (f *FakeConductor) DoNodeClean(_ context.Context, _, node string, steps []*pyjson.Dict, disableRamdisk *bool) error {
 	var dr any
 	if disableRamdisk != nil {
 		dr = *disableRamdisk
@@ -102,7 +103,7 @@ func (f *FakeConductor) ChangeNodeSecureBoot(_ context.Context, _, node string, 
 	return f.record("ChangeNodeSecureBoot", node, on)
 }
 
-func (f *FakeConductor) SetTargetRAIDConfig(_ context.Context, _, node string, cfg map[string]any) error {
+func (f *FakeConductor) SetTargetRAIDConfig(_ context.Context, _, node string, cfg *pyjson.Dict) error {
 	return f.record("SetTargetRAIDConfig", node, cfg)
 }
 

@@ -164,7 +164,7 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 	if verr := allocationSchema.Validate(b.body); verr != nil {
 		return nil, schemaError("allocation", verr)
 	}
-	body, _ := plain(b.body).(map[string]any)
+	body, _ := bodyMap(b.body)
 	if _, err := uuidArg("uuid", body["uuid"]); err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 	if traits, ok := body["traits"].([]any); ok {
 		al.Traits = models.JSONList(traits)
 	}
-	if extra, ok := body["extra"].(map[string]any); ok {
+	if extra := bodyDict(body["extra"]); !extra.IsNil() {
 		al.Extra = extra
 	}
 	switch u, _ := body["uuid"].(string); {
@@ -323,7 +323,7 @@ func (a *API) patchAllocation(rq *Request) (*Response, error) {
 	if name := kept["name"]; !reflect.DeepEqual(name, doc["name"]) {
 		vals["name"] = name
 	}
-	if extra := kept["extra"]; !reflect.DeepEqual(extra, doc["extra"]) {
+	if extra := kept["extra"]; !pyjson.Equal(extra, doc["extra"]) { // Python's !=
 		vals["extra"] = extra
 	}
 	if len(vals) > 0 {
@@ -496,8 +496,8 @@ func sanitizeAllocation(v mv.Version, o pyjson.Object, fields []string) pyjson.O
 // can reach or the schema checks afterwards.
 func allocationPatchDoc(al *models.Allocation) map[string]any {
 	var extra any
-	if al.Extra != nil {
-		extra = map[string]any(al.Extra)
+	if !al.Extra.IsNil() {
+		extra = al.Extra.Dict
 	}
 	list := func(l models.JSONList) any {
 		if l == nil {

@@ -143,7 +143,7 @@ func (a *API) lookup(rq *Request) (*Response, error) {
 	}
 	return OK(pyjson.Object{
 		{Key: "node", Value: node},
-		{Key: "config", Value: agentConfig(cfg, n.DriverInternalInfo["agent_secret_token"])},
+		{Key: "config", Value: agentConfig(cfg, n.DriverInternalInfo.Get("agent_secret_token"))},
 	}), nil
 }
 
@@ -151,7 +151,7 @@ func (a *API) lookup(rq *Request) (*Response, error) {
 // ramdisk may also run in enroll, manageable and available.
 func lookupAllowed(cfg RamdiskConfig, n *models.Node) (bool, error) {
 	fast := cfg.FastTrack
-	if v, ok := n.DriverInfo["fast_track"]; ok && v != nil {
+	if v, ok := n.DriverInfo.Lookup("fast_track"); ok && v != nil {
 		if b, isBool := v.(bool); isBool {
 			fast = b
 		} else {
@@ -234,7 +234,7 @@ func (a *API) heartbeat(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	callback := pyStr(vals["callback_url"])
-	if agentURL, ok := n.DriverInternalInfo["agent_url"]; ok && agentURL != nil && pyStr(agentURL) != callback {
+	if agentURL, ok := n.DriverInternalInfo.Lookup("agent_url"); ok && agentURL != nil && pyStr(agentURL) != callback {
 		a.d.Log.ErrorContext(ctx, "heartbeat with an unexpected callback URL is not processed",
 			"node", n.UUID, "url", callback)
 		return nil, ironic.Errorf(ironic.Invalid, `Detected change in ramdisk provided "callback_url"`)

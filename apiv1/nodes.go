@@ -539,7 +539,7 @@ func (a *API) createNode(rq *Request) (*Response, error) {
 	if verr := a.schemas.node.Validate(doc); verr != nil {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("node"))
 	}
-	body := plain(doc).(map[string]any)
+	body, _ := bodyMap(doc)
 	if err := validateNodeExtra(body); err != nil {
 		return nil, err
 	}
@@ -639,10 +639,10 @@ func (a *API) createNode(rq *Request) (*Response, error) {
 func applyNodeBody(n *models.Node, body map[string]any) {
 	str := func(k string) *string { return optString(body[k]) }
 	dict := func(k string) models.JSONDict {
-		if d, ok := body[k].(map[string]any); ok {
+		if d := bodyDict(body[k]); !d.IsNil() {
 			return d
 		}
-		return models.JSONDict{}
+		return models.NewJSONDict()
 	}
 	boolp := func(k string) *bool {
 		switch x := body[k].(type) {
@@ -951,15 +951,37 @@ func (a *API) validateIdent(rq *Request, ident string) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]any, len(res))
-	for k, r := range res {
+	out := make(pyjson.Object, 0, len(res))
+	for _, k := range validateOrder(res) {
+		r := res[k]
 		o := pyjson.Object{{Key: "result", Value: r.Result}}
 		if !r.Result || r.Reason != "" {
 			o = append(o, pyjson.Member{Key: "reason", Value: r.Reason})
 		}
-		out[k] = o
+		out = append(out, pyjson.Member{Key: k, Value: o})
 	}
 	return OK(out), nil
+}
+
+// validateOrder is the order validate_driver_interfaces fills its answer
+// in: the driver's non_vendor_interfaces (core, then optional), any
+// other interface after them, sorted.
+func validateOrder(res map[string]rpc.ValidationResult) []string {
+	known := []string{"boot", "deploy", "management", "network", "power", "bios", "console", "inspect", "raid", "rescue", "storage"}
+	out := make([]string, 0, len(res))
+	for _, k := range known {
+		if _, ok := res[k]; ok {
+			out = append(out, k)
+		}
+	}
+	var rest []string
+	for k := range res {
+		if !slices.Contains(known, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 // nodeVendorMethods is NodeVendorPassthruController.methods.

@@ -274,14 +274,14 @@ func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *pr
 	c := a.d.Conductor
 	switch target := p.target; target {
 	case states.VerbActive, states.VerbRebuild, states.VerbDeploy:
-		var steps []map[string]any
+		var steps []*pyjson.Dict
 		if len(p.deploySteps) > 0 {
 			if verr := deployStepsSchema.Validate(p.deploySteps); verr != nil {
 				return ironic.Errorf(ironic.InvalidParameterValue, "Invalid deploy_steps: %s", verr.Verbose())
 			}
 		}
 		if p.hasDeploySteps {
-			steps = stepMaps(p.deploySteps)
+			steps = stepDicts(p.deploySteps)
 		}
 		// The configdrive dict goes as Python's ironic-api sends what
 		// json.loads made of it: keys in the client's order (Ironic writes
@@ -307,7 +307,7 @@ func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *pr
 		if verr := cleanStepsSchema.Validate(p.cleanSteps); verr != nil {
 			return ironic.Errorf(ironic.InvalidParameterValue, "Invalid clean_steps: %s", verr.Verbose())
 		}
-		return c.DoNodeClean(ctx, topic, n.UUID, stepMaps(p.cleanSteps), p.disableRamdisk)
+		return c.DoNodeClean(ctx, topic, n.UUID, stepDicts(p.cleanSteps), p.disableRamdisk)
 	case states.VerbManage, states.VerbProvide, states.VerbAbort, states.VerbAdopt:
 		return c.DoProvisioningAction(ctx, topic, n.UUID, target.Event())
 	default:
@@ -315,12 +315,12 @@ func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *pr
 	}
 }
 
-// stepMaps converts validated steps (JSON objects) for the RPC call.
-func stepMaps(steps []any) []map[string]any {
-	out := make([]map[string]any, 0, len(steps))
+// stepDicts converts validated steps (JSON objects) for the RPC call.
+func stepDicts(steps []any) []*pyjson.Dict {
+	out := make([]*pyjson.Dict, 0, len(steps))
 	for _, s := range steps {
-		if m, ok := plain(s).(map[string]any); ok {
-			out = append(out, m)
+		if d, ok := pyjson.Ordered(s).(*pyjson.Dict); ok {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -454,7 +454,7 @@ func (a *API) setRAIDConfig(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, _ := plain(b.value("target_raid_config")).(map[string]any)
+	cfg, _ := pyjson.Ordered(b.value("target_raid_config")).(*pyjson.Dict)
 	if err := a.d.Conductor.SetTargetRAIDConfig(rq.Ctx(), topic, n.UUID, cfg); err != nil {
 		// RAID is a standard interface a driver may lack: 404.
 		return nil, withStatus(err, ironic.UnsupportedDriverExtension, http.StatusNotFound)
@@ -587,7 +587,7 @@ func (a *API) nodeVendorPassthru(rq *Request) (*Response, error) {
 	if method == "" {
 		return nil, ironic.Errorf(ironic.ClientSideError, "Method not specified")
 	}
-	res, err := a.d.Conductor.VendorPassthru(rq.Ctx(), topic, n.UUID, method, rq.HTTP.Method, plain(b.body))
+	res, err := a.d.Conductor.VendorPassthru(rq.Ctx(), topic, n.UUID, method, rq.HTTP.Method, pyjson.Ordered(b.body))
 	if err != nil {
 		return nil, err
 	}

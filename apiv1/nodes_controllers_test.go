@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 )
 
@@ -58,12 +59,12 @@ func TestNodeControllerPaths(t *testing.T) {
 		{"GetConsoleInformation", []any{uuid}}, {"GetConsoleInformation", []any{uuid}},
 		{"SetConsoleMode", []any{uuid, true}}, {"SetConsoleMode", []any{uuid, false}},
 		{"DoProvisioningAction", []any{uuid, "manage"}},
-		{"SetTargetRAIDConfig", []any{uuid, map[string]any{}}},
+		{"SetTargetRAIDConfig", []any{uuid, pyjson.NewDict(0)}},
 		{"ChangeNodeBootMode", []any{uuid, "uefi"}}, {"ChangeNodeSecureBoot", []any{uuid, true}},
 		{"GetBootDevice", []any{uuid}}, {"GetSupportedBootDevices", []any{uuid}},
 		{"SetBootDevice", []any{uuid, "pxe", false}}, {"InjectNMI", []any{uuid}},
-		{"VendorPassthru", []any{uuid, "m1", "POST", map[string]any{}}},
-		{"VendorPassthru", []any{uuid, "m2", "POST", map[string]any{}}},
+		{"VendorPassthru", []any{uuid, "m1", "POST", pyjson.NewDict(0)}},
+		{"VendorPassthru", []any{uuid, "m2", "POST", pyjson.NewDict(0)}},
 	}
 	if diff := cmp.Diff(want, f.Calls()); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	mv "github.com/goironic/ironic/microversions"
 	"github.com/goironic/ironic/states"
 )
@@ -32,29 +33,17 @@ func nodeDoc(n *models.Node, chassisUUID any) map[string]any {
 	return d
 }
 
-// deepCopy copies decoded JSON so a patch can't touch the node's maps.
+// deepCopy copies decoded JSON so a patch can't touch the node's dicts
+// (a []string, the traits, becomes the []any a patch works on).
 func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = deepCopy(e)
-		}
-		return s
-	case []string:
+	if x, ok := v.([]string); ok {
 		s := make([]any, len(x))
 		for i, e := range x {
 			s[i] = e
 		}
 		return s
 	}
-	return v
+	return pyjson.DeepCopy(v)
 }
 
 // nodePatchArgs are NodesController.patch's parameters.
@@ -194,8 +183,9 @@ func (a *API) patchNodeFrom(rq *Request, fromChassis bool) (*Response, error) {
 			continue
 		}
 		nv := patched[f]
-		if reflect.DeepEqual(normalizeEmpty(f, nv), normalizeEmpty(f, orig[f])) {
-			continue
+		a, b := normalizeEmpty(f, nv), normalizeEmpty(f, orig[f])
+		if _, dict := b.(*pyjson.Dict); dict && pyjson.Equal(a, b) || !dict && reflect.DeepEqual(a, b) {
+			continue // unchanged for Python's != (a dict in another order too)
 		}
 		if err := setNodeField(n, f, nv); err != nil {
 			return nil, err
@@ -230,7 +220,7 @@ func normalizeEmpty(f string, v any) any {
 	switch f {
 	case "driver_info", "extra", "instance_info", "properties", "network_data":
 		if v == nil {
-			return map[string]any{}
+			return pyjson.NewDict(0)
 		}
 	}
 	return v
@@ -257,10 +247,10 @@ func setNodeField(n *models.Node, f string, v any) error {
 		return nil
 	}
 	dict := func() models.JSONDict {
-		if d, ok := v.(map[string]any); ok {
+		if d := bodyDict(v); !d.IsNil() {
 			return d
 		}
-		return models.JSONDict{}
+		return models.NewJSONDict()
 	}
 	boolp := func() *bool {
 		if b, ok := v.(bool); ok {

@@ -82,7 +82,7 @@ func (a *API) setTraits(rq *Request) (*Response, error) {
 	if (single && hasTraits) || !(single || hasTraits) {
 		return nil, ironic.Errorf(ironic.Invalid, "A single node trait may be added via PUT /v1/nodes/<node identifier>/traits/<trait> with no body, or all node traits may be replaced via PUT /v1/nodes/<node identifier>/traits with the list of traits specified in the request body.")
 	}
-	if single && pyjson.Truthy(plain(doc)) {
+	if single && pyjson.Truthy(doc) {
 		return nil, ironic.Errorf(ironic.Invalid, "No body should be provided when adding a trait")
 	}
 	ctx := rq.Ctx()
@@ -185,8 +185,8 @@ func (a *API) attachVIF(rq *Request) (*Response, error) {
 	if verr := a.schemas.vif.Validate(b.body); verr != nil {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("vif"))
 	}
-	vif := plain(b.body).(map[string]any)
-	if _, err := uuidOrNameArg("id", vif["id"]); err != nil {
+	vif, _ := pyjson.Ordered(b.body).(*pyjson.Dict)
+	if _, err := uuidOrNameArg("id", vif.Get("id")); err != nil {
 		return nil, err
 	}
 	n, topic, err := a.vifNode(rq, "baremetal:node:vif:attach")
@@ -194,9 +194,7 @@ func (a *API) attachVIF(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	if rq.Ver.AtLeast(mv.NodeVIFAttachPort) {
-		_, p := vif["port_uuid"]
-		_, pg := vif["portgroup_uuid"]
-		if p && pg {
+		if vif.Has("port_uuid") && vif.Has("portgroup_uuid") {
 			return nil, ironic.Errorf(ironic.Invalid, "Cannot specify both port_uuid and portgroup_uuid")
 		}
 	}

@@ -152,10 +152,10 @@ func boolOrNil(p *bool) any {
 }
 
 func dictOrEmpty(d models.JSONDict) any {
-	if d == nil {
-		return map[string]any{}
+	if d.IsNil() {
+		return pyjson.NewDict(0)
 	}
-	return map[string]any(d)
+	return d.Dict
 }
 
 // nodeFieldValue is the API value of one node object field.
@@ -400,32 +400,32 @@ func (nv *nodeJSON) value(f string) any {
 	switch f {
 	case "driver_info":
 		if !nr.showDriverSecrets {
-			if m := nr.a.masker.MaskDict(n.DriverInfo, "******"); m != nil {
+			if m := nr.a.masker.MaskDict(n.DriverInfo.Dict, "******"); m != nil {
 				return m
 			}
-			return map[string]any{}
+			return pyjson.NewDict(0)
 		}
 	case "instance_info":
 		if !nr.showInstanceSecrets {
-			ii := nr.a.masker.MaskDict(n.InstanceInfo, "******")
-			if pyjson.Truthy(ii["configdrive"]) || pyjson.Truthy(ii["image_url"]) {
-				ii = copyDict(ii)
-				if pyjson.Truthy(ii["configdrive"]) {
-					ii["configdrive"] = "******"
+			ii := nr.a.masker.MaskDict(n.InstanceInfo.Dict, "******")
+			if pyjson.Truthy(ii.Get("configdrive")) || pyjson.Truthy(ii.Get("image_url")) {
+				ii = ii.Clone()
+				if pyjson.Truthy(ii.Get("configdrive")) {
+					ii.Set("configdrive", "******")
 				}
-				if pyjson.Truthy(ii["image_url"]) {
-					ii["image_url"] = "******"
+				if pyjson.Truthy(ii.Get("image_url")) {
+					ii.Set("image_url", "******")
 				}
 			}
 			if ii == nil {
-				return map[string]any{}
+				return pyjson.NewDict(0)
 			}
 			return ii
 		}
 	case "driver_internal_info":
-		if pyjson.Truthy(n.DriverInternalInfo["agent_secret_token"]) {
-			d := copyDict(n.DriverInternalInfo)
-			d["agent_secret_token"] = "******"
+		if pyjson.Truthy(n.DriverInternalInfo.Get("agent_secret_token")) {
+			d := n.DriverInternalInfo.Dict.Clone()
+			d.Set("agent_secret_token", "******")
 			return d
 		}
 	case "provision_state":
@@ -502,7 +502,7 @@ func (nv *nodeJSON) AppendPyJSON(dst []byte) ([]byte, error) {
 			if nr.showDriverSecrets {
 				dst, err = n.DriverInfo.AppendPyJSON(dst)
 			} else {
-				dst, err = nr.a.masker.AppendMaskedDict(dst, n.DriverInfo, "******")
+				dst, err = nr.a.masker.AppendMaskedDict(dst, n.DriverInfo.Dict, "******")
 			}
 		case "properties":
 			dst, err = n.Properties.AppendPyJSON(dst)
@@ -696,10 +696,3 @@ func legacyProvisionState(v mv.Version, s *states.Provision) any {
 	return string(*s)
 }
 
-func copyDict(d map[string]any) map[string]any {
-	out := make(map[string]any, len(d))
-	for k, v := range d {
-		out[k] = v
-	}
-	return out
-}

@@ -60,33 +60,13 @@ func (a *API) patchOps(doc any) ([]patchOp, error) {
 			case "path":
 				op.Path = m.Value.(string)
 			case "value":
-				op.Value = plain(m.Value)
+				op.Value = pyjson.Ordered(m.Value)
 				op.HasValue = true
 			}
 		}
 		ops = append(ops, op)
 	}
 	return ops, nil
-}
-
-// plain turns ordered objects into maps (order no longer matters once the
-// value is stored).
-func plain(v any) any {
-	switch x := v.(type) {
-	case pyjson.Object:
-		m := make(map[string]any, len(x))
-		for _, mem := range x {
-			m[mem.Key] = plain(mem.Value)
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = plain(e)
-		}
-		return out
-	}
-	return v
 }
 
 // patchRoot is the first path segment ("driver_info" for /driver_info/x).
@@ -185,6 +165,23 @@ func applyOne(root any, op patchOp) (any, error) {
 	last := parts[len(parts)-1]
 	parent := cur.get()
 	switch p := parent.(type) {
+	case *pyjson.Dict:
+		// A Python dict: add sets in place or appends, remove closes
+		// the gap; the client sees the order again.
+		switch op.Op {
+		case "remove":
+			if _, ok := p.Delete(last); !ok {
+				return root, patchErr(fmt.Sprintf("can't remove a non-existent object '%s'", last))
+			}
+		case "add":
+			p.Set(last, op.Value)
+		case "replace":
+			if !p.Has(last) {
+				return root, patchErr(fmt.Sprintf("can't replace a non-existent object '%s'", last))
+			}
+			p.Set(last, op.Value)
+		}
+		return root, nil
 	case map[string]any:
 		switch op.Op {
 		case "remove":
@@ -254,6 +251,11 @@ func applyOne(root any, op patchOp) (any, error) {
 func walk(cur slot, part string) (slot, error) {
 	doc := cur.get()
 	switch d := doc.(type) {
+	case *pyjson.Dict:
+		if !d.Has(part) {
+			return slot{}, patchErr(fmt.Sprintf("member '%s' not found in %s", part, pyschema.Repr(d)))
+		}
+		return slot{get: func() any { return d.Get(part) }, set: func(x any) { d.Set(part, x) }}, nil
 	case map[string]any:
 		v, ok := d[part]
 		if !ok {
@@ -298,7 +300,7 @@ func pyType(v any) string {
 		return "<class 'bool'>"
 	case string:
 		return "<class 'str'>"
-	case map[string]any:
+	case *pyjson.Dict, map[string]any:
 		return "<class 'dict'>"
 	case []any:
 		return "<class 'list'>"

@@ -290,7 +290,7 @@ func (a *API) createPortgroup(rq *Request) (*Response, error) {
 	if !v.AtLeast(mv.Portgroups) {
 		return nil, portgroupsNotFound()
 	}
-	body := plain(ob).(map[string]any)
+	body, _ := bodyMap(ob)
 	ctx := rq.Ctx()
 	nodeUUID, _ := body["node_uuid"].(string)
 	node, err := a.bodyNode(ctx, "baremetal:portgroup:create", nodeUUID)
@@ -404,7 +404,7 @@ func (a *API) patchPortgroup(rq *Request) (*Response, error) {
 	if err := validateBodyExtra(patched, portgroupBodyValidators()); err != nil {
 		return nil, err
 	}
-	changes, err := applyPortgroupChanges(pg, plain(patched).(map[string]any), node)
+	changes, err := applyPortgroupChanges(pg, mustBodyMap(patched), node)
 	if err != nil {
 		return nil, err
 	}

@@ -438,7 +438,7 @@ func (a *API) createPort(rq *Request) (*Response, error) {
 	if parentOf(rq).set() {
 		return nil, operationNotPermitted()
 	}
-	body := plain(ob).(map[string]any)
+	body, _ := bodyMap(ob)
 	ctx := rq.Ctx()
 	v := rq.Ver
 
@@ -663,7 +663,7 @@ func (a *API) patchPort(rq *Request) (*Response, error) {
 	if err := validateBodyExtra(patched, portBodyValidators()); err != nil {
 		return nil, err
 	}
-	vals := plain(patched).(map[string]any)
+	vals := mustBodyMap(patched)
 	changes, err := applyPortChanges(port, vals, node, pg)
 	if err != nil {
 		return nil, err
@@ -773,17 +773,17 @@ func applyPortChanges(p *models.Port, vals map[string]any, node *models.Node, pg
 	return changes, nil
 }
 
-// jsonEqual compares two decoded JSON values as Python's == would.
-func jsonEqual(a, b any) bool {
-	ab, err1 := pyjson.Marshal(normJSON(a))
-	bb, err2 := pyjson.Marshal(normJSON(b))
-	return err1 == nil && err2 == nil && string(ab) == string(bb)
-}
+// jsonEqual compares two decoded JSON values as Python's == would (dicts
+// without regard to order).
+func jsonEqual(a, b any) bool { return pyjson.Equal(normJSON(a), normJSON(b)) }
 
-// normJSON makes dict types comparable by their encoding.
+// normJSON is a stored dict as the other decoded values (None when nil).
 func normJSON(v any) any {
 	if d, ok := v.(models.JSONDict); ok {
-		return map[string]any(d)
+		if d.IsNil() {
+			return nil
+		}
+		return d.Dict
 	}
 	return v
 }

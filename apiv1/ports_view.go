@@ -52,8 +52,8 @@ func checkPortBodyFields(v mv.Version, body map[string]any) error {
 	if err := checkPortFields(v, keys); err != nil {
 		return err
 	}
-	if llc, ok := body["local_link_connection"].(map[string]any); ok && !v.AtLeast(mv.LocalLinkConnectionNetworkType) {
-		if _, ok := llc["network_type"]; ok {
+	if llc, ok := pyjson.AsDict(body["local_link_connection"]); ok && !v.AtLeast(mv.LocalLinkConnectionNetworkType) {
+		if llc.Has("network_type") {
 			return notAcceptable()
 		}
 	}

@@ -356,7 +356,7 @@ func (r *volumeResource[T, K]) create(rq *Request) (*Response, error) {
 	if err := r.k.validate(b.body, n.kind); err != nil {
 		return nil, err
 	}
-	body, _ := plain(b.body).(map[string]any)
+	body, _ := bodyMap(b.body)
 	for _, k := range []string{"node_uuid", "uuid"} {
 		if _, err := uuidArg(k, body[k]); err != nil {
 			return nil, err

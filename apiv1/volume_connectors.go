@@ -2,7 +2,6 @@ package apiv1
 
 import (
 	"context"
-	"reflect"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -135,7 +134,7 @@ func (connectorKind) applyPatched(v *models.VolumeConnector, kept map[string]any
 		v.ConnectorID = s
 		changes = append(changes, "connector_id")
 	}
-	if !reflect.DeepEqual(kept["extra"], patchDictValue(v.Extra)) {
+	if !pyjson.Equal(kept["extra"], patchDictValue(v.Extra)) { // Python's !=
 		v.Extra = bodyDict(kept["extra"])
 		changes = append(changes, "extra")
 	}

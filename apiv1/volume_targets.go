@@ -2,7 +2,6 @@ package apiv1
 
 import (
 	"context"
-	"reflect"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -111,7 +110,7 @@ func (k targetKind) sanitize(o pyjson.Object) pyjson.Object {
 		if m.Key != "properties" {
 			continue
 		}
-		if p, ok := m.Value.(map[string]any); ok && len(p) > 0 {
+		if p, ok := pyjson.AsDict(m.Value); ok && p.Len() > 0 {
 			o[i].Value = k.a.masker.MaskDict(p, "******")
 		}
 	}
@@ -119,7 +118,7 @@ func (k targetKind) sanitize(o pyjson.Object) pyjson.Object {
 }
 
 func (targetKind) redact(v *models.VolumeTarget) bool {
-	v.Properties = models.JSONDict{"redacted_contents": redactedTargetProperties}
+	v.Properties = models.DictOf("redacted_contents", redactedTargetProperties)
 	return true
 }
 
@@ -163,7 +162,7 @@ func (targetKind) applyPatched(v *models.VolumeTarget, kept map[string]any) []st
 		v.VolumeType = s
 		changes = append(changes, "volume_type")
 	}
-	if !reflect.DeepEqual(kept["properties"], patchDictValue(v.Properties)) {
+	if !pyjson.Equal(kept["properties"], patchDictValue(v.Properties)) { // Python's !=
 		v.Properties = bodyDict(kept["properties"])
 		changes = append(changes, "properties")
 	}
@@ -175,7 +174,7 @@ func (targetKind) applyPatched(v *models.VolumeTarget, kept map[string]any) []st
 		v.VolumeID = s
 		changes = append(changes, "volume_id")
 	}
-	if !reflect.DeepEqual(kept["extra"], patchDictValue(v.Extra)) {
+	if !pyjson.Equal(kept["extra"], patchDictValue(v.Extra)) {
 		v.Extra = bodyDict(kept["extra"])
 		changes = append(changes, "extra")
 	}

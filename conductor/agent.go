@@ -28,8 +28,8 @@ func (m *Manager) Heartbeat(ctx context.Context, _ string, uuid string, hb rpc.H
 	if err != nil {
 		return err
 	}
-	known, _ := t.DriverInternalInfo()["agent_secret_token"].(string)
-	if hb.AgentToken == nil || t.DriverInternalInfo()["agent_secret_token"] == nil || known != *hb.AgentToken {
+	known, _ := t.DriverInternalInfo().Get("agent_secret_token").(string)
+	if hb.AgentToken == nil || t.DriverInternalInfo().Get("agent_secret_token") == nil || known != *hb.AgentToken {
 		m.log.ErrorContext(ctx, "invalid or missing agent_token received", "node", uuid)
 		return ironic.Errorf(ironic.InvalidParameterValue, "Invalid or missing agent token received.")
 	}
@@ -65,18 +65,18 @@ func (m *Manager) GetNodeWithToken(ctx context.Context, _ string, uuid string) (
 		return nil, err
 	}
 	defer t.release(ctx)
-	if t.DriverInternalInfo()["agent_secret_token"] != nil {
+	if t.DriverInternalInfo().Get("agent_secret_token") != nil {
 		m.log.WarnContext(ctx, "an agent token generation request is being refused as one is already present", "node", uuid)
 		n := snapshot(t.node)
-		n.DriverInternalInfo["agent_secret_token"] = "******"
+		n.DriverInternalInfo.Set("agent_secret_token", "******")
 		return &n, nil
 	}
 	if err := t.upgradeLock(ctx); err != nil {
 		return nil, err
 	}
 	dii := t.DriverInternalInfo()
-	dii["agent_secret_token"] = newAgentToken()
-	delete(dii, "agent_secret_token_pregenerated")
+	dii.Set("agent_secret_token", newAgentToken())
+	dii.Delete("agent_secret_token_pregenerated")
 	if err := t.Save(ctx); err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func newAgentToken() string {
 // its path returned; a certificate that differs from the one already
 // recorded is refused.
 func (m *Manager) storeAgentCertificate(ctx context.Context, t *task, cert string) (string, error) {
-	if existing, _ := t.DriverInternalInfo()["agent_verify_ca"].(string); existing != "" {
+	if existing, _ := t.DriverInternalInfo().Get("agent_verify_ca").(string); existing != "" {
 		data, err := os.ReadFile(existing)
 		switch {
 		case err == nil && strings.TrimSpace(string(data)) != strings.TrimSpace(cert):

@@ -93,7 +93,7 @@ func TestAllocationPicksMatchingNode(t *testing.T) {
 
 		a := h.allocate(t, &models.Allocation{ResourceClass: models.Ptr("gold"), Traits: models.JSONList{"CUSTOM_A"}})
 		wantAllocated(t, h, a, want)
-		if traits, _ := h.reload(t, want).InstanceInfo["traits"].([]any); !slices.Equal(traits, []any{"CUSTOM_A"}) {
+		if traits, _ := h.reload(t, want).InstanceInfo.Get("traits").([]any); !slices.Equal(traits, []any{"CUSTOM_A"}) {
 			t.Errorf("instance_info traits: %v", traits)
 		}
 

@@ -29,7 +29,7 @@ func BenchmarkPowerSync10k(b *testing.B) {
 		}
 		if _, err := store.CreateNode(ctx, &models.Node{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Driver: "fake-hardware",
 			ProvisionState: models.Ptr(states.Active), PowerState: &ps, PowerInterface: models.Ptr("fake"),
-			DriverInfo: models.JSONDict{"ipmi_address": "192.0.2.1"}}); err != nil {
+			DriverInfo: models.DictOf("ipmi_address", "192.0.2.1")}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -27,8 +27,8 @@ func bootNode(n *db.BootNode, found bool, err error) (drivers.BootNode, bool, er
 		return drivers.BootNode{}, false, err
 	}
 	return drivers.BootNode{ID: n.ID, UUID: n.UUID, ProvisionState: models.Deref(n.ProvisionState),
-		DeployInterface: models.Deref(n.DeployInterface), DriverInfo: n.DriverInfo, InstanceInfo: n.InstanceInfo,
-		DriverInternalInfo: n.DriverInternalInfo}, true, nil
+		DeployInterface: models.Deref(n.DeployInterface), DriverInfo: n.DriverInfo.Dict, InstanceInfo: n.InstanceInfo.Dict,
+		DriverInternalInfo: n.DriverInternalInfo.Dict}, true, nil
 }
 
 func (b bootNodes) BootVolumeTargets(ctx context.Context, n drivers.BootNode) ([]drivers.BootVolumeTarget, error) {
@@ -38,7 +38,7 @@ func (b bootNodes) BootVolumeTargets(ctx context.Context, n drivers.BootNode) ([
 	}
 	out := make([]drivers.BootVolumeTarget, len(rows))
 	for i, t := range rows {
-		out[i] = drivers.BootVolumeTarget{UUID: t.UUID, VolumeType: models.Deref(t.VolumeType), BootIndex: t.BootIndex, Properties: t.Properties}
+		out[i] = drivers.BootVolumeTarget{UUID: t.UUID, VolumeType: models.Deref(t.VolumeType), BootIndex: t.BootIndex, Properties: t.Properties.Dict}
 	}
 	return out, nil
 }

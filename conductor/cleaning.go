@@ -7,6 +7,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
 	"github.com/goironic/ironic/states"
 )
@@ -14,7 +15,7 @@ import (
 // DoNodeClean is do_node_clean: manual cleaning of a manageable node,
 // which returns to manageable. The steps are checked against the
 // driver's in the worker (a bad step fails the cleaning, as in Ironic).
-func (m *Manager) DoNodeClean(ctx context.Context, _ string, uuid string, cleanSteps []map[string]any, disableRamdisk *bool) error {
+func (m *Manager) DoNodeClean(ctx context.Context, _ string, uuid string, cleanSteps []*pyjson.Dict, disableRamdisk *bool) error {
 	if err := m.concurrentActionLimit(ctx, actionCleaning); err != nil {
 		return err
 	}
@@ -36,7 +37,7 @@ func (m *Manager) DoNodeClean(ctx context.Context, _ string, uuid string, cleanS
 	}
 	noRamdisk := disableRamdisk != nil && *disableRamdisk
 	if cleanSteps == nil {
-		cleanSteps = []map[string]any{}
+		cleanSteps = []*pyjson.Dict{}
 	}
 	state := t.ProvisionState()
 	err = m.startTransition(ctx, t, event{Name: states.EventClean, Target: states.Manageable}, func(ctx context.Context, t *task) {
@@ -70,11 +71,11 @@ func (m *Manager) skipAutomatedCleaning(n *models.Node) bool {
 
 // doNodeClean is cleaning.do_node_clean; manual cleaning has non-nil
 // cleanSteps.
-func (m *Manager) doNodeClean(ctx context.Context, t *task, cleanSteps []map[string]any, disableRamdisk bool) {
+func (m *Manager) doNodeClean(ctx context.Context, t *task, cleanSteps []*pyjson.Dict, disableRamdisk bool) {
 	n := t.node
 	manual := cleanSteps != nil
 	if !manual && m.skipAutomatedCleaning(n) {
-		n.CleanStep = models.JSONDict{}
+		n.CleanStep = models.NewJSONDict()
 		if err := t.processEvent(ctx, event{Name: states.EventDone}); err != nil {
 			m.log.ErrorContext(ctx, "finishing cleaning", "node", n.UUID, "error", err)
 		}
@@ -90,8 +91,8 @@ func (m *Manager) doNodeClean(ctx context.Context, t *task, cleanSteps []map[str
 	}
 	t.wipeCleaningInternalInfo()
 	if manual {
-		t.DriverInternalInfo()["clean_steps"] = stepsValue(cleanSteps)
-		t.DriverInternalInfo()["cleaning_disable_ramdisk"] = disableRamdisk
+		t.DriverInternalInfo().Set("clean_steps", stepsValue(cleanSteps))
+		t.DriverInternalInfo().Set("cleaning_disable_ramdisk", disableRamdisk)
 	}
 	if err := t.Save(ctx); err != nil {
 		m.cleaningError(ctx, t, "Unexpected error when processing next clean step. "+errClass(err)+": "+err.Error(), cleanErrOpts{})
@@ -139,21 +140,21 @@ func (m *Manager) doNodeClean(ctx context.Context, t *task, cleanSteps []map[str
 // setNodeCleaningSteps is steps.set_node_cleaning_steps: the driver's
 // enabled clean steps for automated cleaning, the user's validated ones
 // for manual cleaning, stored as clean_steps from index 0.
-func setNodeCleaningSteps(ctx context.Context, t *task, disableRamdisk bool) ([]map[string]any, error) {
-	var steps []map[string]any
+func setNodeCleaningSteps(ctx context.Context, t *task, disableRamdisk bool) ([]*pyjson.Dict, error) {
+	var steps []*pyjson.Dict
 	if models.Deref(t.node.TargetProvisionState) != states.Manageable {
 		steps = driverSteps(t, drivers.CleanStep, true, true)
 	} else {
 		var err error
-		steps, err = validateUserSteps(asSteps(t.DriverInternalInfo()["clean_steps"]),
+		steps, err = validateUserSteps(asSteps(t.DriverInternalInfo().Get("clean_steps")),
 			driverSteps(t, drivers.CleanStep, false, false), "clean", "", false, disableRamdisk)
 		if err != nil {
 			return nil, err
 		}
 	}
-	t.node.CleanStep = models.JSONDict{}
-	t.DriverInternalInfo()["clean_steps"] = stepsValue(steps)
-	t.DriverInternalInfo()["clean_step_index"] = nil
+	t.node.CleanStep = models.NewJSONDict()
+	t.DriverInternalInfo().Set("clean_steps", stepsValue(steps))
+	t.DriverInternalInfo().Set("clean_step_index", nil)
 	return steps, t.Save(ctx)
 }
 
@@ -166,11 +167,11 @@ func (m *Manager) doNextCleanStep(ctx context.Context, t *task, index int, disab
 	if disableRamdisk != nil {
 		noRamdisk = *disableRamdisk
 	} else {
-		noRamdisk, _ = t.DriverInternalInfo()["cleaning_disable_ramdisk"].(bool)
+		noRamdisk, _ = t.DriverInternalInfo().Get("cleaning_disable_ramdisk").(bool)
 	}
-	var steps []map[string]any
+	var steps []*pyjson.Dict
 	if index >= 0 {
-		steps = asSteps(t.DriverInternalInfo()["clean_steps"])
+		steps = asSteps(t.DriverInternalInfo().Get("clean_steps"))
 		if index < len(steps) {
 			steps = steps[index:]
 		} else {
@@ -178,15 +179,15 @@ func (m *Manager) doNextCleanStep(ctx context.Context, t *task, index int, disab
 		}
 	}
 	for i, step := range steps {
-		n.CleanStep = models.JSONDict(step)
-		t.DriverInternalInfo()["clean_step_index"] = index + i
+		n.CleanStep = models.DictFrom(step)
+		t.DriverInternalInfo().Set("clean_step_index", index+i)
 		if err := t.Save(ctx); err != nil {
 			m.cleaningError(ctx, t, "Unexpected error when processing next clean step. "+errClass(err)+": "+err.Error(), cleanErrOpts{})
 			return
 		}
 		result, err := executeStep(ctx, t, step)
 		if err != nil {
-			m.cleaningError(ctx, t, fmt.Sprintf("Node %s failed step %s: %s", n.UUID, pyschema.Repr(map[string]any(n.CleanStep)), err), cleanErrOpts{})
+			m.cleaningError(ctx, t, fmt.Sprintf("Node %s failed step %s: %s", n.UUID, pyschema.Repr(n.CleanStep.Dict), err), cleanErrOpts{})
 			return
 		}
 		switch result {
@@ -202,7 +203,7 @@ func (m *Manager) doNextCleanStep(ctx context.Context, t *task, index int, disab
 			return
 		}
 	}
-	n.CleanStep = models.JSONDict{}
+	n.CleanStep = models.NewJSONDict()
 	t.wipeCleaningInternalInfo()
 	if err := t.Save(ctx); err != nil {
 		m.log.ErrorContext(ctx, "saving node after cleaning", "node", n.UUID, "error", err)
@@ -237,7 +238,7 @@ type cleanErrOpts struct {
 func (m *Manager) cleaningError(ctx context.Context, t *task, errmsg string, o cleanErrOpts) {
 	n := t.node
 	m.log.ErrorContext(ctx, errmsg, "node", n.UUID)
-	setMaint := len(n.CleanStep) > 0
+	setMaint := n.CleanStep.Len() > 0
 	if o.maintenance != nil {
 		setMaint = *o.maintenance
 	}
@@ -256,7 +257,7 @@ func (m *Manager) cleaningError(ctx context.Context, t *task, errmsg string, o c
 	}
 	switch t.ProvisionState() {
 	case states.Cleaning, states.CleanWait, states.CleanFailed:
-		n.CleanStep = models.JSONDict{}
+		n.CleanStep = models.NewJSONDict()
 		t.delInternal("clean_step_index", "cleaning_reboot", "cleaning_polling", "skip_current_clean_step")
 		t.wipeTokenAndURL()
 	}
@@ -281,8 +282,8 @@ func (m *Manager) cleaningError(ctx context.Context, t *task, errmsg string, o c
 // cleanAbortError is cleaning.get_last_error.
 func cleanAbortError(n *models.Node) string {
 	msg := "By request, the clean operation was aborted"
-	if len(n.CleanStep) > 0 {
-		msg += fmt.Sprintf(" during or after the completion of step \"%s\"", stepID(n.CleanStep))
+	if n.CleanStep.Len() > 0 {
+		msg += fmt.Sprintf(" during or after the completion of step \"%s\"", stepID(n.CleanStep.Dict))
 	}
 	return msg
 }
@@ -300,7 +301,7 @@ func (m *Manager) doNodeCleanAbort(ctx context.Context, t *task) {
 		return
 	}
 	n.LastError = models.Ptr(cleanAbortError(n))
-	n.CleanStep = models.JSONDict{}
+	n.CleanStep = models.NewJSONDict()
 	t.wipeCleaningInternalInfo()
 	if err := t.Save(ctx); err != nil {
 		m.log.ErrorContext(ctx, "saving node after clean abort", "node", n.UUID, "error", err)
@@ -321,8 +322,8 @@ func (m *Manager) ContinueNodeClean(ctx context.Context, _ string, uuid string) 
 			n.UUID, t.ProvisionState(), states.CleanWait)
 	}
 	next := nextStepIndex(t, "clean")
-	if len(n.CleanStep) > 0 {
-		if v, _ := n.CleanStep["abort_after"].(bool); v {
+	if n.CleanStep.Len() > 0 {
+		if v, _ := n.CleanStep.Get("abort_after").(bool); v {
 			target := cleaningTarget(models.Deref(n.TargetProvisionState) == states.Manageable)
 			le := cleanAbortError(n)
 			return m.startTransition(ctx, t, event{Name: states.EventAbort, Target: target, LastError: &le}, m.doNodeCleanAbort)

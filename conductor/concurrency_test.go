@@ -8,6 +8,7 @@ import (
 	"github.com/goironic/ironic/conductor"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -38,7 +39,7 @@ func TestConcurrentActionLimit(t *testing.T) {
 		}
 		h.m.Wait()
 		h.node(t, "fake-hardware", db.Values{"provision_state": states.Deleting})
-		wantFault(t, "clean", h.m.DoNodeClean(ctx, "", manageable.UUID, []map[string]any{{"interface": "deploy", "step": "erase_devices"}}, nil),
+		wantFault(t, "clean", h.m.DoNodeClean(ctx, "", manageable.UUID, []*pyjson.Dict{pyjson.DictOf("interface", "deploy", "step", "erase_devices")}, nil),
 			ironic.ConcurrentActionLimit, msg("cleaning"))
 		wantFault(t, "tear down", h.m.DoNodeTearDown(ctx, "", active.UUID), ironic.ConcurrentActionLimit, msg("unprovisioning"))
 		// The deploy limit counts deploying nodes only.

@@ -50,7 +50,7 @@ func configdriveObject(uuid string) string { return "configdrive-" + uuid }
 // Ironic's json.dump of the same dict.
 func (m *Manager) storeConfigdrive(ctx context.Context, t *task, cd any) error {
 	switch cd.(type) {
-	case pyjson.Object, map[string]any:
+	case *pyjson.Dict, pyjson.Object, map[string]any:
 		if m.cfg.Configdrive == nil {
 			return errors.New("no config drive builder is configured")
 		}
@@ -85,7 +85,7 @@ func (m *Manager) storeConfigdrive(ctx context.Context, t *task, cd any) error {
 		}
 		cd = u
 	}
-	t.InstanceInfo()["configdrive"] = cd
+	t.InstanceInfo().Set("configdrive", cd)
 	return nil
 }
 
@@ -93,7 +93,7 @@ func (m *Manager) storeConfigdrive(ctx context.Context, t *task, cd any) error {
 // at tear down (Ironic leaves it to X-Delete-After); a missing object is
 // fine and a failure is logged, never fatal.
 func (m *Manager) deleteConfigdriveObject(ctx context.Context, t *task) {
-	if !m.cfg.ConfigdriveUseObjectStore || m.cfg.ObjectStore == nil || t.InstanceInfo()["configdrive"] == nil {
+	if !m.cfg.ConfigdriveUseObjectStore || m.cfg.ObjectStore == nil || t.InstanceInfo().Get("configdrive") == nil {
 		return
 	}
 	container := m.cfg.ConfigdriveSwiftContainer

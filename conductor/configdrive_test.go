@@ -53,9 +53,9 @@ func TestDeployBuildsConfigdrive(t *testing.T) {
 	if s := models.Deref(got.ProvisionState); s != states.Active {
 		t.Fatalf("state %s, last_error %v", s, models.Deref(got.LastError))
 	}
-	packed, ok := got.InstanceInfo["configdrive"].(string)
+	packed, ok := got.InstanceInfo.Get("configdrive").(string)
 	if !ok {
-		t.Fatalf("configdrive not built: %T %v", got.InstanceInfo["configdrive"], got.InstanceInfo["configdrive"])
+		t.Fatalf("configdrive not built: %T %v", got.InstanceInfo.Get("configdrive"), got.InstanceInfo.Get("configdrive"))
 	}
 	img, err := configdrive.Unpack(packed)
 	if err != nil {
@@ -90,14 +90,14 @@ func TestDeployBuildsConfigdrive(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Wait()
-	if got := h.byUUID(t, u); got.InstanceInfo["configdrive"] != "http://example.com/cd" || models.Deref(got.ProvisionState) != states.Active {
-		t.Errorf("after rebuild: %v %s", got.InstanceInfo["configdrive"], models.Deref(got.ProvisionState))
+	if got := h.byUUID(t, u); got.InstanceInfo.Get("configdrive") != "http://example.com/cd" || models.Deref(got.ProvisionState) != states.Active {
+		t.Errorf("after rebuild: %v %s", got.InstanceInfo.Get("configdrive"), models.Deref(got.ProvisionState))
 	}
 	if err := m.DoNodeTearDown(ctx, "", u); err != nil {
 		t.Fatal(err)
 	}
 	m.Wait()
-	if got := h.byUUID(t, u); got.InstanceInfo["configdrive"] != nil {
+	if got := h.byUUID(t, u); got.InstanceInfo.Get("configdrive") != nil {
 		t.Errorf("configdrive left after tear down: %v", got.InstanceInfo)
 	}
 
@@ -106,7 +106,7 @@ func TestDeployBuildsConfigdrive(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Wait()
-	if got := h.byUUID(t, u); got.InstanceInfo["configdrive"] != nil || models.Deref(got.ProvisionState) != states.Active {
+	if got := h.byUUID(t, u); got.InstanceInfo.Get("configdrive") != nil || models.Deref(got.ProvisionState) != states.Active {
 		t.Errorf("after deploy with {}: %v %s", got.InstanceInfo, models.Deref(got.ProvisionState))
 	}
 }
@@ -158,7 +158,7 @@ func TestConfigdriveObjectStore(t *testing.T) {
 	if s := models.Deref(got.ProvisionState); s != states.Active {
 		t.Fatalf("state %s, last_error %v", s, models.Deref(got.LastError))
 	}
-	url, _ := got.InstanceInfo["configdrive"].(string)
+	url, _ := got.InstanceInfo.Get("configdrive").(string)
 	if !strings.HasPrefix(url, fake.AccountURL()+"/cds/configdrive-"+u+"?temp_url_sig=") {
 		t.Fatalf("configdrive %q", url)
 	}

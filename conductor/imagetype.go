@@ -66,12 +66,12 @@ const (
 // ImageRefValidationFailed, as Ironic's get_image_service does.
 func (m *Manager) updateImageType(ctx context.Context, t *task) (bool, error) {
 	ii := t.node.InstanceInfo
-	src := ii["image_source"]
+	src := ii.Get("image_source")
 	if !pyjson.Truthy(src) {
 		return false, nil
 	}
 	var wholeDisk bool
-	if it := ii["image_type"]; pyjson.Truthy(it) {
+	if it := ii.Get("image_type"); pyjson.Truthy(it) {
 		wholeDisk = it != imageTypePartition
 	} else if isGlanceImage(src) {
 		return false, nil
@@ -81,17 +81,17 @@ func (m *Manager) updateImageType(ctx context.Context, t *task) (bool, error) {
 			return false, err
 		}
 		if isPath {
-			t.DriverInternalInfo()["is_source_a_path"] = true
+			t.DriverInternalInfo().Set("is_source_a_path", true)
 			return true, nil
 		}
-		wholeDisk = !pyjson.Truthy(ii["kernel"]) && !pyjson.Truthy(ii["ramdisk"])
+		wholeDisk = !pyjson.Truthy(ii.Get("kernel")) && !pyjson.Truthy(ii.Get("ramdisk"))
 	}
-	t.DriverInternalInfo()["is_whole_disk_image"] = wholeDisk
+	t.DriverInternalInfo().Set("is_whole_disk_image", wholeDisk)
 	it := imageTypePartition
 	if wholeDisk {
 		it = imageTypeWholeDisk
 	}
-	t.InstanceInfo()["image_type"] = it
+	t.InstanceInfo().Set("image_type", it)
 	return true, nil
 }
 

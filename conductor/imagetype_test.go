@@ -80,29 +80,29 @@ func TestUpdateImageType(t *testing.T) {
 		heads int
 		err   string
 	}{
-		{"file", models.JSONDict{"image_source": S + "/img"}, wd(true), 1, ""},
-		{"file with kernel and ramdisk", models.JSONDict{"image_source": S + "/img", "kernel": "k", "ramdisk": "r"}, wd(false), 1, ""},
-		{"file with ramdisk", models.JSONDict{"image_source": S + "/img", "ramdisk": "r"}, wd(false), 1, ""},
-		{"directory", models.JSONDict{"image_source": S + "/dir/"}, path, 1, ""},
-		{"html with kernel", models.JSONDict{"image_source": S + "/html", "kernel": "k"}, path, 1, ""},
-		{"unreachable", models.JSONDict{"image_source": S + "/down"}, wd(true), 1, ""},
-		{"404", models.JSONDict{"image_source": S + "/missing"}, wd(true), 1, ""},
-		{"301 to a directory", models.JSONDict{"image_source": S + "/redir"}, path, 1, ""},
-		{"302", models.JSONDict{"image_source": S + "/found"}, wd(true), 1, ""},
-		{"no headers", models.JSONDict{"image_source": S + "/noinfo"}, wd(true), 1, ""},
-		{"no headers, slash", models.JSONDict{"image_source": S + "/noinfo/"}, path, 1, ""},
-		{"length only", models.JSONDict{"image_source": S + "/lenonly"}, wd(true), 1, ""},
-		{"403 directory", models.JSONDict{"image_source": S + "/forbidden/"}, path, 1, ""},
-		{"image_type partition", models.JSONDict{"image_source": S + "/img", "image_type": "partition"}, wd(false), 0, ""},
-		{"image_type whole-disk", models.JSONDict{"image_source": S + "/dir/", "image_type": "whole-disk"}, wd(true), 0, ""},
-		{"image_type other", models.JSONDict{"image_source": S + "/dir/", "image_type": "bogus"}, wd(true), 0, ""},
-		{"file URL", models.JSONDict{"image_source": "file:///var/lib/ironic/x.img"}, wd(true), 0, ""},
-		{"upper-case scheme", models.JSONDict{"image_source": "HTTP://web.example/img"}, wd(true), 1, ""},
-		{"glance", models.JSONDict{"image_source": "7ee5bdb0-40ab-4e1b-8a71-b1e1f1a8e3a2"}, map[string]any{}, 0, ""},
-		{"no image", models.JSONDict{"kernel": "x"}, map[string]any{}, 0, ""},
-		{"empty image", models.JSONDict{"image_source": ""}, map[string]any{}, 0, ""},
-		{"scheme-less", models.JSONDict{"image_source": "foo"}, nil, 0, "Validation of image href foo failed, reason: Scheme-less image href is not a UUID."},
-		{"ftp", models.JSONDict{"image_source": "ftp://x/y"}, nil, 0, "Validation of image href ftp://x/y failed, reason: Image download protocol ftp is not supported."},
+		{"file", models.DictOf("image_source", S+"/img"), wd(true), 1, ""},
+		{"file with kernel and ramdisk", models.DictOf("image_source", S+"/img", "kernel", "k", "ramdisk", "r"), wd(false), 1, ""},
+		{"file with ramdisk", models.DictOf("image_source", S+"/img", "ramdisk", "r"), wd(false), 1, ""},
+		{"directory", models.DictOf("image_source", S+"/dir/"), path, 1, ""},
+		{"html with kernel", models.DictOf("image_source", S+"/html", "kernel", "k"), path, 1, ""},
+		{"unreachable", models.DictOf("image_source", S+"/down"), wd(true), 1, ""},
+		{"404", models.DictOf("image_source", S+"/missing"), wd(true), 1, ""},
+		{"301 to a directory", models.DictOf("image_source", S+"/redir"), path, 1, ""},
+		{"302", models.DictOf("image_source", S+"/found"), wd(true), 1, ""},
+		{"no headers", models.DictOf("image_source", S+"/noinfo"), wd(true), 1, ""},
+		{"no headers, slash", models.DictOf("image_source", S+"/noinfo/"), path, 1, ""},
+		{"length only", models.DictOf("image_source", S+"/lenonly"), wd(true), 1, ""},
+		{"403 directory", models.DictOf("image_source", S+"/forbidden/"), path, 1, ""},
+		{"image_type partition", models.DictOf("image_source", S+"/img", "image_type", "partition"), wd(false), 0, ""},
+		{"image_type whole-disk", models.DictOf("image_source", S+"/dir/", "image_type", "whole-disk"), wd(true), 0, ""},
+		{"image_type other", models.DictOf("image_source", S+"/dir/", "image_type", "bogus"), wd(true), 0, ""},
+		{"file URL", models.DictOf("image_source", "file:///var/lib/ironic/x.img"), wd(true), 0, ""},
+		{"upper-case scheme", models.DictOf("image_source", "HTTP://web.example/img"), wd(true), 1, ""},
+		{"glance", models.DictOf("image_source", "7ee5bdb0-40ab-4e1b-8a71-b1e1f1a8e3a2"), map[string]any{}, 0, ""},
+		{"no image", models.DictOf("kernel", "x"), map[string]any{}, 0, ""},
+		{"empty image", models.DictOf("image_source", ""), map[string]any{}, 0, ""},
+		{"scheme-less", models.DictOf("image_source", "foo"), nil, 0, "Validation of image href foo failed, reason: Scheme-less image href is not a UUID."},
+		{"ftp", models.DictOf("image_source", "ftp://x/y"), nil, 0, "Validation of image href ftp://x/y failed, reason: Image download protocol ftp is not supported."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
@@ -130,11 +130,11 @@ func TestUpdateImageType(t *testing.T) {
 				}
 				have := map[string]any{}
 				for _, k := range []string{"is_whole_disk_image", "is_source_a_path"} {
-					if v, ok := got.DriverInternalInfo[k]; ok {
+					if v, ok := got.DriverInternalInfo.Lookup(k); ok {
 						have[k] = v
 					}
 				}
-				if v, ok := got.InstanceInfo["image_type"]; ok {
+				if v, ok := got.InstanceInfo.Lookup("image_type"); ok {
 					have["image_type"] = v
 				}
 				if diff := cmp.Diff(tc.want, have); diff != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers/pxe"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 func TestIPXEConfig(t *testing.T) {
@@ -21,7 +22,7 @@ func TestIPXEConfig(t *testing.T) {
 		}
 		h := newHarness(t, store, withDriverMethod(ipxe))
 		n := h.node(t, "fake-hardware", db.Values{"provision_state": "clean wait",
-			"driver_info": map[string]any{"deploy_kernel": "glance-k", "deploy_ramdisk": "glance-r"}})
+			"driver_info": pyjson.DictOf("deploy_kernel", "glance-k", "deploy_ramdisk", "glance-r")})
 		if _, err := store.CreatePort(ctx, &models.Port{NodeID: &n.ID, Address: models.Ptr("52:54:00:0a:0b:0c")}); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
@@ -306,7 +307,7 @@ func (m *Manager) VIFList(ctx context.Context, _ string, uuid string) ([]map[str
 }
 
 // VIFAttach attaches a VIF through the network interface.
-func (m *Manager) VIFAttach(ctx context.Context, _ string, uuid string, vif map[string]any) error {
+func (m *Manager) VIFAttach(ctx context.Context, _ string, uuid string, vif *pyjson.Dict) error {
 	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
@@ -319,7 +320,7 @@ func (m *Manager) VIFAttach(ctx context.Context, _ string, uuid string, vif map[
 	if err := nw.Validate(ctx, t); err != nil {
 		return err
 	}
-	return nw.VIFAttach(ctx, t, drivers.VIF(vif))
+	return nw.VIFAttach(ctx, t, drivers.VIF(vif.Map())) // read only: nothing stores it
 }
 
 // VIFDetach detaches a VIF.

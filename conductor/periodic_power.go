@@ -124,7 +124,7 @@ func (c *driverCache) get(n *models.Node) (*drivers.Driver, error) {
 	for _, k := range drivers.Kinds() {
 		key.WriteByte('|')
 		key.WriteString(ni.Fields[k])
-		if v, ok := n.InstanceInfo[k.Field()]; ok {
+		if v, ok := n.InstanceInfo.Lookup(k.Field()); ok {
 			fmt.Fprintf(&key, "=%v", v)
 		}
 	}

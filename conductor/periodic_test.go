@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -71,7 +72,7 @@ func TestProvisionTimeouts(t *testing.T) {
 			return n.UUID
 		}
 		deploy := mk(states.DeployWait, states.Active, nil)
-		clean := mk(states.CleanWait, states.Manageable, db.Values{"clean_step": map[string]any{"interface": "deploy", "step": "erase_devices"}})
+		clean := mk(states.CleanWait, states.Manageable, db.Values{"clean_step": pyjson.DictOf("interface", "deploy", "step", "erase_devices")})
 		rescue := mk(states.RescueWait, states.Rescue, nil)
 		inspect := mk(states.Inspecting, states.Manageable, nil)
 		if _, err := store.UpdateNode(ctx, db.ByUUID(inspect), db.Values{"provision_state": states.InspectWait}); err != nil {

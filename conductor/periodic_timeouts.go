@@ -141,7 +141,7 @@ func (m *Manager) cleanupAfterTimeout(ctx context.Context, t *task) {
 // cleanupCleanWaitTimeout is utils.cleanup_cleanwait_timeout.
 func (m *Manager) cleanupCleanWaitTimeout(ctx context.Context, t *task) {
 	step := "{}"
-	if len(t.node.CleanStep) > 0 {
+	if t.node.CleanStep.Len() > 0 {
 		step = reprDict(t.node.CleanStep)
 	}
 	msg := "Timeout reached while cleaning the node. Please check if the ramdisk responsible for the cleaning is running on the node. Failed on step " + step + "."
@@ -155,5 +155,5 @@ func (m *Manager) cleanupRescueWaitTimeout(ctx context.Context, t *task) {
 
 // reprDict is Python's repr of a dict.
 func reprDict(d models.JSONDict) string {
-	return pyschema.Repr(map[string]any(d))
+	return pyschema.Repr(d.Dict)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -46,7 +47,7 @@ func (t *task) portgroupUUID(id int64) string {
 func (t *task) toDriverPort(p *models.Port) drivers.Port {
 	dp := drivers.Port{UUID: p.UUID, Address: models.Deref(p.Address), PXEEnabled: p.PXEEnabled == nil || *p.PXEEnabled,
 		PhysicalNetwork: models.Deref(p.PhysicalNetwork), IsSmartNIC: p.IsSmartNIC != nil && *p.IsSmartNIC,
-		LocalLinkConnection: p.LocalLinkConnection, InternalInfo: p.InternalInfo, Extra: p.Extra}
+		LocalLinkConnection: p.LocalLinkConnection.Dict, InternalInfo: p.InternalInfo.Dict, Extra: p.Extra.Dict}
 	if p.PortgroupID != nil {
 		dp.PortgroupUUID = t.portgroupUUID(*p.PortgroupID)
 	}
@@ -56,7 +57,7 @@ func (t *task) toDriverPort(p *models.Port) drivers.Port {
 func toDriverPortgroup(pg *models.Portgroup) drivers.Portgroup {
 	return drivers.Portgroup{UUID: pg.UUID, Name: models.Deref(pg.Name), Address: models.Deref(pg.Address),
 		Mode: models.Deref(pg.Mode), StandalonePortsSupported: pg.StandalonePortsSupported == nil || *pg.StandalonePortsSupported,
-		Properties: pg.Properties, InternalInfo: pg.InternalInfo, Extra: pg.Extra}
+		Properties: pg.Properties.Dict, InternalInfo: pg.InternalInfo.Dict, Extra: pg.Extra.Dict}
 }
 
 // noneOr renders an optional string (or state) as Python's "%s" of it.
@@ -191,20 +192,20 @@ func (m *Manager) DestroyPort(ctx context.Context, _ string, port *models.Port) 
 		return err
 	}
 	defer t.release(ctx)
-	if vif, use := attachedVIF(p.InternalInfo); vif != "" && !t.node.Maintenance {
+	if vif, use := attachedVIF(p.InternalInfo.Dict); vif != "" && !t.node.Maintenance {
 		return ironic.Errorf(ironic.InvalidState, "Cannot delete the port %s as it is bound to VIF %s for %s use.", p.UUID, vif, use)
 	}
 	return m.store.DestroyPort(ctx, db.ByUUID(p.UUID))
 }
 
 // attachedVIF is utils.get_attached_vif.
-func attachedVIF(info map[string]any) (string, string) {
+func attachedVIF(info *pyjson.Dict) (string, string) {
 	for _, c := range []struct{ key, use string }{
 		{"tenant_vif_port_id", "tenant"}, {"cleaning_vif_port_id", "cleaning"},
 		{"provisioning_vif_port_id", "provisioning"}, {"rescuing_vif_port_id", "rescuing"},
 		{"inspection_vif_port_id", "inspecting"},
 	} {
-		if v, ok := info[c.key].(string); ok && v != "" {
+		if v, ok := info.Get(c.key).(string); ok && v != "" {
 			return v, c.use
 		}
 	}

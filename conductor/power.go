@@ -100,7 +100,7 @@ func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.Po
 		n.LastError = nil
 	}
 	dii := t.DriverInternalInfo()
-	dii["last_power_state_change"] = m.clock.Now().UTC().Format("2006-01-02T15:04:05.000000")
+	dii.Set("last_power_state_change", m.clock.Now().UTC().Format("2006-01-02T15:04:05.000000"))
 	if newState != states.PowerOn {
 		wipeOnPowerOff(n)
 	}
@@ -161,16 +161,16 @@ func (noStorage) ShouldWriteImage(context.Context, drivers.Task) (bool, error) {
 
 // wipeOnPowerOff drops what must not survive a power off or reboot.
 func wipeOnPowerOff(n *models.Node) {
-	if n.DriverInternalInfo == nil {
+	if n.DriverInternalInfo.IsNil() {
 		return
 	}
-	delete(n.DriverInternalInfo, "agent_url")
-	if pregen, _ := n.DriverInternalInfo["agent_secret_token_pregenerated"].(bool); !pregen {
-		delete(n.DriverInternalInfo, "agent_secret_token")
+	n.DriverInternalInfo.Delete("agent_url")
+	if pregen, _ := n.DriverInternalInfo.Get("agent_secret_token_pregenerated").(bool); !pregen {
+		n.DriverInternalInfo.Delete("agent_secret_token")
 	}
-	delete(n.DriverInternalInfo, "agent_cached_deploy_steps")
-	delete(n.DriverInternalInfo, "agent_cached_clean_steps")
-	delete(n.DriverInternalInfo, "agent_verify_ca")
+	n.DriverInternalInfo.Delete("agent_cached_deploy_steps")
+	n.DriverInternalInfo.Delete("agent_cached_clean_steps")
+	n.DriverInternalInfo.Delete("agent_verify_ca")
 }
 
 func firstErr(a, b error) error {

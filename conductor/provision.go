@@ -69,7 +69,7 @@ func isGlanceImage(v any) bool {
 
 // validateInstanceInfoTraits is utils.validate_instance_info_traits.
 func (m *Manager) validateInstanceInfoTraits(t *task) error {
-	raw, ok := t.node.InstanceInfo["traits"]
+	raw, ok := t.node.InstanceInfo.Lookup("traits")
 	if !ok || raw == nil {
 		return nil
 	}
@@ -140,7 +140,7 @@ func (m *Manager) concurrentActionLimit(ctx context.Context, action string) erro
 
 // DoNodeDeploy is do_node_deploy: validated under the node's lock, then
 // the deployment (or rebuild) runs in a worker.
-func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebuild bool, configdrive any, deploySteps []map[string]any) error {
+func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebuild bool, configdrive any, deploySteps []*pyjson.Dict) error {
 	if err := m.concurrentActionLimit(ctx, actionProvisioning); err != nil {
 		return err
 	}
@@ -164,9 +164,9 @@ func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebui
 	if !m.fsm.Actionable(state, ev) {
 		return fail(invalidStateRequested(string(ev), n.UUID, state))
 	}
-	if rebuild && isGlanceImage(n.InstanceInfo["image_source"]) {
-		delete(t.InstanceInfo(), "kernel")
-		delete(t.InstanceInfo(), "ramdisk")
+	if rebuild && isGlanceImage(n.InstanceInfo.Get("image_source")) {
+		t.InstanceInfo().Delete("kernel")
+		t.InstanceInfo().Delete("ramdisk")
 	}
 	// The image type first, so that the deploy interface validates
 	// only what this kind of image needs; saved at once, as Ironic does.
@@ -189,7 +189,7 @@ func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebui
 	return asStateRequested(err, string(ev), t, state)
 }
 
-func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []map[string]any) error {
+func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []*pyjson.Dict) error {
 	power, err := iface[drivers.PowerInterface](t, drivers.Power, "power")
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []
 }
 
 // doNodeDeploy is deployments.do_node_deploy, in the worker.
-func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps []map[string]any) {
+func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps []*pyjson.Dict) {
 	t.wipeDeployInternalInfo()
 	if pyjson.Truthy(cd) { // Python's `if configdrive:`
 		if err := m.storeConfigdrive(ctx, t, cd); err != nil {
@@ -236,16 +236,16 @@ func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps
 		return
 	}
 	if len(deploySteps) > 0 {
-		t.DriverInternalInfo()["user_deploy_steps"] = stepsValue(deploySteps)
+		t.DriverInternalInfo().Set("user_deploy_steps", stepsValue(deploySteps))
 	}
 	steps, err := allDeploymentSteps(ctx, t, true)
 	if err != nil {
 		m.deployingError(ctx, t, "Cannot get deploy steps; failed to deploy: "+err.Error(), true)
 		return
 	}
-	t.DriverInternalInfo()["deploy_steps"] = stepsValue(steps)
-	t.node.DeployStep = models.JSONDict{}
-	t.DriverInternalInfo()["deploy_step_index"] = nil
+	t.DriverInternalInfo().Set("deploy_steps", stepsValue(steps))
+	t.node.DeployStep = models.NewJSONDict()
+	t.DriverInternalInfo().Set("deploy_step_index", nil)
 	if len(steps) == 0 {
 		m.deployingError(ctx, t, "No deploy steps returned by the driver", true)
 		return
@@ -263,13 +263,13 @@ func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps
 // index on, until one goes asynchronous or all are done.
 func (m *Manager) doNextDeployStep(ctx context.Context, t *task, index int) {
 	for idx := index; index >= 0; idx++ {
-		steps := asSteps(t.DriverInternalInfo()["deploy_steps"])
+		steps := asSteps(t.DriverInternalInfo().Get("deploy_steps"))
 		if idx >= len(steps) {
 			break
 		}
 		step := steps[idx]
-		t.node.DeployStep = models.JSONDict(step)
-		t.DriverInternalInfo()["deploy_step_index"] = idx
+		t.node.DeployStep = models.DictFrom(step)
+		t.DriverInternalInfo().Set("deploy_step_index", idx)
 		if err := t.Save(ctx); err != nil {
 			m.deployingError(ctx, t, "Unexpected error when processing next deploy step. "+errClass(err)+": "+err.Error(), true)
 			return
@@ -298,11 +298,11 @@ func (m *Manager) doNextDeployStep(ctx context.Context, t *task, index int) {
 			}
 			return
 		default:
-			m.deployingError(ctx, t, "Failed to deploy: "+pyschema.Repr(map[string]any(t.node.DeployStep)), true)
+			m.deployingError(ctx, t, "Failed to deploy: "+pyschema.Repr(t.node.DeployStep.Dict), true)
 			return
 		}
 	}
-	t.node.DeployStep = models.JSONDict{}
+	t.node.DeployStep = models.NewJSONDict()
 	t.wipeDeployInternalInfo()
 	if err := t.processEvent(ctx, event{Name: states.EventDone}); err != nil {
 		m.log.ErrorContext(ctx, "finishing deployment", "node", t.node.UUID, "error", err)
@@ -328,7 +328,7 @@ func (m *Manager) deployingError(ctx context.Context, t *task, errmsg string, cl
 	}
 	switch t.ProvisionState() {
 	case states.Deploying, states.DeployWait, states.DeployFailed:
-		t.node.DeployStep = models.JSONDict{}
+		t.node.DeployStep = models.NewJSONDict()
 		t.wipeDeployInternalInfo()
 	}
 	if cleanupErr != "" {
@@ -364,14 +364,14 @@ func (m *Manager) ContinueNodeDeploy(ctx context.Context, _ string, uuid string)
 // deploying again: the steps are validated once more (an agent may have
 // brought in-band ones) and the next one runs.
 func (m *Manager) continueDeploy(ctx context.Context, t *task) {
-	if v, _ := t.DriverInternalInfo()["steps_validated"].(bool); !v {
+	if v, _ := t.DriverInternalInfo().Get("steps_validated").(bool); !v {
 		steps, err := allDeploymentSteps(ctx, t, false)
 		if err != nil {
 			m.deployingError(ctx, t, fmt.Sprintf("Failed to validate the final deploy steps list for node %s: %s", t.node.UUID, err), true)
 			return
 		}
-		t.DriverInternalInfo()["deploy_steps"] = stepsValue(steps)
-		t.DriverInternalInfo()["steps_validated"] = true
+		t.DriverInternalInfo().Set("deploy_steps", stepsValue(steps))
+		t.DriverInternalInfo().Set("steps_validated", true)
 	}
 	m.doNextDeployStep(ctx, t, nextStepIndex(t, "deploy"))
 }
@@ -393,20 +393,20 @@ func (m *Manager) spawnOrFail(ctx context.Context, t *task, fn func(ctx context.
 // current one, or the current one again when the driver asked for it.
 func nextStepIndex(t *task, kind string) int {
 	dii := t.DriverInternalInfo()
-	steps := asSteps(dii[kind+"_steps"])
+	steps := asSteps(dii.Get(kind + "_steps"))
 	if len(steps) == 0 {
 		return -1
 	}
-	cur, ok := dii[kind+"_step_index"]
+	cur, ok := dii.Lookup(kind + "_step_index")
 	if !ok || cur == nil {
 		return 0
 	}
 	skip := true
-	if v, ok := dii["skip_current_"+kind+"_step"].(bool); ok {
+	if v, ok := dii.Get("skip_current_" + kind + "_step").(bool); ok {
 		skip = v
 	}
-	delete(dii, "skip_current_"+kind+"_step")
-	delete(dii, kind+"ing_polling")
+	dii.Delete("skip_current_" + kind + "_step")
+	dii.Delete(kind + "ing_polling")
 	idx := intOf(cur)
 	if skip {
 		idx++
@@ -478,11 +478,11 @@ func (m *Manager) doNodeTearDown(ctx context.Context, t *task, initial states.Pr
 	}
 	// Whatever happened, the instance is gone from the node.
 	m.deleteConfigdriveObject(ctx, t)
-	n.InstanceInfo = models.JSONDict{}
+	n.InstanceInfo = models.NewJSONDict()
 	n.InstanceUUID = nil
 	t.wipeDeployInternalInfo()
 	t.delInternal("instance", "root_uuid_or_disk_id", "is_whole_disk_image", "is_source_a_path", "deploy_boot_mode")
-	if v, _ := t.DriverInternalInfo()["automatic_lessee"].(bool); v {
+	if v, _ := t.DriverInternalInfo().Get("automatic_lessee").(bool); v {
 		n.Lessee = nil
 		t.delInternal("automatic_lessee")
 	}
@@ -626,8 +626,8 @@ func (m *Manager) doAdoption(ctx context.Context, t *task) {
 // bootOption is deploy_utils.get_boot_option: instance_info capabilities'
 // boot_option, "local" by default.
 func bootOption(t *task) string {
-	if caps, ok := t.node.InstanceInfo["capabilities"].(map[string]any); ok {
-		if v, ok := caps["boot_option"].(string); ok && v != "" {
+	if caps, ok := pyjson.AsDict(t.node.InstanceInfo.Get("capabilities")); ok {
+		if v, ok := caps.Get("boot_option").(string); ok && v != "" {
 			return v
 		}
 	}
@@ -670,11 +670,11 @@ func (m *Manager) doAbort(ctx context.Context, t *task) error {
 	n := t.node
 	switch t.ProvisionState() {
 	case states.CleanWait:
-		if len(n.CleanStep) > 0 {
-			if ab, _ := n.CleanStep["abortable"].(bool); !ab {
+		if n.CleanStep.Len() > 0 {
+			if ab, _ := n.CleanStep.Get("abortable").(bool); !ab {
 				defer t.release(ctx)
-				if v, _ := n.CleanStep["abort_after"].(bool); !v {
-					n.CleanStep["abort_after"] = true
+				if v, _ := n.CleanStep.Get("abort_after").(bool); !v {
+					n.CleanStep.Set("abort_after", true)
 					return t.Save(ctx)
 				}
 				return nil

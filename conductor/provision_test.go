@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
@@ -46,26 +47,26 @@ func TestLiveSequence(t *testing.T) {
 			}},
 			{"provide", func() error { return m.DoProvisioningAction(ctx, "", u, states.EventProvide) }, states.Available, nil},
 			{"active", func() error { return m.DoNodeDeploy(ctx, "", u, false, "H4sIconfigdrive", nil) }, states.Active, func(t *testing.T, n *models.Node) {
-				if n.InstanceInfo["configdrive"] != "H4sIconfigdrive" {
-					t.Errorf("configdrive: %v", n.InstanceInfo["configdrive"])
+				if n.InstanceInfo.Get("configdrive") != "H4sIconfigdrive" {
+					t.Errorf("configdrive: %v", n.InstanceInfo.Get("configdrive"))
 				}
 				if n.ConductorAffinity == nil {
 					t.Error("conductor_affinity not set")
 				}
-				if len(n.DeployStep) != 0 || n.DriverInternalInfo["deploy_steps"] != nil {
-					t.Errorf("deploy step %v steps %v left behind", n.DeployStep, n.DriverInternalInfo["deploy_steps"])
+				if n.DeployStep.Len() != 0 || n.DriverInternalInfo.Get("deploy_steps") != nil {
+					t.Errorf("deploy step %v steps %v left behind", n.DeployStep, n.DriverInternalInfo.Get("deploy_steps"))
 				}
 			}},
 			{"rebuild", func() error { return m.DoNodeDeploy(ctx, "", u, true, nil, nil) }, states.Active, nil},
 			{"rescue", func() error { return m.DoNodeRescue(ctx, "", u, "secret") }, states.Rescue, func(t *testing.T, n *models.Node) {
-				h, _ := n.InstanceInfo["hashed_rescue_password"].(string)
-				if n.InstanceInfo["rescue_password"] != "secret" || !strings.HasPrefix(h, "$5$") {
-					t.Errorf("rescue password: %v %v", n.InstanceInfo["rescue_password"], h)
+				h, _ := n.InstanceInfo.Get("hashed_rescue_password").(string)
+				if n.InstanceInfo.Get("rescue_password") != "secret" || !strings.HasPrefix(h, "$5$") {
+					t.Errorf("rescue password: %v %v", n.InstanceInfo.Get("rescue_password"), h)
 				}
 			}},
 			{"unrescue", func() error { return m.DoNodeUnrescue(ctx, "", u) }, states.Active, nil},
 			{"deleted", func() error { return m.DoNodeTearDown(ctx, "", u) }, states.Available, func(t *testing.T, n *models.Node) {
-				if len(n.InstanceInfo) != 0 || n.InstanceUUID != nil {
+				if n.InstanceInfo.Len() != 0 || n.InstanceUUID != nil {
 					t.Errorf("instance left after tear down: %v %v", n.InstanceInfo, n.InstanceUUID)
 				}
 			}},
@@ -128,13 +129,13 @@ func TestProvisioningRefusals(t *testing.T) {
 				func() error { return m.DoProvisioningAction(ctx, "", n.UUID, states.EventProvide) },
 				ironic.NodeIsRetired, "The providing operation can't be performed on node " + n.UUID + " because it is retired."},
 			{"deploy with missing instance traits", db.Values{"provision_state": states.Available, "retired": false,
-				"instance_info": map[string]any{"traits": []any{"CUSTOM_X"}}},
+				"instance_info": pyjson.DictOf("traits", []any{"CUSTOM_X"})},
 				func() error { return m.DoNodeDeploy(ctx, "", n.UUID, false, nil, nil) },
 				ironic.InstanceDeployFailure, "Failed to validate deploy or power info for node " + n.UUID +
 					": Cannot specify instance traits that are not also set on the node. Node " + n.UUID + " is missing traits CUSTOM_X"},
-			{"deploy overriding the core step", db.Values{"instance_info": map[string]any{}},
+			{"deploy overriding the core step", db.Values{"instance_info": pyjson.DictOf()},
 				func() error {
-					return m.DoNodeDeploy(ctx, "", n.UUID, false, nil, []map[string]any{{"interface": "deploy", "step": "deploy", "priority": 50, "args": map[string]any{}}})
+					return m.DoNodeDeploy(ctx, "", n.UUID, false, nil, []*pyjson.Dict{pyjson.DictOf("interface", "deploy", "step", "deploy", "priority", 50, "args", pyjson.DictOf())})
 				},
 				ironic.InstanceDeployFailure, "Failed to validate deploy or power info for node " + n.UUID +
 					`: Validation of deploy steps from "deploy steps" argument failed.deploy step deploy on interface deploy is a core step and cannot be overridden by user steps. It may be disabled by setting the priority to 0`},
@@ -169,8 +170,8 @@ func TestManualClean(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		good := []map[string]any{{"interface": "bios", "step": "apply_configuration",
-			"args": map[string]any{"settings": []any{map[string]any{"name": "LogicalProc", "value": "Enabled"}}}}}
+		good := []*pyjson.Dict{pyjson.DictOf("interface", "bios", "step", "apply_configuration",
+			"args", pyjson.DictOf("settings", []any{pyjson.DictOf("name", "LogicalProc", "value", "Enabled")}))}
 		if err := m.DoNodeClean(ctx, "", n.UUID, good, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestManualClean(t *testing.T) {
 			t.Errorf("bios settings after apply_configuration: %v %+v", err, settings)
 		}
 
-		bad := []map[string]any{{"interface": "bios", "step": "apply_configuration"}}
+		bad := []*pyjson.Dict{pyjson.DictOf("interface", "bios", "step", "apply_configuration")}
 		if err := m.DoNodeClean(ctx, "", n.UUID, bad, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -263,16 +264,16 @@ func TestAgentTokenAndHeartbeat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tok, _ := first.DriverInternalInfo["agent_secret_token"].(string)
+		tok, _ := first.DriverInternalInfo.Get("agent_secret_token").(string)
 		if len(tok) != 43 {
 			t.Fatalf("token %q", tok)
 		}
-		if got := h.byUUID(t, n.UUID); got.DriverInternalInfo["agent_secret_token"] != tok || got.Reservation != nil {
-			t.Fatalf("stored token %v, reservation %v", got.DriverInternalInfo["agent_secret_token"], got.Reservation)
+		if got := h.byUUID(t, n.UUID); got.DriverInternalInfo.Get("agent_secret_token") != tok || got.Reservation != nil {
+			t.Fatalf("stored token %v, reservation %v", got.DriverInternalInfo.Get("agent_secret_token"), got.Reservation)
 		}
 		again, err := m.GetNodeWithToken(ctx, "", n.UUID)
-		if err != nil || again.DriverInternalInfo["agent_secret_token"] != "******" {
-			t.Fatalf("second token request: %v %v", err, again.DriverInternalInfo["agent_secret_token"])
+		if err != nil || again.DriverInternalInfo.Get("agent_secret_token") != "******" {
+			t.Fatalf("second token request: %v %v", err, again.DriverInternalInfo.Get("agent_secret_token"))
 		}
 		bad := "nope"
 		err = m.Heartbeat(ctx, "", n.UUID, rpcHeartbeat("3.0.0", &bad))
@@ -314,7 +315,7 @@ func TestHeartbeatTLSAndCertificate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tok := first.DriverInternalInfo["agent_secret_token"].(string)
+		tok := first.DriverInternalInfo.Get("agent_secret_token").(string)
 		err = m.Heartbeat(ctx, "", n.UUID, rpcHeartbeat("3.0.0", &tok))
 		if !ironic.IsClass(err, ironic.InvalidParameterValue) || err.Error() != "TLS is required by configuration" {
 			t.Errorf("http callback: %v", err)

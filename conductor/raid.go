@@ -5,6 +5,7 @@ import (
 
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // SetTargetRAIDConfig stores the node's target RAID configuration
@@ -12,13 +13,13 @@ import (
 // configuration is first validated by the node's RAID interface (Ironic's
 // raid.validate_configuration against the interface's schema); an empty
 // one clears the target without asking the interface.
-func (m *Manager) SetTargetRAIDConfig(ctx context.Context, _ string, uuid string, config map[string]any) error {
+func (m *Manager) SetTargetRAIDConfig(ctx context.Context, _ string, uuid string, config *pyjson.Dict) error {
 	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
 	}
 	defer t.release(ctx)
-	if len(config) > 0 {
+	if config.Len() > 0 {
 		ri, ok := t.driver.Interface(drivers.RAID).(drivers.RAIDInterface)
 		if !ok {
 			return drivers.Unsupported(t, "raid")
@@ -28,8 +29,8 @@ func (m *Manager) SetTargetRAIDConfig(ctx context.Context, _ string, uuid string
 		}
 	}
 	if config == nil {
-		config = map[string]any{}
+		config = pyjson.NewDict(0)
 	}
-	t.node.TargetRAIDConfig = models.JSONDict(config)
+	t.node.TargetRAIDConfig = models.DictFrom(config)
 	return t.Save(ctx)
 }

@@ -27,8 +27,8 @@ func (m *Manager) DoNodeRescue(ctx context.Context, _ string, uuid, rescuePasswo
 	}
 	t.wipeTokenAndURL()
 	ii := t.InstanceInfo()
-	ii["rescue_password"] = rescuePassword
-	ii["hashed_rescue_password"] = sha256Crypt(rescuePassword, randomSalt())
+	ii.Set("rescue_password", rescuePassword)
+	ii.Set("hashed_rescue_password", sha256Crypt(rescuePassword, randomSalt()))
 	if err := t.Save(ctx); err != nil {
 		t.release(ctx)
 		return err
@@ -74,11 +74,11 @@ func (m *Manager) validateRescue(ctx context.Context, t *task) error {
 
 // removeRescuePassword is utils.remove_node_rescue_password (unsaved).
 func removeRescuePassword(t *task) {
-	if t.node.InstanceInfo == nil {
+	if t.node.InstanceInfo.IsNil() {
 		return
 	}
-	delete(t.node.InstanceInfo, "rescue_password")
-	delete(t.node.InstanceInfo, "hashed_rescue_password")
+	t.node.InstanceInfo.Delete("rescue_password")
+	t.node.InstanceInfo.Delete("hashed_rescue_password")
 }
 
 // doNodeRescue is manager._do_node_rescue.

@@ -7,6 +7,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -17,7 +18,7 @@ func TestRescueAbort(t *testing.T) {
 		ctx := context.Background()
 		h := newHarness(t, store)
 		n := h.node(t, "fake-hardware", db.Values{"provision_state": states.RescueWait, "target_provision_state": states.Rescue,
-			"driver_internal_info": map[string]any{"agent_url": "http://192.0.2.9:9999"}})
+			"driver_internal_info": pyjson.DictOf("agent_url", "http://192.0.2.9:9999")})
 		if err := h.m.DoProvisioningAction(ctx, "", n.UUID, states.EventAbort); err != nil {
 			t.Fatal(err)
 		}
@@ -26,7 +27,7 @@ func TestRescueAbort(t *testing.T) {
 		if models.Deref(got.ProvisionState) != states.RescueFailed || got.LastError != nil || got.Reservation != nil {
 			t.Errorf("after abort: state %q last_error %v reservation %v", models.Deref(got.ProvisionState), got.LastError, got.Reservation)
 		}
-		if _, ok := got.DriverInternalInfo["agent_url"]; ok {
+		if _, ok := got.DriverInternalInfo.Lookup("agent_url"); ok {
 			t.Errorf("agent_url kept: %v", got.DriverInternalInfo)
 		}
 		hist, err := store.ListNodeHistoryByNode(ctx, n.ID, db.ListOpts{})

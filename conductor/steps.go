@@ -29,38 +29,24 @@ func stepInterfacePriority(iface string) int {
 	return 0
 }
 
-// stepDict renders a driver step as Ironic keeps it in
-// driver_internal_info (get_clean_steps / get_deploy_steps).
-func stepDict(s drivers.Step) map[string]any {
-	var args any
-	if s.ArgsInfo != nil {
-		a := make(map[string]any, len(s.ArgsInfo))
-		for _, x := range s.ArgsInfo {
-			a[x.Name] = map[string]any{"description": x.Description, "required": x.Required}
-		}
-		args = a
-	}
-	d := map[string]any{"step": s.Name, "priority": s.Priority, "argsinfo": args, "interface": string(s.Interface)}
-	if s.Phase == drivers.CleanStep {
-		d["abortable"] = s.Abortable
-		d["requires_ramdisk"] = s.RequiresRamdisk
-	}
-	return d
-}
+// A step is a dict, as in Ironic: a driver's step as the decorators
+// build it (drivers.Step.Dict), a user's as the API got it, with the keys
+// the conductor adds appended. driver_internal_info stores the lists and
+// node.clean_step/deploy_step the current one, in that order.
 
 // inbandStepper is an interface whose steps also come from the node's
 // agent (the steps it reported, cached in driver_internal_info).
 type inbandStepper interface {
 	// InbandSteps returns the agent's steps of phase as step
 	// dictionaries, priorities as Ironic overrides them.
-	InbandSteps(task drivers.Task, phase drivers.StepPhase) []map[string]any
+	InbandSteps(task drivers.Task, phase drivers.StepPhase) []*pyjson.Dict
 }
 
 // driverSteps lists the node's steps of a phase, interface by interface
 // (_get_steps); enabled keeps those with a non-zero priority, sorted
 // sorts them highest priority first.
-func driverSteps(t *task, phase drivers.StepPhase, enabled, sorted bool) []map[string]any {
-	var out []map[string]any
+func driverSteps(t *task, phase drivers.StepPhase, enabled, sorted bool) []*pyjson.Dict {
+	var out []*pyjson.Dict
 	for _, k := range stepInterfaces {
 		st, ok := t.driver.Interface(k).(drivers.Stepper)
 		if !ok || st == nil {
@@ -75,13 +61,13 @@ func driverSteps(t *task, phase drivers.StepPhase, enabled, sorted bool) []map[s
 			if enabled && s.Priority == 0 {
 				continue
 			}
-			out = append(out, stepDict(s))
+			out = append(out, s.Dict())
 		}
 		// An agent's in-band steps, unless an out-of-band step of the
 		// same name shadows them (AgentDeployMixin.get_deploy_steps).
 		if ib, ok := st.(inbandStepper); ok {
 			for _, s := range ib.InbandSteps(t, phase) {
-				if seen[stepID(s)] || (enabled && intOf(s["priority"]) == 0) {
+				if seen[stepID(s)] || (enabled && intOf(s.Get("priority")) == 0) {
 					continue
 				}
 				out = append(out, s)
@@ -96,13 +82,13 @@ func driverSteps(t *task, phase drivers.StepPhase, enabled, sorted bool) []map[s
 
 // sortSteps orders steps by priority, then interface priority, highest
 // first, keeping the order of equals (Python's sorted(reverse=True)).
-func sortSteps(steps []map[string]any) {
+func sortSteps(steps []*pyjson.Dict) {
 	sort.SliceStable(steps, func(i, j int) bool {
-		pi, pj := intOf(steps[i]["priority"]), intOf(steps[j]["priority"])
+		pi, pj := intOf(steps[i].Get("priority")), intOf(steps[j].Get("priority"))
 		if pi != pj {
 			return pi > pj
 		}
-		return stepInterfacePriority(strOf(steps[i]["interface"])) > stepInterfacePriority(strOf(steps[j]["interface"]))
+		return stepInterfacePriority(strOf(steps[i].Get("interface"))) > stepInterfacePriority(strOf(steps[j].Get("interface")))
 	})
 }
 
@@ -126,18 +112,19 @@ func strOf(v any) string {
 	return s
 }
 
-func stepID(s map[string]any) string { return strOf(s["interface"]) + "." + strOf(s["step"]) }
+func stepID(s *pyjson.Dict) string { return strOf(s.Get("interface")) + "." + strOf(s.Get("step")) }
 
-// asSteps reads a list of step dictionaries from a decoded JSON value.
-func asSteps(v any) []map[string]any {
+// asSteps reads a list of step dictionaries from a decoded JSON value
+// (the steps are the list's own).
+func asSteps(v any) []*pyjson.Dict {
 	switch x := v.(type) {
-	case []map[string]any:
+	case []*pyjson.Dict:
 		return x
 	case []any:
-		out := make([]map[string]any, 0, len(x))
+		out := make([]*pyjson.Dict, 0, len(x))
 		for _, e := range x {
-			if m, ok := e.(map[string]any); ok {
-				out = append(out, m)
+			if d, ok := e.(*pyjson.Dict); ok {
+				out = append(out, d)
 			}
 		}
 		return out
@@ -145,7 +132,7 @@ func asSteps(v any) []map[string]any {
 	return nil
 }
 
-func stepsValue(steps []map[string]any) []any {
+func stepsValue(steps []*pyjson.Dict) []any {
 	out := make([]any, len(steps))
 	for i, s := range steps {
 		out[i] = s
@@ -157,13 +144,13 @@ func stepsValue(steps []map[string]any) []any {
 // name a driver step, with the arguments it declares. Clean steps take
 // the driver's priority and abortable flag. Errors are one
 // InvalidParameterValue listing every problem.
-func validateUserSteps(user, driver []map[string]any, stepType, prefix string, skipMissing, disableRamdisk bool) ([]map[string]any, error) {
-	byID := map[string]map[string]any{}
+func validateUserSteps(user, driver []*pyjson.Dict, stepType, prefix string, skipMissing, disableRamdisk bool) ([]*pyjson.Dict, error) {
+	byID := map[string]*pyjson.Dict{}
 	for _, d := range driver {
 		byID[stepID(d)] = d
 	}
 	var errs []string
-	var result []map[string]any
+	var result []*pyjson.Dict
 	for _, u := range user {
 		d, ok := byID[stepID(u)]
 		if !ok {
@@ -193,37 +180,32 @@ func validateUserSteps(user, driver []map[string]any, stepType, prefix string, s
 	return result, nil
 }
 
-func validateUserStep(u, d map[string]any, stepType string, disableRamdisk bool) []string {
+func validateUserStep(u, d *pyjson.Dict, stepType string, disableRamdisk bool) []string {
 	var errs []string
-	argsinfo, _ := d["argsinfo"].(map[string]any)
-	userArgs, _ := u["args"].(map[string]any)
+	argsinfo, _ := d.Get("argsinfo").(*pyjson.Dict)
+	userArgs, _ := u.Get("args").(*pyjson.Dict)
 	var unexpected []string
-	for k := range userArgs {
-		if _, ok := argsinfo[k]; !ok {
+	for k := range userArgs.All() {
+		if !argsinfo.Has(k) {
 			unexpected = append(unexpected, k)
 		}
 	}
-	slices.Sort(unexpected)
+	slices.Sort(unexpected) // Python lists a set: no order to follow
 	if len(unexpected) > 0 {
 		errs = append(errs, fmt.Sprintf("%s step %s has these unexpected arguments: %s", stepType, stepRepr(u), strings.Join(unexpected, ", ")))
 	}
-	if stepType == "clean" || intOf(u["priority"]) > 0 {
-		var names []string
-		for k := range argsinfo {
-			names = append(names, k)
-		}
-		slices.Sort(names)
+	if stepType == "clean" || intOf(u.Get("priority")) > 0 {
 		var missing []string
-		for _, k := range names {
-			info, _ := argsinfo[k].(map[string]any)
-			if req, _ := info["required"].(bool); !req {
+		for k, v := range argsinfo.All() {
+			info, _ := v.(*pyjson.Dict)
+			if req, _ := info.Get("required").(bool); !req {
 				continue
 			}
-			if _, ok := userArgs[k]; ok {
+			if userArgs.Has(k) {
 				continue
 			}
 			msg := k
-			if desc, _ := info["description"].(string); desc != "" {
+			if desc, _ := info.Get("description").(string); desc != "" {
 				msg += " (" + desc + ")"
 			}
 			missing = append(missing, msg)
@@ -231,19 +213,20 @@ func validateUserStep(u, d map[string]any, stepType string, disableRamdisk bool)
 		if len(missing) > 0 {
 			errs = append(errs, fmt.Sprintf("%s step %s is missing these required arguments: %s", stepType, stepRepr(u), strings.Join(missing, ", ")))
 		}
-		if req, ok := d["requires_ramdisk"].(bool); disableRamdisk && (!ok || req) {
+		if req, ok := d.Get("requires_ramdisk").(bool); disableRamdisk && (!ok || req) {
 			errs = append(errs, fmt.Sprintf("clean step %s requires booting a ramdisk", stepRepr(u)))
 		}
 	}
 	if stepType == "clean" {
-		u["abortable"] = d["abortable"]
-		u["priority"] = intOf(d["priority"])
-		if _, ok := d["abortable"]; !ok {
-			u["abortable"] = false
+		abortable, ok := d.Lookup("abortable")
+		if !ok {
+			abortable = false
 		}
-	} else if intOf(u["priority"]) > 0 && strOf(d["interface"]) == "deploy" && strOf(d["step"]) == "deploy" {
+		u.Set("abortable", abortable)
+		u.Set("priority", intOf(d.Get("priority")))
+	} else if intOf(u.Get("priority")) > 0 && strOf(d.Get("interface")) == "deploy" && strOf(d.Get("step")) == "deploy" {
 		errs = append(errs, fmt.Sprintf("deploy step %s on interface %s is a core step and cannot be overridden by user steps. It may be disabled by setting the priority to 0",
-			strOf(u["step"]), strOf(u["interface"])))
+			strOf(u.Get("step")), strOf(u.Get("interface"))))
 	}
 	return errs
 }
@@ -252,9 +235,9 @@ const deployStepsPrefix = `Validation of deploy steps from "deploy steps" argume
 
 // validatedUserDeploySteps is _get_validated_user_deploy_steps: the given
 // steps, or those saved in driver_internal_info.
-func validatedUserDeploySteps(t *task, user []map[string]any, skipMissing bool) ([]map[string]any, error) {
+func validatedUserDeploySteps(t *task, user []*pyjson.Dict, skipMissing bool) ([]*pyjson.Dict, error) {
 	if len(user) == 0 {
-		user = asSteps(t.DriverInternalInfo()["user_deploy_steps"])
+		user = asSteps(t.DriverInternalInfo().Get("user_deploy_steps"))
 	}
 	if len(user) == 0 {
 		return nil, nil
@@ -262,34 +245,8 @@ func validatedUserDeploySteps(t *task, user []map[string]any, skipMissing bool) 
 	return validateUserSteps(user, driverSteps(t, drivers.DeployStep, false, false), "deploy", deployStepsPrefix, skipMissing, false)
 }
 
-// stepKeyOrder is the order in which Python shows a step dictionary's
-// keys: the order Ironic builds template steps in
-// (_get_steps_from_deployment_templates), which is also the order of the
-// API's step schemas and of what clients send.
-var stepKeyOrder = []string{"interface", "step", "args", "priority"}
-
-// stepRepr is Python's repr() of a step dictionary: its keys in
-// stepKeyOrder, then any others sorted (Go maps don't keep the order a
-// client sent them in).
-func stepRepr(s map[string]any) string {
-	o := make(pyjson.Object, 0, len(s))
-	for _, k := range stepKeyOrder {
-		if v, ok := s[k]; ok {
-			o = append(o, pyjson.Member{Key: k, Value: v})
-		}
-	}
-	var rest []string
-	for k := range s {
-		if !slices.Contains(stepKeyOrder, k) {
-			rest = append(rest, k)
-		}
-	}
-	slices.Sort(rest)
-	for _, k := range rest {
-		o = append(o, pyjson.Member{Key: k, Value: s[k]})
-	}
-	return pyschema.Repr(o)
-}
+// stepRepr is Python's repr() of a step dictionary (keys in its order).
+func stepRepr(s *pyjson.Dict) string { return pyschema.Repr(s) }
 
 // deploymentTemplates is _get_deployment_templates: the deploy templates
 // named by one of the node's instance traits (instance_info.traits), in
@@ -297,7 +254,7 @@ func stepRepr(s map[string]any) string {
 // "name IN (...)" query returns them (through the unique index on name,
 // on SQLite and MySQL alike).
 func deploymentTemplates(ctx context.Context, t *task) ([]models.DeployTemplate, error) {
-	list, _ := t.node.InstanceInfo["traits"].([]any)
+	list, _ := t.node.InstanceInfo.Get("traits").([]any)
 	var names []string
 	for _, v := range list {
 		if s, ok := v.(string); ok {
@@ -318,15 +275,15 @@ func deploymentTemplates(ctx context.Context, t *task) ([]models.DeployTemplate,
 // templateSteps is _get_steps_from_deployment_templates: every step of
 // the templates, template by template, as {interface, step, args,
 // priority}.
-func templateSteps(ts []models.DeployTemplate) []map[string]any {
-	var out []map[string]any
+func templateSteps(ts []models.DeployTemplate) []*pyjson.Dict {
+	var out []*pyjson.Dict
 	for _, tpl := range ts {
 		for _, st := range tpl.Steps {
-			args := map[string]any(st.Args)
+			args := st.Args.Dict
 			if args == nil {
-				args = map[string]any{}
+				args = pyjson.NewDict(0)
 			}
-			out = append(out, map[string]any{"interface": st.Interface, "step": st.Step, "args": args, "priority": int(st.Priority)})
+			out = append(out, pyjson.DictOf("interface", st.Interface, "step", st.Step, "args", args, "priority", int(st.Priority)))
 		}
 	}
 	return out
@@ -335,7 +292,7 @@ func templateSteps(ts []models.DeployTemplate) []map[string]any {
 // validatedTemplateSteps is _get_validated_steps_from_templates: the steps
 // of the node's matching deploy templates, validated against the driver's
 // deploy steps.
-func validatedTemplateSteps(ctx context.Context, t *task, skipMissing bool) ([]map[string]any, error) {
+func validatedTemplateSteps(ctx context.Context, t *task, skipMissing bool) ([]*pyjson.Dict, error) {
 	ts, err := deploymentTemplates(ctx, t)
 	if err != nil {
 		return nil, err
@@ -357,7 +314,7 @@ func validatedTemplateSteps(ctx context.Context, t *task, skipMissing bool) ([]m
 // validate_user_deploy_steps_and_templates: the steps of the matching
 // deploy templates, then the user's (given, or saved in
 // driver_internal_info).
-func validateDeployStepsAndTemplates(ctx context.Context, t *task, user []map[string]any, skipMissing bool) error {
+func validateDeployStepsAndTemplates(ctx context.Context, t *task, user []*pyjson.Dict, skipMissing bool) error {
 	if _, err := validatedTemplateSteps(ctx, t, skipMissing); err != nil {
 		return err
 	}
@@ -369,7 +326,7 @@ func validateDeployStepsAndTemplates(ctx context.Context, t *task, user []map[st
 // steps, overridden by the steps of the matching deploy templates, which
 // the user's steps override in turn; steps of priority 0 only disable.
 // Sorted by priority, then interface priority.
-func allDeploymentSteps(ctx context.Context, t *task, skipMissing bool) ([]map[string]any, error) {
+func allDeploymentSteps(ctx context.Context, t *task, skipMissing bool) ([]*pyjson.Dict, error) {
 	user, err := validatedUserDeploySteps(t, nil, skipMissing)
 	if err != nil {
 		return nil, err
@@ -391,14 +348,14 @@ func allDeploymentSteps(ctx context.Context, t *task, skipMissing bool) ([]map[s
 	for _, s := range user {
 		userKeys[stepID(s)] = true
 	}
-	var steps []map[string]any
+	var steps []*pyjson.Dict
 	for _, s := range driverSteps(t, drivers.DeployStep, true, false) {
 		if !userKeys[stepID(s)] {
 			steps = append(steps, s)
 		}
 	}
 	for _, s := range user {
-		if intOf(s["priority"]) > 0 {
+		if intOf(s.Get("priority")) > 0 {
 			steps = append(steps, s)
 		}
 	}
@@ -408,12 +365,12 @@ func allDeploymentSteps(ctx context.Context, t *task, skipMissing bool) ([]map[s
 
 // executeStep runs one step through its interface (execute_clean_step /
 // execute_deploy_step).
-func executeStep(ctx context.Context, t *task, step map[string]any) (states.Provision, error) {
-	k := drivers.Kind(strOf(step["interface"]))
+func executeStep(ctx context.Context, t *task, step *pyjson.Dict) (states.Provision, error) {
+	k := drivers.Kind(strOf(step.Get("interface")))
 	st, ok := t.driver.Interface(k).(drivers.Stepper)
 	if !ok || st == nil {
-		return "", ironic.Errorf(ironic.InvalidParameterValue, "Step %s is not supported by this interface.", strOf(step["step"]))
+		return "", ironic.Errorf(ironic.InvalidParameterValue, "Step %s is not supported by this interface.", strOf(step.Get("step")))
 	}
-	args, _ := step["args"].(map[string]any)
-	return st.ExecuteStep(ctx, t, strOf(step["step"]), args)
+	args, _ := step.Get("args").(*pyjson.Dict)
+	return st.ExecuteStep(ctx, t, strOf(step.Get("step")), args)
 }

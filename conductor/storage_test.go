@@ -37,7 +37,7 @@ func bfvNode(t *testing.T, h *harness, store *db.Store, provisionState states.Pr
 	ctx := context.Background()
 	n := h.node(t, "fake-hardware", db.Values{
 		"storage_interface": "cinder", "provision_state": provisionState, "power_state": states.PowerOff,
-		"properties": models.JSONDict{"capabilities": "iscsi_boot:True"},
+		"properties": models.DictOf("capabilities", "iscsi_boot:True"),
 	})
 	if _, err := store.CreateVolumeConnector(ctx, &models.VolumeConnector{NodeID: &n.ID, Type: models.Ptr("iqn"),
 		ConnectorID: models.Ptr("iqn.2017-08.org.openstack." + n.UUID)}); err != nil {
@@ -76,8 +76,8 @@ func TestPowerOnAttachesActiveNodeVolumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := saved.Properties
-		if p["target_iqn"] != "iqn.2010-10.org.openstack:volume-"+bootVolume || p["target_portal"] != "192.0.2.10:3260" ||
-			p["auth_method"] != "CHAP" || p["ironic_volume_uuid"] != bootVolume {
+		if p.Get("target_iqn") != "iqn.2010-10.org.openstack:volume-"+bootVolume || p.Get("target_portal") != "192.0.2.10:3260" ||
+			p.Get("auth_method") != "CHAP" || p.Get("ironic_volume_uuid") != bootVolume {
 			t.Errorf("target properties = %v", p)
 		}
 
@@ -145,7 +145,7 @@ func TestNodeValidateStorage(t *testing.T) {
 	if r := res["storage"]; !r.Result {
 		t.Errorf("storage validation = %+v", r)
 	}
-	if _, err := store.UpdateNode(ctx, db.ByID(n.ID), db.Values{"properties": models.JSONDict{}}); err != nil {
+	if _, err := store.UpdateNode(ctx, db.ByID(n.ID), db.Values{"properties": models.NewJSONDict()}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = h.m.ValidateDriverInterfaces(ctx, "", n.UUID)

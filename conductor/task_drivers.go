@@ -27,7 +27,7 @@ func (t *task) NodeUUID() string        { return t.node.UUID }
 func (t *task) DriverName() string      { return t.node.Driver }
 func (t *task) Driver() *drivers.Driver { return t.driver }
 func (t *task) InterfaceName(k drivers.Kind) string {
-	if v, ok := t.node.InstanceInfo[string(k)+"_interface"].(string); ok && v != "" {
+	if v, ok := t.node.InstanceInfo.Get(string(k) + "_interface").(string); ok && v != "" {
 		return v
 	}
 	if p := *nodeIface(t.node, k); p != nil {
@@ -36,21 +36,21 @@ func (t *task) InterfaceName(k drivers.Kind) string {
 	return ""
 }
 
-func ensure(d *models.JSONDict) map[string]any {
-	if *d == nil {
-		*d = models.JSONDict{}
+func ensure(d *models.JSONDict) *pyjson.Dict {
+	if d.IsNil() {
+		*d = models.NewJSONDict()
 	}
-	return *d
+	return d.Dict
 }
 
-func (t *task) DriverInfo() map[string]any         { return ensure(&t.node.DriverInfo) }
-func (t *task) DriverInternalInfo() map[string]any { return ensure(&t.node.DriverInternalInfo) }
-func (t *task) InstanceInfo() map[string]any       { return ensure(&t.node.InstanceInfo) }
-func (t *task) Properties() map[string]any         { return ensure(&t.node.Properties) }
-func (t *task) TargetRAIDConfig() map[string]any   { return ensure(&t.node.TargetRAIDConfig) }
-func (t *task) NetworkData() map[string]any        { return ensure(&t.node.NetworkData) }
-func (t *task) AutomatedClean() *bool              { return t.node.AutomatedClean }
-func (t *task) PowerState() states.Power           { return models.Deref(t.node.PowerState) }
+func (t *task) DriverInfo() *pyjson.Dict         { return ensure(&t.node.DriverInfo) }
+func (t *task) DriverInternalInfo() *pyjson.Dict { return ensure(&t.node.DriverInternalInfo) }
+func (t *task) InstanceInfo() *pyjson.Dict       { return ensure(&t.node.InstanceInfo) }
+func (t *task) Properties() *pyjson.Dict         { return ensure(&t.node.Properties) }
+func (t *task) TargetRAIDConfig() *pyjson.Dict   { return ensure(&t.node.TargetRAIDConfig) }
+func (t *task) NetworkData() *pyjson.Dict        { return ensure(&t.node.NetworkData) }
+func (t *task) AutomatedClean() *bool            { return t.node.AutomatedClean }
+func (t *task) PowerState() states.Power         { return models.Deref(t.node.PowerState) }
 func (t *task) SetPowerState(s states.Power) {
 	if s == "" {
 		t.node.PowerState = nil
@@ -71,7 +71,7 @@ func (t *task) Ports() []drivers.Port {
 		dp := drivers.Port{
 			UUID: p.UUID, Address: models.Deref(p.Address), PXEEnabled: p.PXEEnabled == nil || *p.PXEEnabled,
 			PhysicalNetwork: models.Deref(p.PhysicalNetwork), IsSmartNIC: p.IsSmartNIC != nil && *p.IsSmartNIC,
-			LocalLinkConnection: p.LocalLinkConnection, InternalInfo: p.InternalInfo, Extra: p.Extra,
+			LocalLinkConnection: p.LocalLinkConnection.Dict, InternalInfo: p.InternalInfo.Dict, Extra: p.Extra.Dict,
 		}
 		if p.PortgroupID != nil {
 			dp.PortgroupUUID = pgUUID[*p.PortgroupID]
@@ -87,7 +87,7 @@ func (t *task) Portgroups() []drivers.Portgroup {
 		out = append(out, drivers.Portgroup{
 			UUID: pg.UUID, Name: models.Deref(pg.Name), Address: models.Deref(pg.Address),
 			Mode: models.Deref(pg.Mode), StandalonePortsSupported: pg.StandalonePortsSupported == nil || *pg.StandalonePortsSupported,
-			Properties: pg.Properties, InternalInfo: pg.InternalInfo, Extra: pg.Extra,
+			Properties: pg.Properties.Dict, InternalInfo: pg.InternalInfo.Dict, Extra: pg.Extra.Dict,
 		})
 	}
 	return out
@@ -136,11 +136,11 @@ func (t *task) SavePortgroup(ctx context.Context, pg drivers.Portgroup) error {
 	return nil
 }
 
-func jsonDict(m map[string]any) models.JSONDict {
-	if m == nil {
-		return models.JSONDict{}
+func jsonDict(d *pyjson.Dict) models.JSONDict {
+	if d == nil {
+		return models.NewJSONDict()
 	}
-	return models.JSONDict(m)
+	return models.DictFrom(d)
 }
 
 func (t *task) BIOSSettings() drivers.BIOSSettingsStore { return biosStore{t} }
@@ -168,17 +168,17 @@ func (t *task) TargetProvisionState() states.Provision {
 }
 
 // CurrentStep is node.clean_step or node.deploy_step.
-func (t *task) CurrentStep(phase drivers.StepPhase) map[string]any {
+func (t *task) CurrentStep(phase drivers.StepPhase) *pyjson.Dict {
 	if phase == drivers.CleanStep {
-		return t.node.CleanStep
+		return t.node.CleanStep.Dict
 	}
-	return t.node.DeployStep
+	return t.node.DeployStep.Dict
 }
 
 // SetCleaningSteps is steps.set_node_cleaning_steps, once the agent's
 // clean steps are known.
 func (t *task) SetCleaningSteps(ctx context.Context) error {
-	disable, _ := t.DriverInternalInfo()["cleaning_disable_ramdisk"].(bool)
+	disable, _ := t.DriverInternalInfo().Get("cleaning_disable_ramdisk").(bool)
 	_, err := setNodeCleaningSteps(ctx, t, disable)
 	return err
 }
@@ -198,7 +198,7 @@ func (t *task) ContinueSteps(ctx context.Context, phase drivers.StepPhase) error
 		next := nextStepIndex(t, "clean")
 		// continue_node_clean: a step flagged abort_after that is not
 		// the last one aborts the cleaning once it has finished.
-		if abort, _ := t.node.CleanStep["abort_after"].(bool); abort && next >= 0 && next < len(asSteps(t.DriverInternalInfo()["clean_steps"])) {
+		if abort, _ := t.node.CleanStep.Get("abort_after").(bool); abort && next >= 0 && next < len(asSteps(t.DriverInternalInfo().Get("clean_steps"))) {
 			target := cleaningTarget(t.TargetProvisionState() == states.Manageable)
 			if err := t.processEvent(ctx, event{Name: states.EventFail, Target: target}); err != nil {
 				return err
@@ -265,7 +265,7 @@ func nodeInterfaces(n *models.Node) *drivers.NodeInterfaces {
 			fields[k] = *p
 		}
 	}
-	return &drivers.NodeInterfaces{UUID: n.UUID, Driver: n.Driver, Fields: fields, InstanceInfo: n.InstanceInfo}
+	return &drivers.NodeInterfaces{UUID: n.UUID, Driver: n.Driver, Fields: fields, InstanceInfo: n.InstanceInfo.Dict}
 }
 
 // applyInterfaces writes filled-in interface fields back to the node and

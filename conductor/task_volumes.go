@@ -7,6 +7,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Volumes implements drivers.Task: the node's volume connectors and
@@ -49,14 +50,14 @@ func (v volumeStore) Targets(ctx context.Context) ([]drivers.VolumeTarget, error
 
 func driverTarget(r models.VolumeTarget) drivers.VolumeTarget {
 	vt := drivers.VolumeTarget{UUID: r.UUID, VolumeType: models.Deref(r.VolumeType), VolumeID: models.Deref(r.VolumeID),
-		Properties: r.Properties}
+		Properties: r.Properties.Dict}
 	if r.BootIndex != nil {
 		vt.BootIndex = *r.BootIndex
 	}
 	return vt
 }
 
-func (v volumeStore) SetTargetProperties(ctx context.Context, volumeID string, props map[string]any) (int, error) {
+func (v volumeStore) SetTargetProperties(ctx context.Context, volumeID string, props *pyjson.Dict) (int, error) {
 	rows, err := v.t.m.store.ListVolumeTargets(ctx, db.VolumeFilter{VolumeID: &volumeID}, db.ListOpts{})
 	if err != nil {
 		return 0, err

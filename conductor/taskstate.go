@@ -34,9 +34,9 @@ func snapshot(n *models.Node) models.Node {
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)
 		switch f.Kind() {
-		case reflect.Map:
-			if d, ok := f.Interface().(models.JSONDict); ok && d != nil {
-				f.Set(reflect.ValueOf(models.JSONDict(deepCopy(map[string]any(d)).(map[string]any))))
+		case reflect.Struct:
+			if d, ok := f.Interface().(models.JSONDict); ok {
+				f.Set(reflect.ValueOf(models.DictFrom(d.DeepClone())))
 			}
 		case reflect.Pointer:
 			if !f.IsNil() {
@@ -47,33 +47,6 @@ func snapshot(n *models.Node) models.Node {
 		}
 	}
 	return c
-}
-
-// deepCopy copies decoded JSON values.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case models.JSONDict:
-		return models.JSONDict(deepCopy(map[string]any(x)).(map[string]any))
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	case []map[string]any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }
 
 // event is one provision state machine event as the conductor processes
@@ -206,11 +179,11 @@ func (t *task) record(ctx context.Context, msg, eventType string, isError bool) 
 
 // delInternal removes driver_internal_info keys.
 func (t *task) delInternal(keys ...string) {
-	if t.node.DriverInternalInfo == nil {
+	if t.node.DriverInternalInfo.IsNil() {
 		return
 	}
 	for _, k := range keys {
-		delete(t.node.DriverInternalInfo, k)
+		t.node.DriverInternalInfo.Delete(k)
 	}
 }
 
@@ -223,7 +196,7 @@ func (t *task) wipeTokenAndURL() {
 // track: the token and URL go too).
 func (t *task) wipeDeployInternalInfo() {
 	t.wipeTokenAndURL()
-	t.DriverInternalInfo()["deploy_steps"] = nil
+	t.DriverInternalInfo().Set("deploy_steps", nil)
 	t.delInternal("user_deploy_steps", "agent_cached_deploy_steps", "deploy_step_index", "deployment_reboot",
 		"deployment_polling", "skip_current_deploy_step", "steps_validated")
 }
@@ -231,7 +204,7 @@ func (t *task) wipeDeployInternalInfo() {
 // wipeCleaningInternalInfo is utils.wipe_cleaning_internal_info.
 func (t *task) wipeCleaningInternalInfo() {
 	t.wipeTokenAndURL()
-	t.DriverInternalInfo()["clean_steps"] = nil
+	t.DriverInternalInfo().Set("clean_steps", nil)
 	t.delInternal("agent_cached_clean_steps", "clean_step_index", "cleaning_reboot", "cleaning_polling",
 		"cleaning_disable_ramdisk", "skip_current_clean_step", "steps_validated")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -41,7 +42,7 @@ func (*stepBIOS) Steps() []drivers.Step {
 	}
 }
 
-func (b *stepBIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (states.Provision, error) {
+func (b *stepBIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args *pyjson.Dict) (states.Provision, error) {
 	a, _ := json.Marshal(args)
 	b.mu.Lock()
 	b.ran = append(b.ran, name+" "+string(a))
@@ -80,8 +81,8 @@ func createTemplate(t *testing.T, store *db.Store, name string, steps ...tplStep
 	t.Helper()
 	tpl := &models.DeployTemplate{Name: name}
 	for _, s := range steps {
-		if s.args == nil {
-			s.args = models.JSONDict{}
+		if s.args.IsNil() {
+			s.args = models.NewJSONDict()
 		}
 		tpl.Steps = append(tpl.Steps, models.DeployTemplateStep{Interface: s.iface, Step: s.step, Priority: s.prio, Args: s.args})
 	}
@@ -99,7 +100,7 @@ func templatedNode(t *testing.T, h *harness, traits ...string) *models.Node {
 		list[i] = tr
 	}
 	n := h.node(t, "fake-hardware", db.Values{"provision_state": states.Available, "power_state": states.PowerOff,
-		"instance_info": models.JSONDict{"traits": list}})
+		"instance_info": models.DictOf("traits", list)})
 	if _, err := h.store.SetNodeTraits(context.Background(), n.ID, traits); err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +131,10 @@ func TestDeployTemplateSteps(t *testing.T) {
 		ctx := context.Background()
 		bios := newStepBIOS()
 		h := newHarness(t, store, withImpl(drivers.BIOS, "fake", bios))
-		settings := []any{map[string]any{"name": "BootMode", "value": "Uefi"}}
-		createTemplate(t, store, "CUSTOM_B", tplStep{"bios", "factory_reset", 95, nil}, tplStep{"bios", "tune", 0, nil})
-		createTemplate(t, store, "CUSTOM_A", tplStep{"bios", "apply_configuration", 150, models.JSONDict{"settings": settings}})
-		createTemplate(t, store, "CUSTOM_UNUSED", tplStep{"bios", "tune", 99, nil})
+		settings := []any{pyjson.DictOf("name", "BootMode", "value", "Uefi")}
+		createTemplate(t, store, "CUSTOM_B", tplStep{"bios", "factory_reset", 95, models.JSONDict{}}, tplStep{"bios", "tune", 0, models.JSONDict{}})
+		createTemplate(t, store, "CUSTOM_A", tplStep{"bios", "apply_configuration", 150, models.DictOf("settings", settings)})
+		createTemplate(t, store, "CUSTOM_UNUSED", tplStep{"bios", "tune", 99, models.JSONDict{}})
 
 		n := templatedNode(t, h, "CUSTOM_B", "CUSTOM_A")
 		if err := h.m.DoNodeDeploy(ctx, "", n.UUID, false, nil, nil); err != nil {
@@ -152,18 +153,20 @@ func TestDeployTemplateSteps(t *testing.T) {
 		if diff := cmp.Diff(wantRan, bios.steps()); diff != "" {
 			t.Errorf("steps run (-want +got):\n%s", diff)
 		}
-		// What Ironic stores: template steps as {interface, step, args,
-		// priority}, driver steps with their argsinfo; tune is disabled.
-		wantSteps := asJSON(t, []any{
-			map[string]any{"interface": "bios", "step": "apply_configuration", "args": map[string]any{"settings": settings}, "priority": 150},
-			map[string]any{"interface": "deploy", "step": "deploy", "priority": 100, "argsinfo": nil},
-			map[string]any{"interface": "bios", "step": "factory_reset", "args": map[string]any{}, "priority": 95},
-			map[string]any{"interface": "bios", "step": "pause", "priority": 10, "argsinfo": nil},
+		// What Ironic stores, in its key order: template steps as
+		// {interface, step, args, priority}, driver steps as the
+		// decorator builds them, {step, priority, argsinfo, interface};
+		// tune is disabled.
+		wantSteps, _ := pyjson.Marshal([]any{
+			pyjson.DictOf("interface", "bios", "step", "apply_configuration", "args", pyjson.DictOf("settings", settings), "priority", 150),
+			pyjson.DictOf("step", "deploy", "priority", 100, "argsinfo", nil, "interface", "deploy"),
+			pyjson.DictOf("interface", "bios", "step", "factory_reset", "args", pyjson.NewDict(0), "priority", 95),
+			pyjson.DictOf("step", "pause", "priority", 10, "argsinfo", nil, "interface", "bios"),
 		})
-		if diff := cmp.Diff(wantSteps, asJSON(t, got.DriverInternalInfo["deploy_steps"])); diff != "" {
-			t.Errorf("deploy_steps (-want +got):\n%s", diff)
+		if gotSteps, _ := pyjson.Marshal(got.DriverInternalInfo.Get("deploy_steps")); string(gotSteps) != string(wantSteps) {
+			t.Errorf("deploy_steps\n got %s\nwant %s", gotSteps, wantSteps)
 		}
-		if idx := asJSON(t, got.DriverInternalInfo["deploy_step_index"]); idx != 3.0 {
+		if idx := asJSON(t, got.DriverInternalInfo.Get("deploy_step_index")); idx != 3.0 {
 			t.Errorf("deploy_step_index %v", idx)
 		}
 
@@ -171,7 +174,7 @@ func TestDeployTemplateSteps(t *testing.T) {
 		// step; the other template steps stay.
 		bios.ran = nil
 		n2 := templatedNode(t, h, "CUSTOM_A", "CUSTOM_B")
-		user := []map[string]any{{"interface": "bios", "step": "apply_configuration", "args": map[string]any{"settings": []any{}}, "priority": 5}}
+		user := []*pyjson.Dict{pyjson.DictOf("interface", "bios", "step", "apply_configuration", "args", pyjson.DictOf("settings", []any{}), "priority", 5)}
 		if err := h.m.DoNodeDeploy(ctx, "", n2.UUID, false, nil, user); err != nil {
 			t.Fatal(err)
 		}
@@ -182,9 +185,9 @@ func TestDeployTemplateSteps(t *testing.T) {
 		}
 		got = h.reload(t, n2)
 		var ids []string
-		for _, s := range got.DriverInternalInfo["deploy_steps"].([]any) {
-			m := s.(map[string]any)
-			ids = append(ids, m["interface"].(string)+"."+m["step"].(string))
+		for _, s := range got.DriverInternalInfo.Get("deploy_steps").([]any) {
+			m := s.(*pyjson.Dict)
+			ids = append(ids, m.Get("interface").(string)+"."+m.Get("step").(string))
 		}
 		if diff := cmp.Diff([]string{"deploy.deploy", "bios.factory_reset", "bios.pause", "bios.apply_configuration"}, ids); diff != "" {
 			t.Errorf("deploy_steps with user steps (-want +got):\n%s", diff)
@@ -197,7 +200,7 @@ func TestDeployTemplateSteps(t *testing.T) {
 func TestDeployTemplateDisablesAll(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		h := newHarness(t, store)
-		createTemplate(t, store, "CUSTOM_DIS", tplStep{"deploy", "deploy", 0, nil})
+		createTemplate(t, store, "CUSTOM_DIS", tplStep{"deploy", "deploy", 0, models.JSONDict{}})
 		n := templatedNode(t, h, "CUSTOM_DIS")
 		if err := h.m.DoNodeDeploy(context.Background(), "", n.UUID, false, nil, nil); err != nil {
 			t.Fatal(err)
@@ -217,11 +220,11 @@ func TestDeployTemplateInvalid(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
 		h := newHarness(t, store, withImpl(drivers.BIOS, "fake", newStepBIOS()))
-		createTemplate(t, store, "CUSTOM_CORE", tplStep{"deploy", "deploy", 100, nil})
-		createTemplate(t, store, "CUSTOM_NOARGS", tplStep{"bios", "apply_configuration", 10, nil})
-		createTemplate(t, store, "CUSTOM_EXTRA", tplStep{"bios", "factory_reset", 0, models.JSONDict{"x": 1}})
-		createTemplate(t, store, "CUSTOM_DUP", tplStep{"bios", "factory_reset", 0, nil})
-		createTemplate(t, store, "CUSTOM_UNKNOWN", tplStep{"raid", "no_such_step", 10, nil})
+		createTemplate(t, store, "CUSTOM_CORE", tplStep{"deploy", "deploy", 100, models.JSONDict{}})
+		createTemplate(t, store, "CUSTOM_NOARGS", tplStep{"bios", "apply_configuration", 10, models.JSONDict{}})
+		createTemplate(t, store, "CUSTOM_EXTRA", tplStep{"bios", "factory_reset", 0, models.DictOf("x", 1)})
+		createTemplate(t, store, "CUSTOM_DUP", tplStep{"bios", "factory_reset", 0, models.JSONDict{}})
+		createTemplate(t, store, "CUSTOM_UNKNOWN", tplStep{"raid", "no_such_step", 10, models.JSONDict{}})
 		const prefix = "Validation of deploy steps from deploy templates matching this node's instance traits failed. Matching deploy templates: "
 		for _, tc := range []struct {
 			traits []string

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 )
 
@@ -17,6 +18,9 @@ func vendorArgs(info any) (map[string]any, error) {
 	switch v := info.(type) {
 	case nil:
 		return map[string]any{}, nil
+	case *pyjson.Dict:
+		// Keyword arguments: the methods read them, nothing stores them.
+		return v.Map(), nil
 	case map[string]any:
 		return v, nil
 	}

@@ -4,10 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"maps"
-
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -164,15 +163,15 @@ func (s *Store) UpdateAllocation(ctx context.Context, ref Ref, values Values, up
 			if node.InstanceUUID != nil && *node.InstanceUUID != "" && *node.InstanceUUID != a.UUID {
 				return ironic.Errorf(ironic.NodeAssociated, "Node %s is associated with instance %s.", node.UUID, *node.InstanceUUID)
 			}
-			iinfo := maps.Clone(map[string]any(node.InstanceInfo))
+			iinfo := node.InstanceInfo.Clone()
 			if iinfo == nil {
-				iinfo = map[string]any{}
+				iinfo = pyjson.NewDict(1)
 			}
 			traits := []any(a.Traits)
 			if traits == nil {
 				traits = []any{}
 			}
-			iinfo["traits"] = traits
+			iinfo.Set("traits", traits)
 			if _, err := updateChanged(ctx, tx, s.t.nodes, node, Values{
 				"allocation_id": a.ID, "instance_uuid": a.UUID, "instance_info": iinfo,
 			}, now, "`id` = ?", node.ID); err != nil {

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // kind is how a column maps to a Go field.
@@ -392,7 +393,8 @@ func boolInt(b bool) int64 {
 // Ironic's update_*(ident, values). Accepted Go types per column:
 // strings as string or *string; integers as int, int64, int32, *int64 or
 // json.Number; booleans as bool or *bool; timestamps as models.Time,
-// time.Time or *time.Time; JSON dicts as models.JSONDict or map[string]any;
+// time.Time or *time.Time; JSON dicts as models.JSONDict or *pyjson.Dict (never a map:
+// its order would be lost);
 // JSON lists as models.JSONList, []any or []string; nil for NULL (for JSON
 // columns: an empty dict or list).
 type Values map[string]any
@@ -485,8 +487,8 @@ func convert(k kind, v any) (driver.Value, error) {
 		switch x := v.(type) {
 		case models.JSONDict:
 			return x.Value()
-		case map[string]any:
-			return models.JSONDict(x).Value()
+		case *pyjson.Dict:
+			return models.DictFrom(x).Value()
 		}
 	case kList:
 		switch x := v.(type) {

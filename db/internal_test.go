@@ -168,7 +168,7 @@ func TestTableFromTags(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("kinds %v, want %v", got, want)
 	}
-	r := row{ID: 7, Name: "n", Note: models.Ptr("x"), Info: models.JSONDict{"a": "b"}}
+	r := row{ID: 7, Name: "n", Note: models.Ptr("x"), Info: models.DictOf("a", "b")}
 	if p := tb.id(&r); p != &r.ID {
 		t.Errorf("id points at %p, not at the ID field %p", p, &r.ID)
 	}
@@ -302,7 +302,7 @@ func TestChangedColumns(t *testing.T) {
 	}
 	base := func() models.Node {
 		return models.Node{ID: 1, UUID: "u", Name: models.Ptr("n"), ProvisionState: models.Ptr(states.Manageable),
-			ChassisID: models.Ptr(int64(3)), AutomatedClean: models.Ptr(true), Extra: models.JSONDict{"a": "b"},
+			ChassisID: models.Ptr(int64(3)), AutomatedClean: models.Ptr(true), Extra: models.DictOf("a", "b", "x", "y"),
 			Maintenance: true, ProvisionUpdatedAt: models.NewTime(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))}
 	}
 	old := base()
@@ -316,7 +316,7 @@ func TestChangedColumns(t *testing.T) {
 	cur.ProvisionState = models.Ptr(states.Available)
 	cur.ChassisID = models.Ptr(int64(4))
 	cur.AutomatedClean = nil
-	cur.Extra["a"] = "c"
+	cur.Extra.Set("a", "c")
 	cur.Maintenance = false
 	cur.Driver = "fake-hardware"
 	cur.ProvisionUpdatedAt = models.Time{}
@@ -324,5 +324,12 @@ func TestChangedColumns(t *testing.T) {
 		"extra", "automated_clean"}
 	if got := changedColumns(ts.nodes, &old, &cur); !slices.Equal(got, want) {
 		t.Errorf("changed columns %v, want %v", got, want)
+	}
+	// A key moved to the end is a change: the stored text keeps the order.
+	moved := base()
+	moved.Extra.Delete("a")
+	moved.Extra.Set("a", "b")
+	if got := changedColumns(ts.nodes, &old, &moved); !slices.Equal(got, []string{"extra"}) {
+		t.Errorf("reordered extra: changed columns %v", got)
 	}
 }

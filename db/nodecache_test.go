@@ -32,7 +32,7 @@ func TestNodeCacheSeesEveryChange(t *testing.T) {
 	defer other.Close()
 	var ids []int64
 	for i := 0; i < 5; i++ {
-		n, err := other.CreateNode(ctx, &models.Node{Driver: "fake-hardware", Extra: models.JSONDict{"v": json.Number("0")}})
+		n, err := other.CreateNode(ctx, &models.Node{Driver: "fake-hardware", Extra: models.DictOf("v", json.Number("0"))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestNodeCacheSeesEveryChange(t *testing.T) {
 		for i := range got {
 			if got[i].ID != want[i].ID || !got[i].UpdatedAt.Equal(want[i].UpdatedAt.Time) ||
 				models.Deref(got[i].Name) != models.Deref(want[i].Name) ||
-				got[i].Extra["v"] != want[i].Extra["v"] || len(got[i].Traits) != len(want[i].Traits) {
+				got[i].Extra.Get("v") != want[i].Extra.Get("v") || len(got[i].Traits) != len(want[i].Traits) {
 				t.Fatalf("node %d: cached %+v\nwant %+v", got[i].ID, got[i], want[i])
 			}
 			out[got[i].ID] = got[i]
@@ -65,10 +65,10 @@ func TestNodeCacheSeesEveryChange(t *testing.T) {
 	list()
 	list() // now from the cache
 	// Another store changes a node.
-	if _, err := other.UpdateNode(ctx, db.ByID(ids[0]), db.Values{"extra": models.JSONDict{"v": json.Number("1")}}); err != nil {
+	if _, err := other.UpdateNode(ctx, db.ByID(ids[0]), db.Values{"extra": models.DictOf("v", json.Number("1"))}); err != nil {
 		t.Fatal(err)
 	}
-	if got := list(); got[ids[0]].Extra["v"] != json.Number("1") {
+	if got := list(); got[ids[0]].Extra.Get("v") != json.Number("1") {
 		t.Errorf("change by another store not seen: %v", got[ids[0]].Extra)
 	}
 	// This store changes a node.
@@ -82,7 +82,7 @@ func TestNodeCacheSeesEveryChange(t *testing.T) {
 	if err := db.Raw(other).Exec(ctx, "UPDATE nodes SET extra = '{\"v\": 2}', updated_at = '2031-01-02 03:04:05.123456' WHERE id = ?", ids[2]); err != nil {
 		t.Fatal(err)
 	}
-	if got := list(); got[ids[2]].Extra["v"] != json.Number("2") {
+	if got := list(); got[ids[2]].Extra.Get("v") != json.Number("2") {
 		t.Errorf("raw change not seen: %v", got[ids[2]].Extra)
 	}
 	// Traits are always read fresh.

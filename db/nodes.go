@@ -416,8 +416,8 @@ func (s *Store) CreateNode(ctx context.Context, n *models.Node) (*models.Node, e
 // nilDicts replaces nil dicts with empty ones, as they read back.
 func nilDicts(ds ...*models.JSONDict) {
 	for _, d := range ds {
-		if *d == nil {
-			*d = models.JSONDict{}
+		if d.IsNil() {
+			*d = models.NewJSONDict()
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -32,8 +33,8 @@ func TestCreateAndGetNode(t *testing.T) {
 		in := &models.Node{
 			Driver:         "fake-hardware",
 			Name:           models.Ptr("node-1"),
-			Properties:     models.JSONDict{"cpus": json.Number("4"), "memory_mb": json.Number("8192"), "nested": map[string]any{"a": []any{"x", true, nil}}},
-			DriverInfo:     models.JSONDict{"ipmi_password": "sécret"},
+			Properties:     models.DictOf("cpus", json.Number("4"), "memory_mb", json.Number("8192"), "nested", pyjson.DictOf("a", []any{"x", true, nil})),
+			DriverInfo:     models.DictOf("ipmi_password", "sécret"),
 			Owner:          models.Ptr("proj-a"),
 			Maintenance:    true,
 			AutomatedClean: models.Ptr(false),
@@ -108,12 +109,12 @@ func TestUpdateNode(t *testing.T) {
 		}
 		e.clock.Advance(2 * time.Second)
 		u := must[*models.Node](t)(e.UpdateNode(ctx, db.ByUUID(n.UUID), db.Values{
-			"extra": map[string]any{"k": "v", "n": json.Number("1.50")}, "maintenance": true, "maintenance_reason": "because",
+			"extra": pyjson.DictOf("k", "v", "n", json.Number("1.50")), "maintenance": true, "maintenance_reason": "because",
 			"power_state": "power off", "resource_class": models.Ptr("gold"), "chassis_id": nil,
-			"properties": models.JSONDict{"cpus": 4},
+			"properties": models.DictOf("cpus", 4),
 		}))
 		asRead(u)
-		if !u.Maintenance || models.Deref(u.MaintenanceReason) != "because" || u.Extra["k"] != "v" ||
+		if !u.Maintenance || models.Deref(u.MaintenanceReason) != "because" || u.Extra.Get("k") != "v" ||
 			models.Deref(u.PowerState) != "power off" || models.Deref(u.ResourceClass) != "gold" {
 			t.Errorf("update not applied: %+v", u)
 		}
@@ -296,7 +297,7 @@ func TestDestroyNodeCascade(t *testing.T) {
 			a := must[*models.Allocation](t)(e.CreateAllocation(ctx, &models.Allocation{ResourceClass: models.Ptr("gold")}))
 			must[*models.Allocation](t)(e.UpdateAllocation(ctx, db.ByID(a.ID), db.Values{"node_id": nd.ID, "state": "active"}, true))
 			must[*models.NodeHistory](t)(e.CreateNodeHistory(ctx, &models.NodeHistory{NodeID: &nd.ID, Event: models.Ptr("something")}))
-			must[*models.NodeInventory](t)(e.CreateNodeInventory(ctx, &models.NodeInventory{NodeID: &nd.ID, InventoryData: models.JSONDict{"cpu": "x"}}))
+			must[*models.NodeInventory](t)(e.CreateNodeInventory(ctx, &models.NodeInventory{NodeID: &nd.ID, InventoryData: models.DictOf("cpu", "x")}))
 		}
 		ok(t, e.DestroyNode(ctx, db.ByUUID(n.UUID)))
 		_, err := e.GetNodeByID(ctx, n.ID)
@@ -603,7 +604,7 @@ func TestConcurrentUse(t *testing.T) {
 					if _, err = e.ReserveNode(ctx, host, db.ByID(nodes[w].ID)); err != nil {
 						return
 					}
-					if _, err = e.UpdateNode(ctx, db.ByID(nodes[w].ID), db.Values{"extra": map[string]any{"round": r}}); err != nil {
+					if _, err = e.UpdateNode(ctx, db.ByID(nodes[w].ID), db.Values{"extra": pyjson.DictOf("round", r)}); err != nil {
 						return
 					}
 					if _, err = e.AddNodeTrait(ctx, nodes[w].ID, fmt.Sprintf("CUSTOM_%d", r%5)); err != nil {
@@ -624,7 +625,7 @@ func TestConcurrentUse(t *testing.T) {
 			}
 		}
 		for _, n := range must[[]models.Node](t)(e.ListNodes(ctx, db.NodeFilter{}, db.ListOpts{})) {
-			if n.Extra["round"] != json.Number(fmt.Sprint(rounds-1)) || len(n.Traits) != 5 || n.Reservation != nil {
+			if n.Extra.Get("round") != json.Number(fmt.Sprint(rounds-1)) || len(n.Traits) != 5 || n.Reservation != nil {
 				t.Errorf("node %s: extra %v traits %d reservation %v", models.Deref(n.Name), n.Extra, len(n.Traits), n.Reservation)
 			}
 		}

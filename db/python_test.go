@@ -19,6 +19,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 const pythonBin = "/usr/bin/python3"
@@ -160,6 +161,7 @@ out = {
   'port_llc': p.local_link_connection, 'port_pxe': p.pxe_enabled, 'port_node': p.node_uuid,
   'port_version': DB.get_port_by_address('52:54:00:12:34:56').version, 'port_smartnic': p.is_smartnic,
   'chassis_extra': ch.extra, 'chassis_description': ch.description,
+  'key_order': [list(o.properties), list(o.driver_info), list(p.local_link_connection)],
   'raw_json_is_python_format': all(v == json.dumps(json.loads(v)) for v in (rawrow[0], rawrow[1], rawrow[2], rawrow[6])),
   'raw_created_at': str(rawrow[3]), 'raw_maintenance': rawrow[5],
   'check_versions': DB.check_versions(),
@@ -179,13 +181,13 @@ func TestPythonReadsGoRows(t *testing.T) {
 			s := must[*db.Store](t)(db.Open(ctx, b.driver, b.goDSN, nil, db.WithClock(clock)))
 			defer s.Close()
 			ok(t, s.CreateSchema(ctx))
-			ch := must[*models.Chassis](t)(s.CreateChassis(ctx, &models.Chassis{Description: models.Ptr("Rack «7»"), Extra: models.JSONDict{"row": json.Number("7")}}))
-			props := models.JSONDict{"cpus": json.Number("8"), "memory_mb": json.Number("16384"), "capabilities": "boot_mode:uefi", "ratio": json.Number("0.5")}
+			ch := must[*models.Chassis](t)(s.CreateChassis(ctx, &models.Chassis{Description: models.Ptr("Rack «7»"), Extra: models.DictOf("row", json.Number("7"))}))
+			props := models.DictOf("cpus", json.Number("8"), "memory_mb", json.Number("16384"), "capabilities", "boot_mode:uefi", "ratio", json.Number("0.5"))
 			n := must[*models.Node](t)(s.CreateNode(ctx, &models.Node{
 				Driver: "ipmi", Name: models.Ptr("gø-node"), ChassisID: &ch.ID, Properties: props,
-				DriverInfo:   models.JSONDict{"ipmi_address": "10.0.0.1", "ipmi_password": "p\"w\\d"},
-				Extra:        models.JSONDict{"nested": map[string]any{"list": []any{json.Number("1"), "two", true, nil}}},
-				InstanceInfo: models.JSONDict{"configdrive": "H4sI…"},
+				DriverInfo:   models.DictOf("ipmi_address", "10.0.0.1", "ipmi_password", "p\"w\\d"),
+				Extra:        models.DictOf("nested", pyjson.DictOf("list", []any{json.Number("1"), "two", true, nil})),
+				InstanceInfo: models.DictOf("configdrive", "H4sI…"),
 				Maintenance:  true, Owner: models.Ptr("proj"), AutomatedClean: models.Ptr(false), SecureBoot: models.Ptr(true),
 				ConductorGroup: "rack1",
 			}))
@@ -193,7 +195,7 @@ func TestPythonReadsGoRows(t *testing.T) {
 			clock.Advance(1500 * time.Millisecond)
 			n = must[*models.Node](t)(s.UpdateNode(ctx, db.ByID(n.ID), db.Values{"provision_state": "manageable", "power_state": "power off"}))
 			must[*models.Port](t)(s.CreatePort(ctx, &models.Port{NodeID: &n.ID, Address: models.Ptr("52:54:00:12:34:56"),
-				LocalLinkConnection: models.JSONDict{"switch_id": "0a:1b:2c:3d:4e:5f", "port_id": "Ethernet3/1"}}))
+				LocalLinkConnection: models.DictOf("switch_id", "0a:1b:2c:3d:4e:5f", "port_id", "Ethernet3/1")}))
 			ok(t, s.Close())
 
 			// Python's dbsync accepts the database as at head (upgrade checks
@@ -223,7 +225,11 @@ func TestPythonReadsGoRows(t *testing.T) {
 				"port_pxe": true, "port_node": n.UUID, "port_version": "1.11", "port_smartnic": false,
 				"chassis_extra": map[string]any{"row": 7.0}, "chassis_description": "Rack «7»",
 				"raw_json_is_python_format": true,
-				"raw_created_at":            ts(n.CreatedAt), "raw_maintenance": 1.0,
+				"key_order": []any{
+					[]any{"cpus", "memory_mb", "capabilities", "ratio"}, []any{"ipmi_address", "ipmi_password"},
+					[]any{"switch_id", "port_id"},
+				},
+				"raw_created_at": ts(n.CreatedAt), "raw_maintenance": 1.0,
 				"check_versions": true, "nodes_listed": 1.0,
 			}
 			if d := cmp.Diff(want, got); d != "" {
@@ -277,13 +283,13 @@ func TestGoReadsPythonRows(t *testing.T) {
 			}
 			ok(t, s.Upgrade(ctx)) // at head: no-op on a Python-made database
 			n := must[*models.Node](t)(s.GetNodeByUUID(ctx, ids["node"].(string)))
-			if d := cmp.Diff(models.JSONDict{"cpus": json.Number("4"), "local_gb": json.Number("10.5"), "label": "ünïcode"}, n.Properties); d != "" {
+			if d := cmp.Diff(models.DictOf("cpus", json.Number("4"), "local_gb", json.Number("10.5"), "label", "ünïcode"), n.Properties); d != "" {
 				t.Errorf("properties (-want +got):\n%s", d)
 			}
 			if n.Driver != "redfish" || models.Deref(n.Name) != "py-node" || !n.Maintenance || models.Deref(n.MaintenanceReason) != "m" ||
 				models.Deref(n.ProvisionState) != "available" || models.Deref(n.Reservation) != "pyhost" || n.Version != models.NodeVersion ||
 				models.Deref(n.ResourceClass) != "baremetal" || n.AutomatedClean != nil || n.Retired == nil || *n.Retired ||
-				n.ConsoleEnabled || n.Protected || n.DriverInfo["redfish_address"] != "https://bmc" || len(n.NetworkData) != 0 || n.NetworkData == nil {
+				n.ConsoleEnabled || n.Protected || n.DriverInfo.Get("redfish_address") != "https://bmc" || n.NetworkData.Len() != 0 || n.NetworkData.IsNil() {
 				t.Errorf("node read from Python rows: %+v", n)
 			}
 			if d := cmp.Diff([]string{"CUSTOM_PY"}, n.TraitNames()); d != "" {
@@ -308,11 +314,11 @@ func TestGoReadsPythonRows(t *testing.T) {
 				}
 			}
 			p := must[*models.Port](t)(s.GetPortByUUID(ctx, ids["port"].(string)))
-			if models.Deref(p.NodeID) != n.ID || p.PXEEnabled == nil || *p.PXEEnabled || p.LocalLinkConnection["switch_info"] != "s1" || p.Version != models.PortVersion {
+			if models.Deref(p.NodeID) != n.ID || p.PXEEnabled == nil || *p.PXEEnabled || p.LocalLinkConnection.Get("switch_info") != "s1" || p.Version != models.PortVersion {
 				t.Errorf("port: %+v", p)
 			}
 			ch := must[*models.Chassis](t)(s.GetChassisByUUID(ctx, ids["chassis"].(string)))
-			if d := cmp.Diff(models.JSONDict{"b": json.Number("2"), "a": []any{json.Number("1"), "x"}}, ch.Extra); d != "" {
+			if d := cmp.Diff(models.DictOf("b", json.Number("2"), "a", []any{json.Number("1"), "x"}), ch.Extra); d != "" {
 				t.Errorf("chassis extra (-want +got):\n%s", d)
 			}
 			c := must[*models.Conductor](t)(s.GetConductor(ctx, "pyhost", true))
@@ -325,7 +331,7 @@ func TestGoReadsPythonRows(t *testing.T) {
 			}
 			// And Go can keep working on the Python-made rows.
 			ok(t, s.ReleaseNode(ctx, "pyhost", db.ByID(n.ID)))
-			must[*models.Node](t)(s.UpdateNode(ctx, db.ByUUID(n.UUID), db.Values{"extra": map[string]any{"go": true}}))
+			must[*models.Node](t)(s.UpdateNode(ctx, db.ByUUID(n.UUID), db.Values{"extra": pyjson.DictOf("go", true)}))
 			list := must[[]models.Node](t)(s.ListNodes(ctx, db.NodeFilter{Project: models.Ptr("p2")}, db.ListOpts{}))
 			if len(list) != 1 || list[0].ID != n.ID {
 				t.Errorf("list by project: %d nodes", len(list))

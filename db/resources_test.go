@@ -11,6 +11,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -20,7 +21,7 @@ func TestPorts(t *testing.T) {
 		n2 := must[*models.Node](t)(e.CreateNode(ctx, &models.Node{Driver: "d", Lessee: models.Ptr("o1"), Owner: models.Ptr("o2")}))
 		pg := must[*models.Portgroup](t)(e.CreatePortgroup(ctx, &models.Portgroup{NodeID: &n1.ID, Name: models.Ptr("bond0")}))
 		p1 := must[*models.Port](t)(e.CreatePort(ctx, &models.Port{NodeID: &n1.ID, PortgroupID: &pg.ID, Address: models.Ptr("52:54:00:00:00:01"),
-			LocalLinkConnection: models.JSONDict{"switch_id": "aa:bb:cc:dd:ee:ff", "port_id": "Eth1"}, Name: models.Ptr("eth0")}))
+			LocalLinkConnection: models.DictOf("switch_id", "aa:bb:cc:dd:ee:ff", "port_id", "Eth1"), Name: models.Ptr("eth0")}))
 		if p1.PXEEnabled == nil || !*p1.PXEEnabled || p1.IsSmartNIC == nil || *p1.IsSmartNIC || p1.Version != models.PortVersion {
 			t.Errorf("port defaults: %+v", p1)
 		}
@@ -85,9 +86,9 @@ func TestPorts(t *testing.T) {
 
 		e.clock.Advance(time.Second)
 		u := must[*models.Port](t)(e.UpdatePort(ctx, db.ByAddress("52:54:00:00:00:01"), db.Values{
-			"extra": models.JSONDict{"a": json.Number("1")}, "portgroup_id": nil, "internal_info": map[string]any{"tenant_vif_port_id": "vif"},
+			"extra": models.DictOf("a", json.Number("1")), "portgroup_id": nil, "internal_info": pyjson.DictOf("tenant_vif_port_id", "vif"),
 		}))
-		if u.PortgroupID != nil || u.Extra["a"] != json.Number("1") || u.InternalInfo["tenant_vif_port_id"] != "vif" || !u.UpdatedAt.Valid() {
+		if u.PortgroupID != nil || u.Extra.Get("a") != json.Number("1") || u.InternalInfo.Get("tenant_vif_port_id") != "vif" || !u.UpdatedAt.Valid() {
 			t.Errorf("update: %+v", u)
 		}
 		_, err = e.UpdatePort(ctx, db.ByID(p2.ID), db.Values{"address": "52:54:00:00:00:01"})
@@ -158,7 +159,7 @@ func TestPortgroups(t *testing.T) {
 
 func TestChassis(t *testing.T) {
 	both(t, func(t *testing.T, e *env) {
-		c := must[*models.Chassis](t)(e.CreateChassis(ctx, &models.Chassis{Description: models.Ptr("rack"), Extra: models.JSONDict{"x": "ü"}}))
+		c := must[*models.Chassis](t)(e.CreateChassis(ctx, &models.Chassis{Description: models.Ptr("rack"), Extra: models.DictOf("x", "ü")}))
 		got := must[*models.Chassis](t)(e.GetChassisByUUID(ctx, c.UUID))
 		if d := cmp.Diff(c, got); d != "" {
 			t.Errorf("(-created +got):\n%s", d)
@@ -267,7 +268,7 @@ func TestConductors(t *testing.T) {
 func TestAllocations(t *testing.T) {
 	both(t, func(t *testing.T, e *env) {
 		cond := must[*models.Conductor](t)(e.RegisterConductor(ctx, &models.Conductor{Hostname: "c1"}, false))
-		n := must[*models.Node](t)(e.CreateNode(ctx, &models.Node{Driver: "d", InstanceInfo: models.JSONDict{"image_source": "img"}}))
+		n := must[*models.Node](t)(e.CreateNode(ctx, &models.Node{Driver: "d", InstanceInfo: models.DictOf("image_source", "img")}))
 		a := must[*models.Allocation](t)(e.CreateAllocation(ctx, &models.Allocation{Name: models.Ptr("alloc-1"), ResourceClass: models.Ptr("gold"),
 			Traits: models.StringList([]string{"CUSTOM_GPU"}), Owner: models.Ptr("p1"), ConductorAffinity: &cond.ID}))
 		if a.State != "allocating" || a.Version != models.AllocationVersion || len(a.CandidateNodes) != 0 || a.CandidateNodes == nil {
@@ -294,7 +295,7 @@ func TestAllocations(t *testing.T) {
 		if models.Deref(bound.AllocationID) != a.ID || models.Deref(bound.InstanceUUID) != a.UUID {
 			t.Errorf("node not bound: alloc=%v instance=%v", bound.AllocationID, bound.InstanceUUID)
 		}
-		if d := cmp.Diff(models.JSONDict{"image_source": "img", "traits": []any{"CUSTOM_GPU"}}, bound.InstanceInfo); d != "" {
+		if d := cmp.Diff(models.DictOf("image_source", "img", "traits", []any{"CUSTOM_GPU"}), bound.InstanceInfo); d != "" {
 			t.Errorf("instance_info (-want +got):\n%s", d)
 		}
 		_, err = e.UpdateAllocation(ctx, db.ByID(a2.ID), db.Values{"node_id": n.ID}, true)
@@ -395,7 +396,7 @@ func TestVolumes(t *testing.T) {
 		_, err = e.GetVolumeConnector(ctx, db.ByUUID(vc.UUID))
 		wantFault(t, err, ironic.VolumeConnectorNotFound, "Volume connector "+vc.UUID+" could not be found.")
 
-		vt := must[*models.VolumeTarget](t)(e.CreateVolumeTarget(ctx, &models.VolumeTarget{NodeID: &n.ID, VolumeType: models.Ptr("iscsi"), BootIndex: models.Ptr(int64(0)), VolumeID: models.Ptr("v1"), Properties: models.JSONDict{"target_lun": json.Number("0")}}))
+		vt := must[*models.VolumeTarget](t)(e.CreateVolumeTarget(ctx, &models.VolumeTarget{NodeID: &n.ID, VolumeType: models.Ptr("iscsi"), BootIndex: models.Ptr(int64(0)), VolumeID: models.Ptr("v1"), Properties: models.DictOf("target_lun", json.Number("0"))}))
 		_, err = e.CreateVolumeTarget(ctx, &models.VolumeTarget{NodeID: &n.ID, BootIndex: models.Ptr(int64(0))})
 		wantFault(t, err, ironic.VolumeTargetBootIndexAlreadyExists, "A volume target with boot index '0' for the same node already exists.")
 		vt2 := must[*models.VolumeTarget](t)(e.CreateVolumeTarget(ctx, &models.VolumeTarget{NodeID: &n.ID, BootIndex: models.Ptr(int64(1)), VolumeID: models.Ptr("v2")}))
@@ -419,8 +420,8 @@ func TestDeployTemplates(t *testing.T) {
 			return models.DeployTemplateStep{Interface: iface, Step: name, Priority: prio, Args: args}
 		}
 		tpl := must[*models.DeployTemplate](t)(e.CreateDeployTemplate(ctx, &models.DeployTemplate{Name: "CUSTOM_RAID", Steps: []models.DeployTemplateStep{
-			step("raid", "create_configuration", 10, models.JSONDict{"logical_disks": []any{}}),
-			step("bios", "apply_configuration", 20, nil),
+			step("raid", "create_configuration", 10, models.DictOf("logical_disks", []any{})),
+			step("bios", "apply_configuration", 20, models.JSONDict{}),
 		}}))
 		if len(tpl.Steps) != 2 || tpl.Steps[0].ID == 0 || tpl.Steps[1].DeployTemplateID != tpl.ID || tpl.Version != models.DeployTemplateVersion {
 			t.Fatalf("created: %+v", tpl)
@@ -436,11 +437,11 @@ func TestDeployTemplates(t *testing.T) {
 		other := must[*models.DeployTemplate](t)(e.CreateDeployTemplate(ctx, &models.DeployTemplate{Name: "CUSTOM_OTHER"}))
 
 		keptID := tpl.Steps[0].ID
-		u := must[*models.DeployTemplate](t)(e.UpdateDeployTemplate(ctx, db.ByUUID(tpl.UUID), db.Values{"extra": map[string]any{"a": "b"}}, []models.DeployTemplateStep{
-			step("raid", "create_configuration", 10, models.JSONDict{"logical_disks": []any{}}),
-			step("deploy", "write_image", 80, models.JSONDict{"force": true}),
+		u := must[*models.DeployTemplate](t)(e.UpdateDeployTemplate(ctx, db.ByUUID(tpl.UUID), db.Values{"extra": pyjson.DictOf("a", "b")}, []models.DeployTemplateStep{
+			step("raid", "create_configuration", 10, models.DictOf("logical_disks", []any{})),
+			step("deploy", "write_image", 80, models.DictOf("force", true)),
 		}))
-		if len(u.Steps) != 2 || u.Steps[0].ID != keptID || u.Steps[1].Step != "write_image" || u.Extra["a"] != "b" {
+		if len(u.Steps) != 2 || u.Steps[0].ID != keptID || u.Steps[1].Step != "write_image" || u.Extra.Get("a") != "b" {
 			t.Errorf("updated: %+v", u)
 		}
 		u = must[*models.DeployTemplate](t)(e.UpdateDeployTemplate(ctx, db.ByID(tpl.ID), db.Values{"name": "CUSTOM_NEW"}, nil))
@@ -504,9 +505,9 @@ func TestHistoryInventory(t *testing.T) {
 		}
 
 		inv := must[*models.NodeInventory](t)(e.CreateNodeInventory(ctx, &models.NodeInventory{NodeID: &n.ID,
-			InventoryData: models.JSONDict{"cpu": map[string]any{"count": json.Number("8")}}, PluginData: models.JSONDict{"x": 1.5}}))
+			InventoryData: models.DictOf("cpu", pyjson.DictOf("count", json.Number("8"))), PluginData: models.DictOf("x", 1.5)}))
 		gotInv := must[*models.NodeInventory](t)(e.GetNodeInventoryByNodeID(ctx, n.ID))
-		if gotInv.ID != inv.ID || gotInv.PluginData["x"] != json.Number("1.5") || gotInv.Version != models.NodeInventoryVersion {
+		if gotInv.ID != inv.ID || gotInv.PluginData.Get("x") != json.Number("1.5") || gotInv.Version != models.NodeInventoryVersion {
 			t.Errorf("inventory: %+v", gotInv)
 		}
 		ok(t, e.DestroyNodeInventoryByNodeID(ctx, n.ID))
@@ -561,12 +562,12 @@ func TestRowValuesRoundTrip(t *testing.T) {
 		}
 		m := *u
 		m.PowerState = models.Ptr(states.PowerOn)
-		m.Properties = models.JSONDict{"cpus": json.Number("2")}
+		m.Properties = models.DictOf("cpus", json.Number("2"))
 		m.Maintenance = true
 		m.Shard = models.Ptr("s")
 		m.ProvisionUpdatedAt = models.NewTime(e.clock.Now())
 		u2 := must[*models.Node](t)(e.UpdateNode(ctx, db.ByID(n.ID), must[db.Values](t)(e.NodeValues(&m, all))))
-		if models.Deref(u2.PowerState) != "power on" || u2.Properties["cpus"] != json.Number("2") || !u2.Maintenance ||
+		if models.Deref(u2.PowerState) != "power on" || u2.Properties.Get("cpus") != json.Number("2") || !u2.Maintenance ||
 			models.Deref(u2.Shard) != "s" || !u2.ProvisionUpdatedAt.Valid() || !u2.UpdatedAt.Valid() || models.Deref(u2.Name) != "rt" {
 			t.Errorf("round trip: %+v", u2)
 		}

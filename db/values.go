@@ -58,7 +58,7 @@ func sameField(k kind, a, b unsafe.Pointer) bool {
 	case kTime:
 		return reflect.DeepEqual(*(*models.Time)(a), *(*models.Time)(b))
 	case kDict:
-		return reflect.DeepEqual(*(*models.JSONDict)(a), *(*models.JSONDict)(b))
+		return (*models.JSONDict)(a).Equal(*(*models.JSONDict)(b))
 	case kList:
 		return reflect.DeepEqual(*(*models.JSONList)(a), *(*models.JSONList)(b))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -152,10 +153,10 @@ func (NetworkBase) RemoveInspectionNetwork(context.Context, Task) error { return
 func (NetworkBase) NeedPowerOn(context.Context, Task) bool { return false }
 
 // GetNodeNetworkData returns the node's network_data.
-func (NetworkBase) GetNodeNetworkData(_ context.Context, task Task) (map[string]any, error) {
+func (NetworkBase) GetNodeNetworkData(_ context.Context, task Task) (*pyjson.Dict, error) {
 	nd := task.NetworkData()
 	if nd == nil {
-		nd = map[string]any{}
+		nd = pyjson.NewDict(0)
 	}
 	return nd, nil
 }
@@ -171,14 +172,14 @@ func (RAIDBase) GetProperties() Properties { return nil }
 // Validate checks the node's target_raid_config, if any.
 func (b RAIDBase) Validate(ctx context.Context, task Task) error {
 	cfg := task.TargetRAIDConfig()
-	if len(cfg) == 0 {
+	if cfg.Len() == 0 {
 		return nil
 	}
 	return b.ValidateRAIDConfig(ctx, task, cfg)
 }
 
 // ValidateRAIDConfig checks config against Ironic's RAID schema.
-func (RAIDBase) ValidateRAIDConfig(_ context.Context, _ Task, config map[string]any) error {
+func (RAIDBase) ValidateRAIDConfig(_ context.Context, _ Task, config *pyjson.Dict) error {
 	return ValidateRAIDConfig(config)
 }
 

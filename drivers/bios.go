@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // ParseBIOSSettings reads the "settings" argument of a BIOS
@@ -15,15 +16,15 @@ func ParseBIOSSettings(v any) ([]BIOSSetting, error) {
 	}
 	out := make([]BIOSSetting, 0, len(list))
 	for _, item := range list {
-		m, ok := item.(map[string]any)
+		m, ok := pyjson.AsDict(item)
 		if !ok {
 			return nil, InvalidParameter("BIOS settings must be a list of dictionaries with name/value pairs, not %s", py.Repr(v))
 		}
-		name, ok := m["name"].(string)
+		name, ok := m.Get("name").(string)
 		if !ok {
 			return nil, InvalidParameter("BIOS setting %s has no name", py.Repr(item))
 		}
-		value, ok := m["value"]
+		value, ok := m.Lookup("value")
 		if !ok {
 			return nil, InvalidParameter("BIOS setting %s has no value", py.Repr(item))
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -58,9 +59,9 @@ type BootNode struct {
 	// DeployInterface is the node's deploy_interface field ("" for
 	// None); an instance_info override is not applied.
 	DeployInterface    string
-	DriverInfo         map[string]any
-	InstanceInfo       map[string]any
-	DriverInternalInfo map[string]any
+	DriverInfo         *pyjson.Dict
+	InstanceInfo       *pyjson.Dict
+	DriverInternalInfo *pyjson.Dict
 }
 
 // BootVolumeTarget is a volume target as BootNodes reads it.
@@ -69,7 +70,7 @@ type BootVolumeTarget struct {
 	VolumeType string
 	// BootIndex is nil when the target has none.
 	BootIndex  *int64
-	Properties map[string]any
+	Properties *pyjson.Dict
 }
 
 // driverMethods are the registered DriverMethods, by name.

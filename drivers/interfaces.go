@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -300,7 +301,7 @@ type NetworkInterface interface {
 	// GetNodeNetworkData returns the node's network configuration in Nova's
 	// network_data.json layout; Ironic's default is the node's
 	// network_data field.
-	GetNodeNetworkData(ctx context.Context, task Task) (map[string]any, error)
+	GetNodeNetworkData(ctx context.Context, task Task) (*pyjson.Dict, error)
 }
 
 // StorageInterface attaches remote volumes (Ironic's StorageInterface).
@@ -359,7 +360,7 @@ type RAIDInterface interface {
 
 	// ValidateRAIDConfig checks a RAID configuration (a
 	// target_raid_config) against what the implementation supports.
-	ValidateRAIDConfig(ctx context.Context, task Task, config map[string]any) error
+	ValidateRAIDConfig(ctx context.Context, task Task, config *pyjson.Dict) error
 
 	// CreateConfiguration builds the node's target_raid_config on the
 	// hardware. It returns states.CleanWait or states.DeployWait when the

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // rschema is the subset of JSON Schema draft 4 that Ironic's RAID
@@ -112,15 +113,15 @@ func LogicalDiskProperties() Properties {
 // ValidateRAIDConfig checks a target RAID configuration against Ironic's
 // RAID schema and the one-root-volume rule, with Ironic's messages
 // ("RAID config validation error: ..." as Python's jsonschema words it).
-func ValidateRAIDConfig(config map[string]any) error {
+func ValidateRAIDConfig(config *pyjson.Dict) error {
 	errs := raidSchema().check(config)
 	if best := bestMatch(errs); best != nil {
 		return InvalidParameter("RAID config validation error: %s", best.message)
 	}
-	disks, _ := config["logical_disks"].([]any)
+	disks, _ := config.Get("logical_disks").([]any)
 	roots := 0
 	for _, d := range disks {
-		if m, ok := d.(map[string]any); ok && py.Truthy(m["is_root_volume"]) {
+		if m, ok := pyjson.AsDict(d); ok && py.Truthy(m.Get("is_root_volume")) {
 			roots++
 		}
 	}
@@ -170,38 +171,38 @@ func (s *rschema) check(inst any) []*schemaError {
 				add(kw, fmt.Sprintf("%s is not valid under any of the given schemas", repr(inst)), all)
 			}
 		case "properties":
-			obj, ok := inst.(map[string]any)
+			obj, ok := pyjson.AsDict(inst)
 			if !ok {
 				continue
 			}
 			for _, p := range s.properties {
-				if v, ok := obj[p.name]; ok {
+				if v, ok := obj.Lookup(p.name); ok {
 					out = append(out, deeper(p.schema.check(v))...)
 				}
 			}
 		case "required":
-			obj, ok := inst.(map[string]any)
+			obj, ok := pyjson.AsDict(inst)
 			if !ok {
 				continue
 			}
 			for _, r := range s.required {
-				if _, ok := obj[r]; !ok {
+				if !obj.Has(r) {
 					add(kw, fmt.Sprintf("%s is a required property", py.Repr(r)), nil)
 				}
 			}
 		case "additionalProperties":
-			obj, ok := inst.(map[string]any)
+			obj, ok := pyjson.AsDict(inst)
 			if !ok || !s.noAdditions {
 				continue
 			}
 			var extras []string
-			for k := range obj {
+			for k := range obj.All() {
 				if !slices.ContainsFunc(s.properties, func(p rprop) bool { return p.name == k }) {
 					extras = append(extras, k)
 				}
 			}
 			if len(extras) > 0 {
-				slices.Sort(extras)
+				slices.Sort(extras) // jsonschema 4.10's extras_msg sorts them
 				verb := "was"
 				if len(extras) > 1 {
 					verb = "were"
@@ -210,16 +211,16 @@ func (s *rschema) check(inst any) []*schemaError {
 					strings.Trim(py.Repr(extras), "[]"), verb), nil)
 			}
 		case "dependencies":
-			obj, ok := inst.(map[string]any)
+			obj, ok := pyjson.AsDict(inst)
 			if !ok {
 				continue
 			}
 			for i, d := range s.depends {
-				if _, ok := obj[d.name]; !ok {
+				if !obj.Has(d.name) {
 					continue
 				}
 				for _, each := range s.dependsOn[i] {
-					if _, ok := obj[each]; !ok {
+					if !obj.Has(each) {
 						add(kw, fmt.Sprintf("%s is a dependency of %s", py.Repr(each), py.Repr(d.name)), nil)
 					}
 				}
@@ -309,7 +310,7 @@ func bestMatch(errs []*schemaError) *schemaError {
 func isType(v any, typ string) bool {
 	switch typ {
 	case "object":
-		_, ok := v.(map[string]any)
+		_, ok := pyjson.AsDict(v)
 		return ok
 	case "array":
 		_, ok := v.([]any)

@@ -77,11 +77,11 @@ func TestReferenceVendorMethods(t *testing.T) {
 // was created on the reference and what GET /v1/nodes/{node}/validate
 // answered.
 type validateScenario struct {
-	Name     string         `json:"name"`
-	UUID     string         `json:"uuid"`
-	Node     map[string]any `json:"node"`
-	Ports    []string       `json:"ports"`
-	Validate string         `json:"validate"`
+	Name     string       `json:"name"`
+	UUID     string       `json:"uuid"`
+	Node     *pyjson.Dict `json:"node"`
+	Ports    []string     `json:"ports"`
+	Validate string       `json:"validate"`
 }
 
 // updateImageType does what Ironic's conductor does to a node before
@@ -89,27 +89,27 @@ type validateScenario struct {
 // scenarios cover: an explicit image_type wins, otherwise a non-Glance
 // image without kernel and ramdisk is a whole disk image.
 func updateImageType(n *fake.Node) {
-	src := n.InstanceInfo["image_source"]
+	src := n.InstanceInfo.Get("image_source")
 	if src == nil || src == "" || deployutil.IsGlanceImage(src) {
 		return
 	}
 	var wholeDisk bool
-	if it, ok := n.InstanceInfo["image_type"].(string); ok && it != "" {
+	if it, ok := n.InstanceInfo.Get("image_type").(string); ok && it != "" {
 		wholeDisk = it != "partition"
 	} else {
-		wholeDisk = n.InstanceInfo["kernel"] == nil && n.InstanceInfo["ramdisk"] == nil
+		wholeDisk = n.InstanceInfo.Get("kernel") == nil && n.InstanceInfo.Get("ramdisk") == nil
 	}
 	if n.DriverInternalInfo == nil {
-		n.DriverInternalInfo = map[string]any{}
+		n.DriverInternalInfo = pyjson.DictOf()
 	}
-	n.DriverInternalInfo["is_whole_disk_image"] = wholeDisk
-	n.InstanceInfo["image_type"] = map[bool]string{true: "whole-disk", false: "partition"}[wholeDisk]
+	n.DriverInternalInfo.Set("is_whole_disk_image", wholeDisk)
+	n.InstanceInfo.Set("image_type", map[bool]string{true: "whole-disk", false: "partition"}[wholeDisk])
 }
 
-func mapField(node map[string]any, key string) map[string]any {
-	m, _ := node[key].(map[string]any)
+func mapField(node *pyjson.Dict, key string) *pyjson.Dict {
+	m, _ := node.Get(key).(*pyjson.Dict)
 	if m == nil {
-		m = map[string]any{}
+		m = pyjson.NewDict(0)
 	}
 	return m
 }
@@ -130,7 +130,7 @@ func TestReferenceValidate(t *testing.T) {
 		t.Run(sc.Name, func(t *testing.T) {
 			n := &fake.Node{
 				UUID:         sc.UUID,
-				Driver:       sc.Node["driver"].(string),
+				Driver:       sc.Node.Get("driver").(string),
 				Interfaces:   map[drivers.Kind]string{},
 				DriverInfo:   mapField(sc.Node, "driver_info"),
 				InstanceInfo: mapField(sc.Node, "instance_info"),
@@ -139,7 +139,7 @@ func TestReferenceValidate(t *testing.T) {
 				ProvisionState: "enroll",
 			}
 			for _, k := range drivers.Kinds() {
-				if v, ok := sc.Node[k.Field()].(string); ok {
+				if v, ok := sc.Node.Get(k.Field()).(string); ok {
 					n.Interfaces[k] = v
 				}
 			}
@@ -162,10 +162,10 @@ func TestReferenceValidate(t *testing.T) {
 }
 
 type raidCase struct {
-	Config map[string]any `json:"config"`
-	Driver string         `json:"driver"`
-	Status int            `json:"status"`
-	Error  *string        `json:"error"`
+	Config *pyjson.Dict `json:"config"`
+	Driver string       `json:"driver"`
+	Status int          `json:"status"`
+	Error  *string      `json:"error"`
 }
 
 // TestReferenceRAIDConfig compares ValidateRAIDConfig with the reference's
@@ -178,7 +178,7 @@ func TestReferenceRAIDConfig(t *testing.T) {
 	}
 	ctx := context.Background()
 	for i, c := range cases {
-		if len(c.Config) == 0 {
+		if c.Config.Len() == 0 {
 			continue // an empty configuration clears target_raid_config
 		}
 		ht := "fake-hardware"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Config selects hardware types and interface implementations, as the
@@ -393,7 +394,7 @@ type NodeInterfaces struct {
 	Fields map[Kind]string
 	// InstanceInfo is the node's instance_info, whose "<kind>_interface"
 	// keys override the fields.
-	InstanceInfo map[string]any
+	InstanceInfo *pyjson.Dict
 }
 
 // CheckAndUpdateNodeInterfaces checks a node's interfaces against its
@@ -411,7 +412,7 @@ func (r *Registry) CheckAndUpdateNodeInterfaces(n *NodeInterfaces) (bool, error)
 	changed := false
 	for _, k := range PropertiesOrder() {
 		setDefault := true
-		if v, ok := n.InstanceInfo[k.Field()]; ok && v != nil {
+		if v, ok := n.InstanceInfo.Lookup(k.Field()); ok && v != nil {
 			if _, err := r.getInterface(ht, k, py.Str(v)); err != nil {
 				return false, err
 			}
@@ -442,7 +443,7 @@ func (r *Registry) BuildDriver(n *NodeInterfaces) (*Driver, error) {
 	d := &Driver{HardwareType: n.Driver, names: map[Kind]string{}}
 	for _, k := range Kinds() {
 		name := n.Fields[k]
-		if v, ok := n.InstanceInfo[k.Field()]; ok && v != nil {
+		if v, ok := n.InstanceInfo.Lookup(k.Field()); ok && v != nil {
 			name = py.Str(v)
 		}
 		impl, err := r.getInterface(ht, k, name)

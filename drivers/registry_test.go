@@ -10,6 +10,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // TestReferenceDefaults compares every hardware type's default and enabled
@@ -300,7 +301,7 @@ func TestCheckAndUpdateNodeInterfaces(t *testing.T) {
 	}
 
 	// instance_info overrides win when building the driver and are checked.
-	n.InstanceInfo = map[string]any{"deploy_interface": "ramdisk"}
+	n.InstanceInfo = pyjson.DictOf("deploy_interface", "ramdisk")
 	drv, err := reg.BuildDriver(n)
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +309,7 @@ func TestCheckAndUpdateNodeInterfaces(t *testing.T) {
 	if drv.ImplName(drivers.Deploy) != "ramdisk" || n.Fields[drivers.Deploy] != "direct" {
 		t.Errorf("deploy %q field %q", drv.ImplName(drivers.Deploy), n.Fields[drivers.Deploy])
 	}
-	n.InstanceInfo = map[string]any{"deploy_interface": "fake"}
+	n.InstanceInfo = pyjson.DictOf("deploy_interface", "fake")
 	if _, err := reg.BuildDriver(n); !ironic.IsClass(err, ironic.IncompatibleInterface) {
 		t.Errorf("incompatible instance_info override: %v", err)
 	}

@@ -83,6 +83,12 @@ func (s Step) Object() pyjson.Object {
 	}
 }
 
+// Dict is Object as a dict, as the conductor keeps steps.
+func (s Step) Dict() *pyjson.Dict {
+	d, _ := pyjson.Ordered(s.Object()).(*pyjson.Dict)
+	return d
+}
+
 // Stepper is implemented by interfaces that declare steps. The conductor
 // lists them to build clean, deploy and verify plans and runs them through
 // ExecuteStep.
@@ -93,5 +99,5 @@ type Stepper interface {
 	// returns states.CleanWait or states.DeployWait when the step goes on
 	// asynchronously, "" when done. An unknown name is an
 	// InvalidParameterValue fault.
-	ExecuteStep(ctx context.Context, task Task, name string, args map[string]any) (states.Provision, error)
+	ExecuteStep(ctx context.Context, task Task, name string, args *pyjson.Dict) (states.Provision, error)
 }

@@ -8,9 +8,11 @@ import (
 )
 
 // Task is how an implementation sees the node it acts on: the conductor's
-// task (Ironic's TaskManager) holding the node's lock. Maps returned by the
-// accessors are the node's own: an implementation may change them in place,
-// and Save persists every change made through the task.
+// task (Ironic's TaskManager) holding the node's lock. Dicts returned by
+// the accessors are the node's own: an implementation may change them in
+// place (a new key goes at the end, as in Python's dicts, and the order
+// is what the API shows), and Save persists every change made through the
+// task.
 //
 // Besides the node, a task offers the conductor code Ironic's drivers call
 // (the capabilities NodeLock, StepFlow, RescueFlow and NodeRenderer): every
@@ -39,17 +41,17 @@ type Task interface {
 	InterfaceName(k Kind) string
 
 	// DriverInfo is the node's driver_info (never nil).
-	DriverInfo() map[string]any
+	DriverInfo() *pyjson.Dict
 	// DriverInternalInfo is the node's driver_internal_info (never nil).
-	DriverInternalInfo() map[string]any
+	DriverInternalInfo() *pyjson.Dict
 	// InstanceInfo is the node's instance_info (never nil).
-	InstanceInfo() map[string]any
+	InstanceInfo() *pyjson.Dict
 	// Properties is the node's properties (never nil).
-	Properties() map[string]any
+	Properties() *pyjson.Dict
 	// TargetRAIDConfig is the node's target_raid_config (never nil).
-	TargetRAIDConfig() map[string]any
+	TargetRAIDConfig() *pyjson.Dict
 	// NetworkData is the node's network_data (never nil).
-	NetworkData() map[string]any
+	NetworkData() *pyjson.Dict
 	// AutomatedClean is the node's automated_clean field; nil means unset
 	// (the [conductor]automated_clean option decides).
 	AutomatedClean() *bool
@@ -133,7 +135,7 @@ type NodeLock interface {
 type StepFlow interface {
 	// CurrentStep is node.clean_step (phase CleanStep) or
 	// node.deploy_step (otherwise); empty when no step runs.
-	CurrentStep(phase StepPhase) map[string]any
+	CurrentStep(phase StepPhase) *pyjson.Dict
 	// SetCleaningSteps is set_node_cleaning_steps, once the agent's clean
 	// steps are known: the node's clean step list is computed again.
 	SetCleaningSteps(ctx context.Context) error
@@ -187,9 +189,9 @@ type Port struct {
 	PhysicalNetwork     string
 	PortgroupUUID       string
 	IsSmartNIC          bool
-	LocalLinkConnection map[string]any
-	InternalInfo        map[string]any
-	Extra               map[string]any
+	LocalLinkConnection *pyjson.Dict
+	InternalInfo        *pyjson.Dict
+	Extra               *pyjson.Dict
 }
 
 // Portgroup is what a driver sees of one of the node's port groups.
@@ -199,9 +201,9 @@ type Portgroup struct {
 	Address                  string
 	Mode                     string
 	StandalonePortsSupported bool
-	Properties               map[string]any
-	InternalInfo             map[string]any
-	Extra                    map[string]any
+	Properties               *pyjson.Dict
+	InternalInfo             *pyjson.Dict
+	Extra                    *pyjson.Dict
 }
 
 // BIOSSetting is one cached BIOS setting of a node.
@@ -237,7 +239,7 @@ type VolumeTarget struct {
 	VolumeID string
 	// BootIndex 0 marks the boot volume.
 	BootIndex  int64
-	Properties map[string]any
+	Properties *pyjson.Dict
 }
 
 // VolumeStore is a node's volume connectors and targets, ordered by id as
@@ -251,7 +253,7 @@ type VolumeStore interface {
 	// whose volume_id is volumeID (of any node, as Ironic's
 	// VolumeTarget.list_by_volume_id followed by save() does) and returns
 	// how many it changed.
-	SetTargetProperties(ctx context.Context, volumeID string, props map[string]any) (int, error)
+	SetTargetProperties(ctx context.Context, volumeID string, props *pyjson.Dict) (int, error)
 	// DestroyTarget deletes one of the node's volume targets.
 	DestroyTarget(ctx context.Context, uuid string) error
 }

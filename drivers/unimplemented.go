@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -197,7 +198,7 @@ func (u unimplemented) RemoveInspectionNetwork(context.Context, Task) error {
 	return u.err("remove the inspection network")
 }
 func (u unimplemented) NeedPowerOn(context.Context, Task) bool { return false }
-func (u unimplemented) GetNodeNetworkData(context.Context, Task) (map[string]any, error) {
+func (u unimplemented) GetNodeNetworkData(context.Context, Task) (*pyjson.Dict, error) {
 	return nil, u.err("get network data")
 }
 
@@ -228,7 +229,7 @@ func (u unimplemented) Unrescue(context.Context, Task) (states.Provision, error)
 
 // RAID.
 
-func (u unimplemented) ValidateRAIDConfig(context.Context, Task, map[string]any) error {
+func (u unimplemented) ValidateRAIDConfig(context.Context, Task, *pyjson.Dict) error {
 	return u.err("validate RAID configurations")
 }
 func (u unimplemented) CreateConfiguration(context.Context, Task, RAIDCreateOptions) (states.Provision, error) {

@@ -195,17 +195,17 @@ func reqBoolField[T any](name string, p func(*T) **bool) field[T] {
 func dictField[T any](name string, p func(*T) *models.JSONDict) field[T] {
 	return field[T]{
 		name: name,
-		null: func(v *T) bool { return *p(v) == nil },
+		null: func(v *T) bool { return p(v).IsNil() },
 		append: func(dst []byte, v *T) ([]byte, error) {
 			d := *p(v)
-			if d == nil {
+			if d.IsNil() {
 				return append(dst, "null"...), nil
 			}
-			return pyjson.Append(dst, map[string]any(d))
+			return d.AppendPyJSON(dst)
 		},
 		decode: func(v *T, raw []byte) error {
 			d, err := rawjson.DecodeDict(raw)
-			*p(v) = d
+			*p(v) = models.DictFrom(d)
 			return err
 		},
 	}

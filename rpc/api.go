@@ -13,6 +13,7 @@ import (
 	"context"
 
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -81,7 +82,7 @@ type ConductorAPI interface {
 	// VIFList, VIFAttach and VIFDetach manage the node's VIFs through its
 	// network interface.
 	VIFList(ctx context.Context, topic, nodeUUID string) ([]map[string]any, error)
-	VIFAttach(ctx context.Context, topic, nodeUUID string, vifInfo map[string]any) error
+	VIFAttach(ctx context.Context, topic, nodeUUID string, vifInfo *pyjson.Dict) error
 	VIFDetach(ctx context.Context, topic, nodeUUID, vifID string) error
 	// CreatePort, UpdatePort and DestroyPort change ports under their
 	// node's lock, with the network interface's checks.
@@ -110,10 +111,14 @@ type ConductorAPI interface {
 	DriverVendorPassthru(ctx context.Context, topic, driver, method, httpMethod string, info any) (*VendorResult, error)
 
 	// DoNodeDeploy deploys (or with rebuild, redeploys) a node; configdrive
-	// is nil, a string or a dict (a pyjson.Object in the client's key
-	// order, which the config drive's files keep; a map[string]any is
-	// taken in sorted order); deploySteps is nil unless given (1.22/1.52).
-	DoNodeDeploy(ctx context.Context, topic, nodeUUID string, rebuild bool, configdrive any, deploySteps []map[string]any) error
+	// is nil, a string or a dict (a *pyjson.Dict in the client's key
+	// order, which the config drive's files keep); deploySteps is nil
+	// unless given (1.22/1.52).
+	//
+	// Dicts in this contract (steps, configdrive, vif_info, RAID
+	// configurations) are *pyjson.Dict: clients see their order again
+	// where they are stored, and the oslo frames carry it as Python's do.
+	DoNodeDeploy(ctx context.Context, topic, nodeUUID string, rebuild bool, configdrive any, deploySteps []*pyjson.Dict) error
 	// DoNodeTearDown undeploys a node (1.6).
 	DoNodeTearDown(ctx context.Context, topic, nodeUUID string) error
 	// DoProvisioningAction runs the event manage, provide, abort or adopt
@@ -125,7 +130,7 @@ type ConductorAPI interface {
 	ContinueNodeDeploy(ctx context.Context, topic, nodeUUID string) error
 	// DoNodeClean starts manual cleaning; disableRamdisk is nil unless
 	// given (1.32/1.53).
-	DoNodeClean(ctx context.Context, topic, nodeUUID string, cleanSteps []map[string]any, disableRamdisk *bool) error
+	DoNodeClean(ctx context.Context, topic, nodeUUID string, cleanSteps []*pyjson.Dict, disableRamdisk *bool) error
 	// DoNodeRescue and DoNodeUnrescue (1.43).
 	DoNodeRescue(ctx context.Context, topic, nodeUUID, rescuePassword string) error
 	DoNodeUnrescue(ctx context.Context, topic, nodeUUID string) error
@@ -143,7 +148,7 @@ type ConductorAPI interface {
 	InjectNMI(ctx context.Context, topic, nodeUUID string) error
 	// SetTargetRAIDConfig validates and stores a node's target RAID
 	// configuration (1.30).
-	SetTargetRAIDConfig(ctx context.Context, topic, nodeUUID string, config map[string]any) error
+	SetTargetRAIDConfig(ctx context.Context, topic, nodeUUID string, config *pyjson.Dict) error
 
 	// CreateAllocation stores and starts processing an allocation;
 	// DestroyAllocation removes one, freeing its node (1.48).

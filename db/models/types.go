@@ -146,17 +146,40 @@ func timeLayouts() []string {
 	}
 }
 
-// JSONDict is a dict stored as JSON text (oslo.db JsonEncodedDict). It is
-// written with Python's json.dumps format; a nil dict is written as "{}"
-// and NULL reads as an empty, non-nil dict. Numbers read as json.Number.
-type JSONDict map[string]any
+// JSONDict is a dict stored as JSON text (oslo.db JsonEncodedDict). Its
+// keys keep their order, as a Python dict's do: Ironic writes the column
+// with json.dumps in the order the client (or the conductor, setting a
+// new key at the end) gave, and returns it in that order. Nested objects
+// are *pyjson.Dict too, numbers json.Number.
+//
+// A JSONDict shares its dict when copied, like a map. Its zero value is
+// nil (Python's None, written "{}" to the database); NULL and "{}" read as
+// an empty, non-nil dict. Reads of a nil dict see an empty one.
+type JSONDict struct{ *pyjson.Dict }
+
+// NewJSONDict returns an empty, non-nil dict.
+func NewJSONDict() JSONDict { return JSONDict{pyjson.NewDict(0)} }
+
+// DictOf builds a dict from alternating keys and values, in that order
+// (pyjson.DictOf).
+func DictOf(kv ...any) JSONDict { return JSONDict{pyjson.DictOf(kv...)} }
+
+// DictFrom wraps d (nil stays nil).
+func DictFrom(d *pyjson.Dict) JSONDict { return JSONDict{d} }
+
+// Equal reports whether o has the same keys in the same order with the
+// same values (pyjson.Dict.Equal); go-cmp uses it.
+func (d JSONDict) Equal(o JSONDict) bool { return d.Dict.Equal(o.Dict) }
+
+// IsNil reports whether the dict is None (rather than empty).
+func (d JSONDict) IsNil() bool { return d.Dict == nil }
 
 // Value encodes the dict.
 func (d JSONDict) Value() (driver.Value, error) {
-	if len(d) == 0 {
+	if d.Len() == 0 {
 		return "{}", nil
 	}
-	b, err := pyjson.Marshal(map[string]any(d))
+	b, err := pyjson.Marshal(d.Dict)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +191,7 @@ func (d *JSONDict) Scan(src any) error {
 	var b []byte
 	switch v := src.(type) {
 	case nil:
-		*d = JSONDict{}
+		*d = NewJSONDict()
 		return nil
 	case string:
 		b = []byte(v)
@@ -179,28 +202,42 @@ func (d *JSONDict) Scan(src any) error {
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || string(b) == "{}" || string(b) == "null" {
-		*d = JSONDict{}
+		*d = NewJSONDict()
 		return nil
 	}
-	v, err := decodeJSON(b)
+	v, err := pyjson.Load(b)
 	if err != nil {
 		return fmt.Errorf("models.JSONDict: %w", err)
 	}
-	m, ok := v.(map[string]any)
+	m, ok := v.(*pyjson.Dict)
 	if !ok {
 		return fmt.Errorf("models.JSONDict: column holds a JSON %T, not an object", v)
 	}
-	*d = m
+	*d = JSONDict{m}
 	return nil
 }
 
 // AppendPyJSON writes the dict in Python's json.dumps format (an empty dict
 // for nil).
 func (d JSONDict) AppendPyJSON(dst []byte) ([]byte, error) {
-	if d == nil {
-		return append(dst, "{}"...), nil
+	return d.Dict.AppendPyJSON(dst)
+}
+
+// MarshalJSON writes the dict with its keys in order ({} for nil).
+func (d JSONDict) MarshalJSON() ([]byte, error) { return d.Dict.MarshalJSON() }
+
+// UnmarshalJSON reads an object keeping its key order; null is nil.
+func (d *JSONDict) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*d = JSONDict{}
+		return nil
 	}
-	return pyjson.Append(dst, map[string]any(d))
+	v, err := pyjson.DecodeDict(b)
+	if err != nil {
+		return err
+	}
+	*d = JSONDict{v}
+	return nil
 }
 
 // JSONList is a list stored as JSON text (oslo.db JsonEncodedList). A nil
@@ -238,7 +275,7 @@ func (l *JSONList) Scan(src any) error {
 		*l = JSONList{}
 		return nil
 	}
-	v, err := decodeJSON(b)
+	v, err := pyjson.Load(b)
 	if err != nil {
 		return fmt.Errorf("models.JSONList: %w", err)
 	}

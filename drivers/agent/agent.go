@@ -22,6 +22,7 @@ import (
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/drivers/storage"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -155,18 +156,18 @@ func (d *Deploy) Validate(ctx context.Context, task drivers.Task) error {
 		}
 	}
 	ii := task.InstanceInfo()
-	source := ii["image_source"]
+	source := ii.Get("image_source")
 	if err := deployutil.CheckMissing(fmt.Sprintf("Node %s failed to validate deploy image info. Some parameters were missing", task.NodeUUID()),
 		deployutil.Param{Label: "instance_info.image_source", Value: source}); err != nil {
 		return err
 	}
-	if t := ii["image_type"]; py.Truthy(t) && t != "partition" && t != "whole-disk" {
+	if t := ii.Get("image_type"); py.Truthy(t) && t != "partition" && t != "whole-disk" {
 		return drivers.InvalidParameter("Invalid image_type \"%s\", valid are %s", py.Str(t), "partition, whole-disk")
 	}
 	src := py.Str(source)
 	if !deployutil.IsGlanceImage(source) && !strings.HasPrefix(src, "file://") {
-		checksum := py.Truthy(ii["image_checksum"])
-		algo, value := py.Truthy(ii["image_os_hash_algo"]), py.Truthy(ii["image_os_hash_value"])
+		checksum := py.Truthy(ii.Get("image_checksum"))
+		algo, value := py.Truthy(ii.Get("image_os_hash_algo")), py.Truthy(ii.Get("image_os_hash_value"))
 		if value != algo || (!value && !checksum) {
 			return drivers.MissingParameter("image_source's \"image_checksum\", or \"image_os_hash_algo\" and \"image_os_hash_value\" must be provided in instance_info for node %s", task.NodeUUID())
 		}
@@ -196,10 +197,10 @@ func (d *Deploy) validateHTTPProvisioning(task drivers.Task, source string) erro
 // ImageDownloadSource is Ironic's get_image_download_source: instance_info,
 // then driver_info, then the [agent]image_download_source option.
 func ImageDownloadSource(task drivers.Task, conf string) string {
-	if v := task.InstanceInfo()["image_download_source"]; py.Truthy(v) {
+	if v := task.InstanceInfo().Get("image_download_source"); py.Truthy(v) {
 		return py.Str(v)
 	}
-	if v := task.DriverInfo()["image_download_source"]; py.Truthy(v) {
+	if v := task.DriverInfo().Get("image_download_source"); py.Truthy(v) {
 		return py.Str(v)
 	}
 	return conf
@@ -211,7 +212,7 @@ func validateImageProxies(task drivers.Task) error {
 	invalid := map[string]any{}
 	for _, scheme := range []string{"http", "https"} {
 		param := "image_" + scheme + "_proxy"
-		proxy := di[param]
+		proxy := di.Get(param)
 		if !py.Truthy(proxy) {
 			continue
 		}
@@ -228,7 +229,7 @@ func validateImageProxies(task drivers.Task) error {
 	if len(invalid) > 0 {
 		msg += fmt.Sprintf("Proxy URL should either have HTTP(S) scheme or no scheme at all, the following URLs are invalid: %s.", py.Repr(invalid))
 	}
-	if noProxy, ok := di["image_no_proxy"]; ok && noProxy != nil && !validNoProxy(noProxy) {
+	if noProxy, ok := di.Lookup("image_no_proxy"); ok && noProxy != nil && !validNoProxy(noProxy) {
 		msg += fmt.Sprintf("image_no_proxy should be a list of host names, IP addresses or domain names to exclude from proxying, the specified list %s is incorrect. To denote a domain name, prefix it with a dot (instead of e.g. '.*').", py.Str(noProxy))
 	}
 	if msg != "" {
@@ -265,6 +266,13 @@ func validNoProxy(v any) bool {
 	}
 	return true
 }
+
+// The deploy interfaces are steppers (the conductor finds them by type
+// assertion: a drifting signature must fail here, not hide the steps).
+var (
+	_ drivers.Stepper = (*Deploy)(nil)
+	_ drivers.Stepper = (*RamdiskDeploy)(nil)
+)
 
 // RamdiskDeploy is the "ramdisk" deploy interface: the node boots a
 // ramdisk and stays there.
@@ -304,7 +312,7 @@ func (*RamdiskDeploy) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs the "deploy" step, or an agent's clean step.
-func (r *RamdiskDeploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (states.Provision, error) {
+func (r *RamdiskDeploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args *pyjson.Dict) (states.Provision, error) {
 	if name != deployStepDeploy {
 		if stepPhase(task) == drivers.CleanStep {
 			return r.cfg.executeInband(ctx, task, drivers.CleanStep, name, args)
@@ -316,7 +324,7 @@ func (r *RamdiskDeploy) ExecuteStep(ctx context.Context, task drivers.Task, name
 
 // InbandSteps is the agent's clean steps (the ramdisk deploy has no
 // in-band deploy steps).
-func (r *RamdiskDeploy) InbandSteps(task drivers.Task, phase drivers.StepPhase) []map[string]any {
+func (r *RamdiskDeploy) InbandSteps(task drivers.Task, phase drivers.StepPhase) []*pyjson.Dict {
 	if phase != drivers.CleanStep {
 		return nil
 	}
@@ -334,7 +342,7 @@ func (r *RamdiskDeploy) Heartbeat(ctx context.Context, task drivers.Task, hb dri
 // a warning) by boot interfaces that can't pass one to a ramdisk.
 func (r *RamdiskDeploy) Deploy(ctx context.Context, task drivers.Task) (states.Provision, error) {
 	drv := task.Driver()
-	if _, ok := task.InstanceInfo()["configdrive"]; ok && !hasCapability(drv.Boot.Capabilities(), "ramdisk_boot_configdrive") && r.Log != nil {
+	if _, ok := task.InstanceInfo().Lookup("configdrive"); ok && !hasCapability(drv.Boot.Capabilities(), "ramdisk_boot_configdrive") && r.Log != nil {
 		r.Log.WarnContext(ctx, "A configuration drive is present in the ramdisk deployment request of node "+task.NodeUUID()+
 			" with boot interface "+task.InterfaceName(drivers.Boot)+". The configuration drive will be ignored for this deployment.", "node", task.NodeUUID())
 	}
@@ -445,7 +453,7 @@ func (r *Rescue) Validate(ctx context.Context, task drivers.Task) error {
 			return err
 		}
 	}
-	pass, ok := task.InstanceInfo()["rescue_password"]
+	pass, ok := task.InstanceInfo().Lookup("rescue_password")
 	if !ok || pass == nil {
 		return drivers.MissingParameter("Node %s is missing 'instance_info/rescue_password'. It is required for rescuing node.", task.NodeUUID())
 	}
@@ -465,7 +473,7 @@ func (*Power) GetProperties() drivers.Properties { return nil }
 // Validate requires fast track and an agent that heartbeated recently.
 func (p *Power) Validate(_ context.Context, task drivers.Task) error {
 	enabled := p.cfg.FastTrack
-	if v, ok := task.DriverInfo()["fast_track"]; ok && v != nil {
+	if v, ok := task.DriverInfo().Lookup("fast_track"); ok && v != nil {
 		b, err := deployutil.BoolFromString(v)
 		if err != nil {
 			return drivers.InvalidParameter("Invalid value of fast_track: %s", err.Error())
@@ -484,10 +492,10 @@ func (p *Power) Validate(_ context.Context, task drivers.Task) error {
 // agentAlive is Ironic's agent_is_alive.
 func (p *Power) agentAlive(task drivers.Task) bool {
 	dii := task.DriverInternalInfo()
-	if !py.Truthy(dii["agent_url"]) {
+	if !py.Truthy(dii.Get("agent_url")) {
 		return false
 	}
-	last, _ := dii["agent_last_heartbeat"].(string)
+	last, _ := dii.Get("agent_last_heartbeat").(string)
 	t, err := time.Parse("2006-01-02T15:04:05.000000", last)
 	if err != nil {
 		// isoformat() leaves out whole-second fractions.

@@ -93,7 +93,31 @@ func (c Command) Status() string { s, _ := c["command_status"].(string); return 
 func (c Command) Name() string { s, _ := c["command_name"].(string); return s }
 
 // Result is command_result as a dictionary (nil otherwise).
-func (c Command) Result() map[string]any { r, _ := c["command_result"].(map[string]any); return r }
+func (c Command) Result() *pyjson.Dict { r, _ := c["command_result"].(*pyjson.Dict); return r }
+
+// UnmarshalJSON reads a command as json.loads does: the values keep their
+// key order (the steps an agent reports are stored as it wrote them).
+// The envelope itself is a map: nothing shows its order.
+func (c *Command) UnmarshalJSON(b []byte) error {
+	v, err := pyjson.Load(b)
+	if err != nil {
+		return err
+	}
+	d, ok := v.(*pyjson.Dict)
+	if !ok {
+		if v == nil {
+			*c = nil
+			return nil
+		}
+		return fmt.Errorf("agent: a command is a JSON %T, not an object", v)
+	}
+	m := make(Command, d.Len())
+	for k, e := range d.All() {
+		m[k] = e
+	}
+	*c = m
+	return nil
+}
 
 // CommandError is Ironic's get_command_error: the command's error text.
 func CommandError(c Command) string {
@@ -101,11 +125,11 @@ func CommandError(c Command) string {
 	if !ok || e == nil {
 		return "Invalid agent response"
 	}
-	if m, ok := e.(map[string]any); ok {
-		if d := m["details"]; py.Truthy(d) {
+	if m, ok := e.(*pyjson.Dict); ok {
+		if d := m.Get("details"); py.Truthy(d) {
 			return py.Str(d)
 		}
-		if d := m["message"]; py.Truthy(d) {
+		if d := m.Get("message"); py.Truthy(d) {
 			return py.Str(d)
 		}
 		return py.Str(m)
@@ -114,7 +138,7 @@ func CommandError(c Command) string {
 }
 
 func (c *Client) commandURL(task drivers.Task) (string, error) {
-	u := task.DriverInternalInfo()["agent_url"]
+	u := task.DriverInternalInfo().Get("agent_url")
 	if !py.Truthy(u) {
 		return "", ironic.Errorf(ironic.AgentConnectionFailed, "Agent driver requires agent_url in driver_internal_info")
 	}
@@ -124,9 +148,9 @@ func (c *Client) commandURL(task drivers.Task) (string, error) {
 // verify is _get_verify: driver_internal_info's agent_verify_ca, then
 // driver_info's, then [agent]verify_ca; true, false or a CA file.
 func (c *Client) verify(task drivers.Task) (any, error) {
-	v, ok := task.DriverInternalInfo()["agent_verify_ca"]
+	v, ok := task.DriverInternalInfo().Lookup("agent_verify_ca")
 	if !ok || v == nil {
-		v, ok = task.DriverInfo()["agent_verify_ca"]
+		v, ok = task.DriverInfo().Lookup("agent_verify_ca")
 	}
 	if !ok || v == nil {
 		v = c.cfg.VerifyCA
@@ -237,7 +261,7 @@ func (c *Client) command(ctx context.Context, task drivers.Task, method string, 
 		return nil, err
 	}
 	q := url.Values{"wait": {fmt.Sprint(wait)}}
-	if tok := task.DriverInternalInfo()["agent_secret_token"]; py.Truthy(tok) {
+	if tok := task.DriverInternalInfo().Get("agent_secret_token"); py.Truthy(tok) {
 		q.Set("agent_token", py.Str(tok))
 	}
 	// requests writes params in insertion order: wait, then agent_token.
@@ -283,12 +307,12 @@ func (c *Client) command(ctx context.Context, task drivers.Task, method string, 
 // raiseIfTypeError is _raise_if_typeerror: an agent that choked on the
 // command's arguments.
 func raiseIfTypeError(task drivers.Task, result Command) error {
-	e, ok := result["command_error"].(map[string]any)
-	if !ok || e["type"] != "TypeError" {
+	e, ok := result["command_error"].(*pyjson.Dict)
+	if !ok || e.Get("type") != "TypeError" {
 		return nil
 	}
 	return ironic.Errorf(ironic.AgentAPIError, "Agent API for node %s returned HTTP status code %s with error: %s",
-		task.NodeUUID(), py.Str(e["code"]), CommandError(result))
+		task.NodeUUID(), py.Str(e.Get("code")), CommandError(result))
 }
 
 // handleTimeout is _handle_timeout_on_command_execution: the agent may
@@ -424,7 +448,7 @@ func (c *Client) ExecuteStep(ctx context.Context, task drivers.Task, phase drive
 		{Key: "step", Value: step},
 		{Key: "node", Value: node},
 		{Key: "ports", Value: ports},
-		{Key: string(phase) + "_version", Value: task.DriverInternalInfo()["hardware_manager_version"]},
+		{Key: string(phase) + "_version", Value: task.DriverInternalInfo().Get("hardware_manager_version")},
 	}
 	return c.Run(ctx, task, fmt.Sprintf("%s.execute_%s_step", phase, phase), params, false, false)
 }

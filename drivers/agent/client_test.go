@@ -62,8 +62,7 @@ func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func agentTask(url string) *fake.Task {
 	return &fake.Task{Node: &fake.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Driver: "fake-hardware",
-		DriverInternalInfo: map[string]any{"agent_url": url, "agent_secret_token": "tok en/+",
-			"hardware_manager_version": map[string]any{"generic": "1"}}},
+		DriverInternalInfo: pyjson.DictOf("agent_url", url, "agent_secret_token", "tok en/+", "hardware_manager_version", pyjson.DictOf("generic", "1"))},
 		PortList: []drivers.Port{{UUID: "p1", Address: "52:54:00:00:00:01"}}}
 }
 
@@ -204,13 +203,13 @@ func TestClientErrors(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	url := dead.URL
 	dead.Close()
-	tk.Node.DriverInternalInfo["agent_url"] = url
+	tk.Node.DriverInternalInfo.Set("agent_url", url)
 	_, err = c.PowerOff(ctx, tk)
 	if !ironic.IsClass(err, ironic.AgentConnectionFailed) ||
 		!strings.HasPrefix(err.Error(), "Connection to agent failed: Failed to connect to the agent running on node 1be26c0b-03f2-4d2e-ae87-c02d7f33c123 for invoking command standby.power_off. Error: ") {
 		t.Errorf("no agent: %v", err)
 	}
-	delete(tk.Node.DriverInternalInfo, "agent_url")
+	tk.Node.DriverInternalInfo.Delete("agent_url")
 	if _, err := c.PowerOff(ctx, tk); err == nil || err.Error() != "Agent driver requires agent_url in driver_internal_info" {
 		t.Errorf("no agent_url: %v", err)
 	}

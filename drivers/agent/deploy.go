@@ -13,6 +13,7 @@ import (
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/drivers/storage"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -37,7 +38,7 @@ func (d *Deploy) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs one of the steps Steps declares.
-func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (states.Provision, error) {
+func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args *pyjson.Dict) (states.Provision, error) {
 	switch name {
 	case deployStepDeploy:
 		return d.Deploy(ctx, task)
@@ -56,7 +57,7 @@ func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string
 	}
 	// An in-band step: the agent runs it.
 	phase := stepPhase(task)
-	if phase == drivers.CleanStep || py.Truthy(task.DriverInternalInfo()["agent_cached_deploy_steps"]) {
+	if phase == drivers.CleanStep || py.Truthy(task.DriverInternalInfo().Get("agent_cached_deploy_steps")) {
 		return d.cfg.executeInband(ctx, task, phase, name, args)
 	}
 	oob := make([]string, 0, 6)
@@ -70,7 +71,7 @@ func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string
 
 // InbandSteps is the agent's part of get_deploy_steps / get_clean_steps:
 // the deploy interface's steps the node's agent reported.
-func (d *Deploy) InbandSteps(task drivers.Task, phase drivers.StepPhase) []map[string]any {
+func (d *Deploy) InbandSteps(task drivers.Task, phase drivers.StepPhase) []*pyjson.Dict {
 	return d.cfg.inbandSteps(task, phase)
 }
 
@@ -187,12 +188,12 @@ func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (states.Provisio
 		return "", err
 	}
 	dii := task.DriverInternalInfo()
-	if !py.Truthy(dii["deployment_reboot"]) {
+	if !py.Truthy(dii.Get("deployment_reboot")) {
 		if err := task.PowerAction(ctx, states.Rebooting); err != nil {
 			return "", err
 		}
 	}
-	delete(dii, "deployment_reboot")
+	dii.Delete("deployment_reboot")
 	if err := task.Save(ctx); err != nil {
 		return "", err
 	}
@@ -250,7 +251,7 @@ func (d *Deploy) tearDownAgent(ctx context.Context, task drivers.Task) error {
 		return err
 	}
 	canPowerOn := slices.Contains(supported, states.PowerOn)
-	oob, err := deployutil.BoolFromString(orFalse(task.DriverInfo()["deploy_forces_oob_reboot"]))
+	oob, err := deployutil.BoolFromString(orFalse(task.DriverInfo().Get("deploy_forces_oob_reboot")))
 	if err != nil {
 		return err
 	}
@@ -423,13 +424,13 @@ func (c Config) prepareInbandCleaning(ctx context.Context, task drivers.Task, ma
 		}
 	}
 	dii := task.DriverInternalInfo()
-	dii["agent_erase_devices_iterations"] = c.ShredRandomOverwriteIterations
-	dii["agent_erase_devices_zeroize"] = c.ShredFinalOverwriteWithZeros
-	dii["agent_continue_if_secure_erase_failed"] = c.ContinueIfDiskSecureEraseFails
-	dii["agent_continue_if_ata_erase_failed"] = c.ContinueIfDiskSecureEraseFails
-	dii["agent_enable_nvme_secure_erase"] = c.EnableNVMeSecureErase
-	dii["agent_enable_ata_secure_erase"] = c.EnableATASecureErase
-	dii["disk_erasure_concurrency"] = c.DiskErasureConcurrency
+	dii.Set("agent_erase_devices_iterations", c.ShredRandomOverwriteIterations)
+	dii.Set("agent_erase_devices_zeroize", c.ShredFinalOverwriteWithZeros)
+	dii.Set("agent_continue_if_secure_erase_failed", c.ContinueIfDiskSecureEraseFails)
+	dii.Set("agent_continue_if_ata_erase_failed", c.ContinueIfDiskSecureEraseFails)
+	dii.Set("agent_enable_nvme_secure_erase", c.EnableNVMeSecureErase)
+	dii.Set("agent_enable_ata_secure_erase", c.EnableATASecureErase)
+	dii.Set("disk_erasure_concurrency", c.DiskErasureConcurrency)
 	if err := task.Save(ctx); err != nil {
 		return "", err
 	}
@@ -487,7 +488,7 @@ func (d *Deploy) isFastTrack(ctx context.Context, task drivers.Task) (bool, erro
 
 func (c Config) isFastTrack(ctx context.Context, task drivers.Task) (bool, error) {
 	enabled := c.FastTrack
-	if v, ok := task.DriverInfo()["fast_track"]; ok && v != nil {
+	if v, ok := task.DriverInfo().Lookup("fast_track"); ok && v != nil {
 		b, err := deployutil.BoolFromString(v)
 		if err != nil {
 			return false, drivers.InvalidParameter("Invalid value of fast_track: %s", err.Error())

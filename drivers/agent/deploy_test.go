@@ -15,6 +15,7 @@ import (
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/drivers/pxe"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -57,8 +58,8 @@ func bfvTask(deploy string, write bool, calls *[]string) *fake.Task {
 	tk := &fake.Task{
 		Node: &fake.Node{UUID: "n1", Driver: "fake-hardware", ProvisionState: "deploying", PowerState: states.PowerOn,
 			Interfaces: map[drivers.Kind]string{drivers.Deploy: deploy},
-			Properties: map[string]any{"capabilities": "iscsi_boot:True"},
-			DriverInfo: map[string]any{"deploy_kernel": "http://h/k", "deploy_ramdisk": "http://h/r"}},
+			Properties: pyjson.DictOf("capabilities", "iscsi_boot:True"),
+			DriverInfo: pyjson.DictOf("deploy_kernel", "http://h/k", "deploy_ramdisk", "http://h/r")},
 		PortList: []drivers.Port{{UUID: "p", Address: "52:54:00:00:00:01"}},
 		Vols: &fake.VolumeStore{TargetList: []drivers.VolumeTarget{
 			{UUID: "t0", VolumeType: "iscsi", VolumeID: "v0", BootIndex: 0},
@@ -107,7 +108,7 @@ func TestDirectBootFromVolume(t *testing.T) {
 	if err := d.Prepare(ctx, tk); err != nil {
 		t.Fatal(err)
 	}
-	if got := tk.Node.DriverInternalInfo["boot_from_volume"]; got != "t0" {
+	if got := tk.Node.DriverInternalInfo.Get("boot_from_volume"); got != "t0" {
 		t.Errorf("boot_from_volume %v", got)
 	}
 	if want := []string{"attach"}; !slices.Equal(calls, want) {
@@ -123,7 +124,7 @@ func TestDirectBootFromVolume(t *testing.T) {
 	if want := []string{"attach", "boot device pxe persistent"}; !slices.Equal(calls, want) {
 		t.Errorf("calls %v, want %v", calls, want)
 	}
-	if got := tk.Node.DriverInternalInfo["deploy_boot_mode"]; got != "uefi" {
+	if got := tk.Node.DriverInternalInfo.Get("deploy_boot_mode"); got != "uefi" {
 		t.Errorf("deploy_boot_mode %v", got)
 	}
 	calls = nil
@@ -140,7 +141,7 @@ func TestDirectBootFromVolume(t *testing.T) {
 	if targets, _ := tk.Vols.Targets(ctx); len(targets) != 0 {
 		t.Errorf("targets left after tear down: %v", targets)
 	}
-	if _, ok := tk.Node.DriverInternalInfo["boot_from_volume"]; ok {
+	if _, ok := tk.Node.DriverInternalInfo.Lookup("boot_from_volume"); ok {
 		t.Error("boot_from_volume kept after tear down")
 	}
 	if got := tk.PowerActions[len(tk.PowerActions)-1]; got != "power off" {
@@ -171,11 +172,11 @@ func TestCustomAgentWaitsForAgent(t *testing.T) {
 		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
 	}
 	// An earlier step that rebooted says so; the step doesn't reboot again.
-	tk.Node.DriverInternalInfo["deployment_reboot"] = true
+	tk.Node.DriverInternalInfo.Set("deployment_reboot", true)
 	if res, err := d.Deploy(ctx, tk); err != nil || res != states.DeployWait || len(tk.PowerActions) != 2 {
 		t.Errorf("deploy after a reboot: %q %v %v", res, err, tk.PowerActions)
 	}
-	if _, ok := tk.Node.DriverInternalInfo["deployment_reboot"]; ok {
+	if _, ok := tk.Node.DriverInternalInfo.Lookup("deployment_reboot"); ok {
 		t.Error("deployment_reboot kept")
 	}
 }
@@ -193,21 +194,21 @@ func TestDirectImageSources(t *testing.T) {
 	defer srv.Close()
 	d := impl[drivers.DeployInterface](t, agent.DefaultConfig(), drivers.Deploy, "direct")
 	tk := bfvTask("direct", true, &calls)
-	tk.Node.InstanceInfo = map[string]any{"image_source": "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}
+	tk.Node.InstanceInfo = pyjson.DictOf("image_source", "1be26c0b-03f2-4d2e-ae87-c02d7f33c123")
 	if err := d.Prepare(ctx, tk); !ironic.IsClass(err, ironic.InstanceDeployFailure) || !strings.Contains(err.Error(), "is a Glance image") {
 		t.Fatalf("glance: %v", err)
 	}
-	tk.Node.InstanceInfo = map[string]any{"image_source": srv.URL + "/missing"}
+	tk.Node.InstanceInfo = pyjson.DictOf("image_source", srv.URL+"/missing")
 	want := "Validation of image href " + srv.URL + "/missing failed, reason: Got HTTP code 404 instead of 200 in response to HEAD request."
 	if err := d.Prepare(ctx, tk); !ironic.IsClass(err, ironic.ImageRefValidationFailed) || err.Error() != want {
 		t.Fatalf("missing image: %v", err)
 	}
-	tk.Node.InstanceInfo = map[string]any{"image_source": srv.URL + "/img.raw"}
+	tk.Node.InstanceInfo = pyjson.DictOf("image_source", srv.URL+"/img.raw")
 	if err := d.Prepare(ctx, tk); err != nil {
 		t.Fatal(err)
 	}
 	ii := tk.Node.InstanceInfo
-	if ii["image_url"] != srv.URL+"/img.raw" || ii["image_type"] != "whole-disk" || tk.Node.DriverInternalInfo["is_whole_disk_image"] != true {
+	if ii.Get("image_url") != srv.URL+"/img.raw" || ii.Get("image_type") != "whole-disk" || tk.Node.DriverInternalInfo.Get("is_whole_disk_image") != true {
 		t.Errorf("instance_info %v", ii)
 	}
 }
@@ -236,7 +237,7 @@ func TestTearDownAgentForcesPowerOff(t *testing.T) {
 	if waits != 6 || !slices.Equal(tk.PowerActions, []states.Power{states.PowerOff}) || tk.Node.PowerState != states.PowerOff {
 		t.Errorf("waits %d, power actions %v, state %s", waits, tk.PowerActions, tk.Node.PowerState)
 	}
-	tk.Node.DriverInfo["deploy_forces_oob_reboot"] = true
+	tk.Node.DriverInfo.Set("deploy_forces_oob_reboot", true)
 	_, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "tear_down_agent", nil)
 	if err == nil || err.Error() != "Error rebooting node n1 after deploy. AgentConnectionFailed: Agent driver requires agent_url in driver_internal_info" {
 		t.Errorf("oob reboot without agent: %v", err)
@@ -255,7 +256,7 @@ func TestRamdiskDeploy(t *testing.T) {
 	d := impl[drivers.DeployInterface](t, agent.DefaultConfig(), drivers.Deploy, "ramdisk")
 	tk := bfvTask("ramdisk", true, &calls)
 	tk.Vols = &fake.VolumeStore{}
-	tk.Node.InstanceInfo = map[string]any{"kernel": "http://h/k", "ramdisk": "http://h/r"}
+	tk.Node.InstanceInfo = pyjson.DictOf("kernel", "http://h/k", "ramdisk", "http://h/r")
 	if err := d.Prepare(ctx, tk); err != nil {
 		t.Fatal(err)
 	}
@@ -287,8 +288,8 @@ func TestPrepareCleaningBootsAgent(t *testing.T) {
 	dii := tk.Node.DriverInternalInfo
 	for k, want := range map[string]any{"agent_erase_devices_iterations": 1, "agent_erase_devices_zeroize": true,
 		"agent_continue_if_secure_erase_failed": false, "agent_enable_ata_secure_erase": true, "disk_erasure_concurrency": 4} {
-		if dii[k] != want {
-			t.Errorf("%s = %v, want %v", k, dii[k], want)
+		if dii.Get(k) != want {
+			t.Errorf("%s = %v, want %v", k, dii.Get(k), want)
 		}
 	}
 	if want := []string{"boot device pxe once"}; !slices.Equal(calls, want) {

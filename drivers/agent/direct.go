@@ -27,15 +27,15 @@ var partitionImageLabels = []string{"kernel", "ramdisk", "root_gb", "root_mb", "
 // when it is missing it is computed and recorded here.
 func isWholeDiskImage(task drivers.Task) bool {
 	dii := task.DriverInternalInfo()
-	if v, ok := dii["is_whole_disk_image"]; ok && v != nil {
+	if v, ok := dii.Lookup("is_whole_disk_image"); ok && v != nil {
 		return py.Truthy(v)
 	}
 	ii := task.InstanceInfo()
-	iwdi := !py.Truthy(ii["kernel"]) && !py.Truthy(ii["ramdisk"])
-	if t := ii["image_type"]; py.Truthy(t) {
+	iwdi := !py.Truthy(ii.Get("kernel")) && !py.Truthy(ii.Get("ramdisk"))
+	if t := ii.Get("image_type"); py.Truthy(t) {
 		iwdi = py.Str(t) != "partition"
 	}
-	dii["is_whole_disk_image"] = iwdi
+	dii.Set("is_whole_disk_image", iwdi)
 	return iwdi
 }
 
@@ -49,11 +49,11 @@ func isWholeDiskImage(task drivers.Task) bool {
 func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Task) error {
 	ii := task.InstanceInfo()
 	iwdi := isWholeDiskImage(task)
-	source := py.Str(ii["image_source"])
+	source := py.Str(ii.Get("image_source"))
 	ids := ImageDownloadSource(task, c.ImageDownloadSource)
-	ii["image_url"] = nil
+	ii.Set("image_url", nil)
 	switch {
-	case deployutil.IsGlanceImage(ii["image_source"]):
+	case deployutil.IsGlanceImage(ii.Get("image_source")):
 		return ironic.Errorf(ironic.InstanceDeployFailure,
 			"Node %s: the image %s is a Glance image; this service has no Glance client. Give instance_info/image_source as an http(s) URL.", task.NodeUUID(), source)
 	case strings.HasPrefix(source, "file://") || ids == "local":
@@ -65,17 +65,17 @@ func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Tas
 		return err
 	}
 	if redirect != "" {
-		ii["image_source"] = redirect
+		ii.Set("image_source", redirect)
 		if _, err := c.validateImageURL(ctx, redirect); err != nil {
 			return err
 		}
 		source = redirect
 	}
-	ii["image_url"] = source
+	ii.Set("image_url", source)
 	if iwdi {
-		ii["image_type"] = "whole-disk"
+		ii.Set("image_type", "whole-disk")
 	} else {
-		ii["image_type"] = "partition"
+		ii.Set("image_type", "partition")
 	}
 	return task.Save(ctx)
 }
@@ -126,37 +126,37 @@ func (c Config) validateImageURL(ctx context.Context, href string) (string, erro
 // {"image_info": ..., "configdrive": ...}} with Ironic's image_info.
 func (c Config) writeImageStep(task drivers.Task) pyjson.Object {
 	ii, di := task.InstanceInfo(), task.DriverInfo()
-	source := py.Str(ii["image_source"])
+	source := py.Str(ii.Get("image_source"))
 	info := pyjson.Object{
 		{Key: "id", Value: source[strings.LastIndex(source, "/")+1:]},
-		{Key: "urls", Value: []any{ii["image_url"]}},
-		{Key: "disk_format", Value: ii["image_disk_format"]},
-		{Key: "container_format", Value: ii["image_container_format"]},
+		{Key: "urls", Value: []any{ii.Get("image_url")}},
+		{Key: "disk_format", Value: ii.Get("image_disk_format")},
+		{Key: "container_format", Value: ii.Get("image_container_format")},
 		{Key: "stream_raw_images", Value: c.StreamRawImages},
 	}
-	if py.Truthy(ii["image_checksum"]) {
-		info = append(info, pyjson.Member{Key: "checksum", Value: ii["image_checksum"]})
+	if py.Truthy(ii.Get("image_checksum")) {
+		info = append(info, pyjson.Member{Key: "checksum", Value: ii.Get("image_checksum")})
 	}
-	if py.Truthy(ii["image_os_hash_algo"]) && py.Truthy(ii["image_os_hash_value"]) {
-		info = append(info, pyjson.Member{Key: "os_hash_algo", Value: ii["image_os_hash_algo"]},
-			pyjson.Member{Key: "os_hash_value", Value: ii["image_os_hash_value"]})
+	if py.Truthy(ii.Get("image_os_hash_algo")) && py.Truthy(ii.Get("image_os_hash_value")) {
+		info = append(info, pyjson.Member{Key: "os_hash_algo", Value: ii.Get("image_os_hash_algo")},
+			pyjson.Member{Key: "os_hash_value", Value: ii.Get("image_os_hash_value")})
 	}
 	var proxies pyjson.Object
 	for _, scheme := range []string{"http", "https"} {
-		if p := di["image_"+scheme+"_proxy"]; py.Truthy(p) {
+		if p := di.Get("image_" + scheme + "_proxy"); py.Truthy(p) {
 			proxies = append(proxies, pyjson.Member{Key: scheme, Value: p})
 		}
 	}
 	if len(proxies) > 0 {
 		info = append(info, pyjson.Member{Key: "proxies", Value: proxies})
-		if np, ok := di["image_no_proxy"]; ok && np != nil {
+		if np, ok := di.Lookup("image_no_proxy"); ok && np != nil {
 			info = append(info, pyjson.Member{Key: "no_proxy", Value: np})
 		}
 	}
 	info = append(info, pyjson.Member{Key: "node_uuid", Value: task.NodeUUID()})
-	if !py.Truthy(task.DriverInternalInfo()["is_whole_disk_image"]) {
+	if !py.Truthy(task.DriverInternalInfo().Get("is_whole_disk_image")) {
 		for _, l := range partitionImageLabels {
-			info = setMember(info, l, ii[l])
+			info = setMember(info, l, ii.Get(l))
 		}
 		mode, _ := deployutil.BootMode(task, c.defaultBootMode())
 		info = setMember(info, "deploy_boot_mode", mode)
@@ -171,7 +171,7 @@ func (c Config) writeImageStep(task drivers.Task) pyjson.Object {
 			info = append(info, pyjson.Member{Key: "disk_label", Value: dl})
 		}
 	}
-	configdrive := ii["configdrive"]
+	configdrive := ii.Get("configdrive")
 	if !py.Truthy(configdrive) {
 		configdrive = nil
 	} else {
@@ -208,15 +208,15 @@ func (c Config) defaultBootMode() string {
 // needed, the node is set to boot from its disk and the boot interface
 // prepares the instance.
 func (c Config) prepareWrittenInstanceBoot(ctx context.Context, task drivers.Task) error {
-	iwdi := py.Truthy(task.DriverInternalInfo()["is_whole_disk_image"])
+	iwdi := py.Truthy(task.DriverInternalInfo().Get("is_whole_disk_image"))
 	res, err := c.client().GetPartitionUUIDs(ctx, task)
 	if err != nil {
 		return err
 	}
 	uuids := res.Result()
-	root := uuids["root uuid"]
+	root := uuids.Get("root uuid")
 	if py.Truthy(root) {
-		task.DriverInternalInfo()["root_uuid_or_disk_id"] = root
+		task.DriverInternalInfo().Set("root_uuid_or_disk_id", root)
 		if err := task.Save(ctx); err != nil {
 			return err
 		}
@@ -230,10 +230,10 @@ func (c Config) prepareWrittenInstanceBoot(ctx context.Context, task drivers.Tas
 	}
 	var efi, prep any
 	if !iwdi && mode == drivers.BootModeUEFI {
-		efi = uuids["efi system partition uuid"]
+		efi = uuids.Get("efi system partition uuid")
 	}
-	if arch := py.Str(task.Properties()["cpu_arch"]); strings.HasPrefix(arch, "ppc64") {
-		prep = uuids["PReP Boot partition uuid"]
+	if arch := py.Str(task.Properties().Get("cpu_arch")); strings.HasPrefix(arch, "ppc64") {
+		prep = uuids.Get("PReP Boot partition uuid")
 	}
 	if !c.ManageAgentBoot {
 		return task.Driver().Management.SetBootDevice(ctx, task, drivers.BootDeviceDisk, true)
@@ -256,18 +256,18 @@ func (c Config) prepareWrittenInstanceBoot(ctx context.Context, task drivers.Tas
 // rootfs_uuid for software RAID comes from instance_info only (no Glance).
 func (c Config) configureLocalBoot(ctx context.Context, task drivers.Task, root, efi, prep any, mode string, iwdi bool) error {
 	softwareRAID := false
-	if disks, ok := task.TargetRAIDConfig()["logical_disks"].([]any); ok {
+	if disks, ok := task.TargetRAIDConfig().Get("logical_disks").([]any); ok {
 		for _, d := range disks {
-			if m, ok := d.(map[string]any); ok && m["controller"] == "software" {
+			if m, ok := pyjson.AsDict(d); ok && m.Get("controller") == "software" {
 				softwareRAID = true
 				break
 			}
 		}
 	}
 	if softwareRAID {
-		root = task.InstanceInfo()["image_rootfs_uuid"]
+		root = task.InstanceInfo().Get("image_rootfs_uuid")
 		if !py.Truthy(root) {
-			root = task.DriverInternalInfo()["root_uuid_or_disk_id"]
+			root = task.DriverInternalInfo().Get("root_uuid_or_disk_id")
 		}
 	}
 	if softwareRAID || (py.Truthy(root) && !iwdi) || (iwdi && mode == drivers.BootModeUEFI) {
@@ -280,8 +280,8 @@ func (c Config) configureLocalBoot(ctx context.Context, task drivers.Task, root,
 			return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to install a bootloader when deploying node %s: %s", task.NodeUUID(), CommandError(res))
 		}
 	}
-	persistent := py.Str(task.DriverInfo()["force_persistent_boot_device"]) != "Never"
-	vendor := strings.ToLower(py.Str(task.Properties()["vendor"]))
+	persistent := py.Str(task.DriverInfo().Get("force_persistent_boot_device")) != "Never"
+	vendor := strings.ToLower(py.Str(task.Properties().Get("vendor")))
 	if vendor == "lenovo" && mode == drivers.BootModeUEFI {
 		return nil
 	}

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"testing"
@@ -23,9 +22,9 @@ func TestWriteImageStepGolden(t *testing.T) {
 	var golden map[string]struct {
 		Node struct {
 			InstanceInfo       json.RawMessage `json:"instance_info"`
-			DriverInternalInfo map[string]any  `json:"driver_internal_info"`
-			DriverInfo         map[string]any  `json:"driver_info"`
-			Properties         map[string]any  `json:"properties"`
+			DriverInternalInfo *pyjson.Dict    `json:"driver_internal_info"`
+			DriverInfo         *pyjson.Dict    `json:"driver_info"`
+			Properties         *pyjson.Dict    `json:"properties"`
 		} `json:"node"`
 		StepJSON string `json:"step_json"`
 	}
@@ -34,10 +33,8 @@ func TestWriteImageStepGolden(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	for name, g := range golden {
-		var ii map[string]any
-		dec := json.NewDecoder(bytes.NewReader(g.Node.InstanceInfo))
-		dec.UseNumber()
-		if err := dec.Decode(&ii); err != nil {
+		ii, err := pyjson.DecodeDict(g.Node.InstanceInfo)
+		if err != nil {
 			t.Fatal(err)
 		}
 		tk := &fake.Task{Node: &fake.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Driver: "fake-hardware",

@@ -3,13 +3,13 @@ package agent
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -65,17 +65,17 @@ func (c Config) heartbeat(ctx context.Context, task drivers.Task, hb drivers.Hea
 	}
 	state = task.ProvisionState()
 	dii := task.DriverInternalInfo()
-	dii["agent_url"] = hb.CallbackURL
-	dii["agent_version"] = hb.AgentVersion
-	dii["agent_last_heartbeat"] = isoNow(c.Clock)
+	dii.Set("agent_url", hb.CallbackURL)
+	dii.Set("agent_version", hb.AgentVersion)
+	dii.Set("agent_last_heartbeat", isoNow(c.Clock))
 	if hb.AgentVerifyCA != "" {
-		dii["agent_verify_ca"] = hb.AgentVerifyCA
+		dii.Set("agent_verify_ca", hb.AgentVerifyCA)
 	}
 	if hb.AgentStatus != "" {
-		dii["agent_status"] = hb.AgentStatus
+		dii.Set("agent_status", hb.AgentStatus)
 	}
 	if hb.AgentStatusMessage != "" {
-		dii["agent_status_message"] = hb.AgentStatusMessage
+		dii.Set("agent_status_message", hb.AgentStatusMessage)
 	}
 	if err := task.Save(ctx); err != nil {
 		return err
@@ -125,14 +125,14 @@ func (c Config) heartbeatDeployWait(ctx context.Context, task drivers.Task) {
 	msg := "Unexpected exception"
 	dii := task.DriverInternalInfo()
 	var err error
-	if !py.Truthy(dii["agent_cached_deploy_steps"]) {
+	if !py.Truthy(dii.Get("agent_cached_deploy_steps")) {
 		msg = "Failed to load in-band deploy steps"
 		err = c.refreshSteps(ctx, task, drivers.DeployStep)
 	}
 	if err == nil {
 		err = task.TouchProvisioning(ctx)
 	}
-	if polling, _ := dii["deployment_polling"].(bool); err == nil && !polling {
+	if polling, _ := dii.Get("deployment_polling").(bool); err == nil && !polling {
 		msg = "Failed to process the next deploy step"
 		err = c.processNextStep(ctx, task, drivers.DeployStep)
 	}
@@ -154,7 +154,7 @@ func (c Config) heartbeatCleanWait(ctx context.Context, task drivers.Task) {
 	err := task.TouchProvisioning(ctx)
 	switch {
 	case err != nil:
-	case len(task.CurrentStep(drivers.CleanStep)) == 0:
+	case task.CurrentStep(drivers.CleanStep).Len() == 0:
 		msg = "Node failed to start the first cleaning step"
 		if err = c.refreshSteps(ctx, task, drivers.CleanStep); err == nil {
 			if err = task.SetCleaningSteps(ctx); err == nil {
@@ -163,7 +163,7 @@ func (c Config) heartbeatCleanWait(ctx context.Context, task drivers.Task) {
 		}
 	default:
 		msg = "Node failed to check cleaning progress"
-		if polling, _ := task.DriverInternalInfo()["cleaning_polling"].(bool); !polling {
+		if polling, _ := task.DriverInternalInfo().Get("cleaning_polling").(bool); !polling {
 			err = c.processNextStep(ctx, task, drivers.CleanStep)
 		}
 	}
@@ -197,12 +197,12 @@ func (c Config) refreshSteps(ctx context.Context, task drivers.Task, phase drive
 	}
 	result := res.Result()
 	if result == nil {
-		result = map[string]any{}
+		result = pyjson.NewDict(0)
 	}
 	stepsKey := string(phase) + "_steps"
 	var missing []string
 	for _, k := range []string{stepsKey, "hardware_manager_version"} {
-		if _, ok := result[k]; !ok {
+		if _, ok := result.Lookup(k); !ok {
 			missing = append(missing, k)
 		}
 	}
@@ -210,23 +210,20 @@ func (c Config) refreshSteps(ctx context.Context, task drivers.Task, phase drive
 		return stepFailure(phase, "agent get_%s_steps for node %s returned an invalid result. Keys: %s are missing from result: %s.",
 			phase, task.NodeUUID(), pySet(missing), py.Repr(result))
 	}
-	byManager, _ := result[stepsKey].(map[string]any)
-	managers := make([]string, 0, len(byManager))
-	for k := range byManager {
-		managers = append(managers, k)
-	}
-	sort.Strings(managers)
-	steps := map[string]any{}
-	for _, mgr := range managers {
-		list, _ := byManager[mgr].([]any)
+	// By hardware manager in the agent's order; the cache is by
+	// interface, in the order interfaces first appear.
+	byManager, _ := result.Get(stepsKey).(*pyjson.Dict)
+	steps := pyjson.NewDict(1)
+	for _, l := range byManager.All() {
+		list, _ := l.([]any)
 		for _, s := range list {
-			step, ok := s.(map[string]any)
+			step, ok := s.(*pyjson.Dict)
 			if !ok {
 				continue
 			}
 			var miss []string
 			for _, k := range []string{"interface", "step", "priority"} {
-				if _, ok := step[k]; !ok {
+				if !step.Has(k) {
 					miss = append(miss, k)
 				}
 			}
@@ -235,17 +232,17 @@ func (c Config) refreshSteps(ctx context.Context, task drivers.Task, phase drive
 					phase, task.NodeUUID(), phase, pySet(miss), py.Repr(step))
 			}
 			if phase == drivers.CleanStep {
-				step["requires_ramdisk"] = true
+				step.Set("requires_ramdisk", true)
 			}
-			iface := py.Str(step["interface"])
-			l, _ := steps[iface].([]any)
-			steps[iface] = append(l, step)
+			iface := py.Str(step.Get("interface"))
+			l, _ := steps.Get(iface).([]any)
+			steps.Set(iface, append(l, step))
 		}
 	}
 	dii := task.DriverInternalInfo()
-	dii["hardware_manager_version"] = result["hardware_manager_version"]
-	dii["agent_cached_"+string(phase)+"_steps"] = steps
-	dii["agent_cached_"+string(phase)+"_steps_refreshed"] = isoNow(c.Clock)
+	dii.Set("hardware_manager_version", result.Get("hardware_manager_version"))
+	dii.Set("agent_cached_"+string(phase)+"_steps", steps)
+	dii.Set("agent_cached_"+string(phase)+"_steps_refreshed", isoNow(c.Clock))
 	return task.Save(ctx)
 }
 
@@ -259,21 +256,18 @@ func pySet(items []string) string {
 
 // cachedSteps is agent_base.get_steps: the cached agent steps of phase
 // for interface iface, copied, priorities overridden.
-func cachedSteps(task drivers.Task, phase drivers.StepPhase, iface string, override map[string]*int) []map[string]any {
-	all, _ := task.DriverInternalInfo()["agent_cached_"+string(phase)+"_steps"].(map[string]any)
-	list, _ := all[iface].([]any)
-	out := make([]map[string]any, 0, len(list))
+func cachedSteps(task drivers.Task, phase drivers.StepPhase, iface string, override map[string]*int) []*pyjson.Dict {
+	all, _ := task.DriverInternalInfo().Get("agent_cached_" + string(phase) + "_steps").(*pyjson.Dict)
+	list, _ := all.Get(iface).([]any)
+	out := make([]*pyjson.Dict, 0, len(list))
 	for _, s := range list {
-		step, ok := s.(map[string]any)
+		step, ok := s.(*pyjson.Dict)
 		if !ok {
 			continue
 		}
-		cp := make(map[string]any, len(step))
-		for k, v := range step {
-			cp[k] = v
-		}
-		if p := override[py.Str(cp["step"])]; p != nil {
-			cp["priority"] = *p
+		cp := step.Clone()
+		if p := override[py.Str(cp.Get("step"))]; p != nil {
+			cp.Set("priority", *p)
 		}
 		out = append(out, cp)
 	}
@@ -284,7 +278,7 @@ func cachedSteps(task drivers.Task, phase drivers.StepPhase, iface string, overr
 // of the agent deploy interfaces: the agent's cached steps of the deploy
 // interface; clean steps with [deploy]erase_devices_priority and
 // erase_devices_metadata_priority applied.
-func (c Config) inbandSteps(task drivers.Task, phase drivers.StepPhase) []map[string]any {
+func (c Config) inbandSteps(task drivers.Task, phase drivers.StepPhase) []*pyjson.Dict {
 	var override map[string]*int
 	if phase == drivers.CleanStep {
 		override = map[string]*int{"erase_devices": c.EraseDevicesPriority, "erase_devices_metadata": c.EraseDevicesMetadataPriority}
@@ -304,22 +298,22 @@ func stepPhase(task drivers.Task) drivers.StepPhase {
 
 // executeInband is agent_base.execute_step for the in-band step name:
 // the agent starts it and the step waits for the heartbeats.
-func (c Config) executeInband(ctx context.Context, task drivers.Task, phase drivers.StepPhase, name string, args map[string]any) (states.Provision, error) {
-	var step map[string]any
-	if cur := task.CurrentStep(phase); py.Str(cur["step"]) == name {
+func (c Config) executeInband(ctx context.Context, task drivers.Task, phase drivers.StepPhase, name string, args *pyjson.Dict) (states.Provision, error) {
+	var step *pyjson.Dict
+	if cur := task.CurrentStep(phase); py.Str(cur.Get("step")) == name {
 		step = cur
 	}
 	if step == nil {
 		for _, s := range cachedSteps(task, phase, string(drivers.Deploy), nil) {
-			if py.Str(s["step"]) == name {
+			if py.Str(s.Get("step")) == name {
 				step = s
 			}
 		}
 		if step == nil {
-			step = map[string]any{"interface": string(drivers.Deploy), "step": name}
+			step = pyjson.DictOf("interface", string(drivers.Deploy), "step", name)
 		}
 		if args != nil {
-			step["args"] = args
+			step.Set("args", args)
 		}
 	}
 	return c.executeStep(ctx, task, phase, step)
@@ -346,28 +340,28 @@ func freshlyBooted(cmds []Command, phase drivers.StepPhase) bool {
 }
 
 // sameStep is steps.is_equivalent: same interface and step name.
-func sameStep(a, b map[string]any) bool {
-	return py.Str(a["interface"]) == py.Str(b["interface"]) && py.Str(a["step"]) == py.Str(b["step"])
+func sameStep(a, b *pyjson.Dict) bool {
+	return py.Str(a.Get("interface")) == py.Str(b.Get("interface")) && py.Str(a.Get("step")) == py.Str(b.Get("step"))
 }
 
 // completedCommand is _get_completed_command: the agent's last command
 // when it is the current step's execution and has finished.
-func completedCommand(cmds []Command, phase drivers.StepPhase, current map[string]any) Command {
+func completedCommand(cmds []Command, phase drivers.StepPhase, current *pyjson.Dict) Command {
 	last := cmds[len(cmds)-1]
 	if last.Name() != fmt.Sprintf("execute_%s_step", phase) {
 		return nil
 	}
-	lastStep, _ := last.Result()[string(phase)+"_step"].(map[string]any)
+	lastStep, _ := last.Result().Get(string(phase) + "_step").(*pyjson.Dict)
 	switch {
 	case last.Status() == "RUNNING":
 		return nil
-	case last.Status() == "SUCCEEDED" && (len(lastStep) == 0 || !sameStep(lastStep, current)):
+	case last.Status() == "SUCCEEDED" && (lastStep.Len() == 0 || !sameStep(lastStep, current)):
 		return nil
 	}
 	return last
 }
 
-func stepIDOf(s map[string]any) string { return py.Str(s["interface"]) + "." + py.Str(s["step"]) }
+func stepIDOf(s *pyjson.Dict) string { return py.Str(s.Get("interface")) + "." + py.Str(s.Get("step")) }
 
 // processNextStep is AgentBaseMixin.process_next_step: once the agent's
 // command for the current step has finished, the next step starts (or
@@ -381,9 +375,9 @@ func (c Config) processNextStep(ctx context.Context, task drivers.Task, phase dr
 	dii := task.DriverInternalInfo()
 	if freshlyBooted(cmds, phase) {
 		if phase == drivers.CleanStep {
-			delete(dii, "cleaning_reboot")
+			dii.Delete("cleaning_reboot")
 		} else {
-			delete(dii, "deployment_reboot")
+			dii.Delete("deployment_reboot")
 		}
 		if err := task.Save(ctx); err != nil {
 			return err
@@ -403,7 +397,7 @@ func (c Config) processNextStep(ctx context.Context, task drivers.Task, phase dr
 	case "CLEAN_VERSION_MISMATCH", "VERSION_MISMATCH":
 		return c.processVersionMismatch(ctx, task, phase)
 	case "SUCCEEDED":
-		if b, _ := current["reboot_requested"].(bool); b {
+		if b, _ := current.Get("reboot_requested").(bool); b {
 			c.postStepReboot(ctx, task, phase)
 			return nil
 		}
@@ -445,7 +439,7 @@ func (c Config) processVersionMismatch(ctx context.Context, task drivers.Task, p
 			return nil
 		}
 	} else {
-		task.DriverInternalInfo()["skip_current_"+string(phase)+"_step"] = false
+		task.DriverInternalInfo().Set("skip_current_"+string(phase)+"_step", false)
 		if err := task.Save(ctx); err != nil {
 			return err
 		}
@@ -470,12 +464,12 @@ func (c Config) postStepReboot(ctx context.Context, task drivers.Task, phase dri
 	}
 	dii := task.DriverInternalInfo()
 	if phase == drivers.CleanStep {
-		dii["cleaning_reboot"] = true
+		dii.Set("cleaning_reboot", true)
 	} else {
-		dii["deployment_reboot"] = true
+		dii.Set("deployment_reboot", true)
 	}
-	if b, _ := dii["agent_secret_token_pregenerated"].(bool); !b {
-		delete(dii, "agent_secret_token")
+	if b, _ := dii.Get("agent_secret_token_pregenerated").(bool); !b {
+		dii.Delete("agent_secret_token")
 	}
 	if err := task.Save(ctx); err != nil {
 		c.logf(ctx, task, true, "saving node %s after a reboot: %s", task.NodeUUID(), err)
@@ -484,7 +478,7 @@ func (c Config) postStepReboot(ctx context.Context, task drivers.Task, phase dri
 
 // fastTrackEnabled is utils.fast_track_enabled.
 func (c Config) fastTrackEnabled(task drivers.Task) (bool, error) {
-	if v, ok := task.DriverInfo()["fast_track"]; ok && v != nil {
+	if v, ok := task.DriverInfo().Lookup("fast_track"); ok && v != nil {
 		return deployutil.BoolFromString(v)
 	}
 	return c.FastTrack, nil

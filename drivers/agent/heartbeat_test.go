@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/agent"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 	"github.com/goironic/ironic/test/fakeipa"
 )
@@ -21,7 +22,7 @@ type condTask struct {
 	*fake.Task
 	calls    []string
 	lockErr  error
-	stepList []map[string]any
+	stepList []*pyjson.Dict
 	d        drivers.DeployInterface
 }
 
@@ -32,7 +33,7 @@ func (c *condTask) UpgradeLock(context.Context) error {
 func (c *condTask) SetCleaningSteps(context.Context) error {
 	c.calls = append(c.calls, "set cleaning steps")
 	c.stepList = c.d.(interface {
-		InbandSteps(drivers.Task, drivers.StepPhase) []map[string]any
+		InbandSteps(drivers.Task, drivers.StepPhase) []*pyjson.Dict
 	}).InbandSteps(c, drivers.CleanStep)
 	return nil
 }
@@ -61,7 +62,7 @@ func heartbeatSetup(t *testing.T, state states.Provision, opts fakeipa.Options) 
 	cfg.DeployLogsLocalPath = t.TempDir()
 	d := impl[drivers.DeployInterface](t, cfg, drivers.Deploy, "direct")
 	tk := &condTask{Task: &fake.Task{Node: &fake.Node{UUID: "n1", Driver: "fake-hardware", ProvisionState: state,
-		DriverInternalInfo: map[string]any{"agent_secret_token": "tok"}}}, d: d}
+		DriverInternalInfo: pyjson.DictOf("agent_secret_token", "tok")}}, d: d}
 	return tk, d, ipa
 }
 
@@ -81,18 +82,18 @@ func TestHeartbeatDeployWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	dii := tk.Node.DriverInternalInfo
-	if dii["agent_url"] != ipa.URL() || dii["agent_version"] != "9.4.1" || dii["agent_last_heartbeat"] != "2024-05-01T12:00:00" {
+	if dii.Get("agent_url") != ipa.URL() || dii.Get("agent_version") != "9.4.1" || dii.Get("agent_last_heartbeat") != "2024-05-01T12:00:00" {
 		t.Errorf("recorded %v", dii)
 	}
-	cached, _ := dii["agent_cached_deploy_steps"].(map[string]any)
-	if len(cached["deploy"].([]any)) != 2 || len(cached["raid"].([]any)) != 1 || dii["hardware_manager_version"] == nil {
+	cached, _ := dii.Get("agent_cached_deploy_steps").(*pyjson.Dict)
+	if len(cached.Get("deploy").([]any)) != 2 || len(cached.Get("raid").([]any)) != 1 || dii.Get("hardware_manager_version") == nil {
 		t.Errorf("cached steps %v", cached)
 	}
 	if want := []string{"upgrade lock", "continue deploy"}; !slices.Equal(tk.calls, want) {
 		t.Errorf("calls %v, want %v", tk.calls, want)
 	}
 	// The conductor runs an in-band step: the agent does it.
-	tk.Node.DeployStep = map[string]any{"interface": "deploy", "step": "erase_devices_metadata", "priority": 0}
+	tk.Node.DeployStep = pyjson.DictOf("interface", "deploy", "step", "erase_devices_metadata", "priority", 0)
 	st, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "erase_devices_metadata", nil)
 	if err != nil || st != states.DeployWait {
 		t.Fatalf("in-band step: %q %v", st, err)
@@ -123,10 +124,10 @@ func TestHeartbeatCleanWait(t *testing.T) {
 	}
 	var names []string
 	for _, s := range tk.stepList {
-		if s["requires_ramdisk"] != true {
+		if s.Get("requires_ramdisk") != true {
 			t.Errorf("step %v without requires_ramdisk", s)
 		}
-		names = append(names, s["step"].(string))
+		names = append(names, s.Get("step").(string))
 	}
 	if want := []string{"erase_devices", "erase_devices_metadata", "erase_pstore"}; !slices.Equal(names, want) {
 		t.Errorf("deploy interface clean steps %v, want %v", names, want)

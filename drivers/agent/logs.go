@@ -39,7 +39,7 @@ func (c Config) collectRamdiskLogs(ctx context.Context, task drivers.Task, label
 			task.NodeUUID(), c.DeployLogsStorageBackend)
 		return
 	}
-	data, err := base64.StdEncoding.DecodeString(py.Str(res.Result()["system_logs"]))
+	data, err := base64.StdEncoding.DecodeString(py.Str(res.Result().Get("system_logs")))
 	if err != nil {
 		c.logf(ctx, task, true, "Unknown error when storing logs from the node %s deployment. Error: %s", task.NodeUUID(), err)
 		return

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"maps"
-
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/strutils"
@@ -27,15 +25,15 @@ func nodeDict(task drivers.Task, maskConfigdrive bool) (pyjson.Object, error) {
 // instance_info and driver_internal_info through mask_dict_password,
 // instance_info's configdrive masked unless asked not to.
 func secureNodeDict(task drivers.Task, d pyjson.Object, maskConfigdrive bool) pyjson.Object {
-	ii := maps.Clone(task.InstanceInfo())
-	cd, hasCD := ii["configdrive"]
-	delete(ii, "configdrive")
-	ii = maps.Clone(masker.MaskDict(ii, "******"))
+	ii := task.InstanceInfo().Clone()
+	cd, hasCD := ii.Delete("configdrive")
+	ii = masker.MaskDict(ii, "******").Clone()
 	if hasCD && cd != nil {
+		// popped and set again: it moves to the end
 		if maskConfigdrive {
-			ii["configdrive"] = "******"
+			ii.Set("configdrive", "******")
 		} else {
-			ii["configdrive"] = cd
+			ii.Set("configdrive", cd)
 		}
 	}
 	out := make(pyjson.Object, 0, len(d)+1)

@@ -16,7 +16,7 @@ import (
 // [conductor]require_rescue_password_hashed.
 func (c *Client) FinalizeRescue(ctx context.Context, task drivers.Task, requireHashed bool) (Command, error) {
 	ii := task.InstanceInfo()
-	hashed := ii["hashed_rescue_password"]
+	hashed := ii.Get("hashed_rescue_password")
 	if !py.Truthy(hashed) {
 		return nil, ironic.Errorf(ironic.IronicException, "Agent rescue requires rescue_password in instance_info")
 	}
@@ -27,7 +27,7 @@ func (c *Client) FinalizeRescue(ctx context.Context, task drivers.Task, requireH
 	if requireHashed {
 		return nil, ironic.Errorf(ironic.InstanceRescueFailure, "Unable to rescue node due to an out of date agent ramdisk. Please contact the administrator to update the rescue ramdisk to contain an ironic-python-agent version of at least 6.0.0.")
 	}
-	return c.Run(ctx, task, "rescue.finalize_rescue", pyjson.Object{{Key: "rescue_password", Value: ii["rescue_password"]}}, false, false)
+	return c.Run(ctx, task, "rescue.finalize_rescue", pyjson.Object{{Key: "rescue_password", Value: ii.Get("rescue_password")}}, false, false)
 }
 
 // Rescue is AgentRescue.rescue: the node powers off (its recorded power
@@ -101,8 +101,8 @@ func (r *Rescue) Unrescue(ctx context.Context, task drivers.Task) (states.Provis
 // ramdisk's boot is cleaned up and the rescuing network removed.
 func (r *Rescue) CleanUp(ctx context.Context, task drivers.Task) error {
 	ii := task.InstanceInfo()
-	delete(ii, "rescue_password")
-	delete(ii, "hashed_rescue_password")
+	ii.Delete("rescue_password")
+	ii.Delete("hashed_rescue_password")
 	if err := task.Save(ctx); err != nil {
 		return err
 	}

@@ -19,7 +19,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/goironic/ironic"
@@ -38,51 +37,36 @@ type Node struct {
 
 // Contents is the JSON form of a config drive (API 1.56): every key optional.
 // MetaData, NetworkData and VendorData are JSON objects; UserData is a
-// string, an object, an array or nil. Objects are pyjson.Object where the
-// client's key order is known (the API and the RPC layer keep it, as
-// Ironic's dicts do), so that the files read as Ironic writes them.
+// string, an object, an array or nil. Objects are *pyjson.Dict in the
+// client's key order (the API and the RPC layer keep it, as Ironic's
+// dicts do), so that the files read as Ironic writes them.
 type Contents struct {
-	MetaData    pyjson.Object
+	MetaData    *pyjson.Dict
 	NetworkData any
 	UserData    any
 	VendorData  any
 }
 
 // FromDict reads the API's dict form ({"meta_data": ..., "network_data":
-// ..., "user_data": ..., "vendor_data": ...}) as a pyjson.Object or a
-// map[string]any (whose keys, having no order, are taken sorted); the API
-// has validated its schema.
+// ..., "user_data": ..., "vendor_data": ...}) as a *pyjson.Dict (or a
+// pyjson.Object, or a map[string]any whose keys, having no order, are
+// taken sorted); the API has validated its schema.
 func FromDict(d any) (Contents, error) {
 	var c Contents
-	var get func(string) any
-	switch x := d.(type) {
-	case pyjson.Object:
-		get = func(k string) any { v, _ := x.Get(k); return v }
-	case map[string]any:
-		get = func(k string) any { return x[k] }
-	default:
+	x, ok := pyjson.AsDict(pyjson.Ordered(d))
+	if !ok {
 		return c, fmt.Errorf("a configdrive must be a dict, not %T", d)
 	}
-	switch md := get("meta_data").(type) {
+	switch md := x.Get("meta_data").(type) {
 	case nil:
-	case pyjson.Object:
+	case *pyjson.Dict:
 		c.MetaData = md
-	case map[string]any:
-		keys := make([]string, 0, len(md))
-		for k := range md {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		c.MetaData = make(pyjson.Object, len(keys))
-		for i, k := range keys {
-			c.MetaData[i] = pyjson.Member{Key: k, Value: md[k]}
-		}
 	default:
 		return c, fmt.Errorf("meta_data must be an object, not %T", md)
 	}
-	c.NetworkData = get("network_data")
-	c.UserData = get("user_data")
-	c.VendorData = get("vendor_data")
+	c.NetworkData = x.Get("network_data")
+	c.UserData = x.Get("user_data")
+	c.VendorData = x.Get("vendor_data")
 	return c, nil
 }
 
@@ -100,13 +84,13 @@ func marshal(v any) ([]byte, error) { return pyjson.Marshal(pyjson.PythonNumbers
 // node's uuid and then its name (when it has one) after the given keys,
 // unless given: Ironic's setdefault calls.
 func Files(node Node, c Contents) ([]File, error) {
-	md := make(pyjson.Object, len(c.MetaData), len(c.MetaData)+2)
-	copy(md, c.MetaData)
-	if _, ok := md.Get("uuid"); !ok {
-		md = append(md, pyjson.Member{Key: "uuid", Value: node.UUID})
+	md := c.MetaData.Clone()
+	if md == nil {
+		md = pyjson.NewDict(2)
 	}
-	if _, ok := md.Get("name"); !ok && node.Name != "" {
-		md = append(md, pyjson.Member{Key: "name", Value: node.Name})
+	md.SetDefault("uuid", node.UUID)
+	if node.Name != "" {
+		md.SetDefault("name", node.Name)
 	}
 	metaJSON, err := marshal(md)
 	if err != nil {
@@ -155,21 +139,11 @@ func Files(node Node, c Contents) ([]File, error) {
 // file only for a truthy value, and builds and stores a configdrive only
 // when it is truthy.
 func Truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case map[string]any:
-		return len(x) > 0
-	case pyjson.Object:
-		return len(x) > 0
-	case []any:
-		return len(x) > 0
-	case string:
-		return x != ""
-	case bool:
-		return x
+	switch v.(type) {
+	case nil, *pyjson.Dict, pyjson.Object, map[string]any, []any, string, bool:
+		return pyjson.Truthy(v)
 	}
-	return true
+	return true // numbers too, as before: Ironic's schema allows none here
 }
 
 // Builder builds config drive images, in memory.

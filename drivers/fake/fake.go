@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -241,7 +242,7 @@ func (*Deploy) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs the "deploy" step.
-func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ map[string]any) (states.Provision, error) {
+func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ *pyjson.Dict) (states.Provision, error) {
 	if name != "deploy" {
 		return "", unknownStep(name)
 	}
@@ -403,6 +404,13 @@ func (r *RAID) DeleteConfiguration(ctx context.Context, _ drivers.Task) (states.
 // cached settings, a factory reset empties the cache.
 type BIOS struct{ s sleeper }
 
+// The fake interfaces with steps are steppers: a signature that drifts
+// must not make the conductor skip their steps.
+var (
+	_ drivers.Stepper = (*Deploy)(nil)
+	_ drivers.Stepper = (*BIOS)(nil)
+)
+
 // GetProperties returns none.
 func (*BIOS) GetProperties() drivers.Properties { return nil }
 
@@ -446,10 +454,10 @@ func (*BIOS) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs one of the BIOS clean steps.
-func (b *BIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (states.Provision, error) {
+func (b *BIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args *pyjson.Dict) (states.Provision, error) {
 	switch name {
 	case "apply_configuration":
-		settings, err := drivers.ParseBIOSSettings(args["settings"])
+		settings, err := drivers.ParseBIOSSettings(args.Get("settings"))
 		if err != nil {
 			return "", err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -146,10 +147,10 @@ func TestBIOS(t *testing.T) {
 	b := impl[drivers.BIOSInterface](t, fake.Config{}, drivers.BIOS)
 	stepper := b.(drivers.Stepper)
 	task := newTask()
-	args := map[string]any{"settings": []any{
-		map[string]any{"name": "ProcVirtualization", "value": "Enabled"},
-		map[string]any{"name": "BootMode", "value": "Uefi"},
-	}}
+	args := pyjson.DictOf("settings", []any{
+		pyjson.DictOf("name", "ProcVirtualization", "value", "Enabled"),
+		pyjson.DictOf("name", "BootMode", "value", "Uefi"),
+	})
 	if _, err := stepper.ExecuteStep(ctx, task, "apply_configuration", args); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestBIOS(t *testing.T) {
 		t.Errorf("settings (-want +got):\n%s", diff)
 	}
 	// Applying again replaces: settings not given are deleted.
-	args["settings"] = []any{map[string]any{"name": "BootMode", "value": "Bios"}}
+	args.Set("settings", []any{map[string]any{"name": "BootMode", "value": "Bios"}})
 	if _, err := stepper.ExecuteStep(ctx, task, "apply_configuration", args); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestBIOS(t *testing.T) {
 	if got, _ = task.BIOSSettings().List(ctx); len(got) != 0 {
 		t.Errorf("settings after factory reset: %v", got)
 	}
-	if _, err := stepper.ExecuteStep(ctx, task, "apply_configuration", map[string]any{"settings": "x"}); !ironic.IsClass(err, ironic.InvalidParameterValue) {
+	if _, err := stepper.ExecuteStep(ctx, task, "apply_configuration", pyjson.DictOf("settings", "x")); !ironic.IsClass(err, ironic.InvalidParameterValue) {
 		t.Errorf("bad settings: %v", err)
 	}
 	var names []string
@@ -221,7 +222,7 @@ func TestDeployAndOthers(t *testing.T) {
 		t.Errorf("fake boot ValidateRescue: %v", err)
 	}
 	raid := impl[drivers.RAIDInterface](t, fake.Config{}, drivers.RAID)
-	task.Node.TargetRAIDConfig = map[string]any{"logical_disks": []any{}}
+	task.Node.TargetRAIDConfig = pyjson.DictOf("logical_disks", []any{})
 	if err := raid.Validate(ctx, task); err == nil || err.Error() != "RAID config validation error: [] is too short" {
 		t.Errorf("raid validate: %v", err)
 	}

@@ -21,7 +21,7 @@ func (t *Task) UpgradeLock(context.Context) error {
 }
 
 // CurrentStep implements drivers.StepFlow.
-func (t *Task) CurrentStep(phase drivers.StepPhase) map[string]any {
+func (t *Task) CurrentStep(phase drivers.StepPhase) *pyjson.Dict {
 	if phase == drivers.CleanStep {
 		return t.Node.CleanStep
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -18,12 +19,12 @@ type Node struct {
 	Driver string
 	// Interfaces are the node's <kind>_interface fields.
 	Interfaces         map[drivers.Kind]string
-	DriverInfo         map[string]any
-	DriverInternalInfo map[string]any
-	InstanceInfo       map[string]any
-	Properties         map[string]any
-	TargetRAIDConfig   map[string]any
-	NetworkData        map[string]any
+	DriverInfo         *pyjson.Dict
+	DriverInternalInfo *pyjson.Dict
+	InstanceInfo       *pyjson.Dict
+	Properties         *pyjson.Dict
+	TargetRAIDConfig   *pyjson.Dict
+	NetworkData        *pyjson.Dict
 	AutomatedClean     *bool
 	PowerState         states.Power
 	ProvisionState     states.Provision
@@ -31,8 +32,8 @@ type Node struct {
 	TargetProvisionState states.Provision
 	Maintenance          bool
 	// CleanStep and DeployStep are the node's current steps.
-	CleanStep    map[string]any
-	DeployStep   map[string]any
+	CleanStep    *pyjson.Dict
+	DeployStep   *pyjson.Dict
 	InstanceUUID string
 }
 
@@ -62,11 +63,11 @@ type Task struct {
 
 var _ drivers.Task = (*Task)(nil)
 
-func orEmpty(m *map[string]any) map[string]any {
-	if *m == nil {
-		*m = map[string]any{}
+func orEmpty(d **pyjson.Dict) *pyjson.Dict {
+	if *d == nil {
+		*d = pyjson.NewDict(0)
 	}
-	return *m
+	return *d
 }
 
 // NodeUUID implements drivers.Task.
@@ -89,7 +90,7 @@ func (t *Task) Driver() *drivers.Driver { return t.Drv }
 
 // InterfaceName implements drivers.Task.
 func (t *Task) InterfaceName(k drivers.Kind) string {
-	if v, ok := t.Node.InstanceInfo[k.Field()].(string); ok {
+	if v, ok := t.Node.InstanceInfo.Get(k.Field()).(string); ok {
 		return v
 	}
 	if n := t.Node.Interfaces[k]; n != "" {
@@ -102,22 +103,22 @@ func (t *Task) InterfaceName(k drivers.Kind) string {
 }
 
 // DriverInfo implements drivers.Task.
-func (t *Task) DriverInfo() map[string]any { return orEmpty(&t.Node.DriverInfo) }
+func (t *Task) DriverInfo() *pyjson.Dict { return orEmpty(&t.Node.DriverInfo) }
 
 // DriverInternalInfo implements drivers.Task.
-func (t *Task) DriverInternalInfo() map[string]any { return orEmpty(&t.Node.DriverInternalInfo) }
+func (t *Task) DriverInternalInfo() *pyjson.Dict { return orEmpty(&t.Node.DriverInternalInfo) }
 
 // InstanceInfo implements drivers.Task.
-func (t *Task) InstanceInfo() map[string]any { return orEmpty(&t.Node.InstanceInfo) }
+func (t *Task) InstanceInfo() *pyjson.Dict { return orEmpty(&t.Node.InstanceInfo) }
 
 // Properties implements drivers.Task.
-func (t *Task) Properties() map[string]any { return orEmpty(&t.Node.Properties) }
+func (t *Task) Properties() *pyjson.Dict { return orEmpty(&t.Node.Properties) }
 
 // TargetRAIDConfig implements drivers.Task.
-func (t *Task) TargetRAIDConfig() map[string]any { return orEmpty(&t.Node.TargetRAIDConfig) }
+func (t *Task) TargetRAIDConfig() *pyjson.Dict { return orEmpty(&t.Node.TargetRAIDConfig) }
 
 // NetworkData implements drivers.Task.
-func (t *Task) NetworkData() map[string]any { return orEmpty(&t.Node.NetworkData) }
+func (t *Task) NetworkData() *pyjson.Dict { return orEmpty(&t.Node.NetworkData) }
 
 // AutomatedClean implements drivers.Task.
 func (t *Task) AutomatedClean() *bool { return t.Node.AutomatedClean }
@@ -243,7 +244,7 @@ func (s *VolumeStore) Targets(context.Context) ([]drivers.VolumeTarget, error) {
 }
 
 // SetTargetProperties implements drivers.VolumeStore.
-func (s *VolumeStore) SetTargetProperties(_ context.Context, volumeID string, props map[string]any) (int, error) {
+func (s *VolumeStore) SetTargetProperties(_ context.Context, volumeID string, props *pyjson.Dict) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -130,7 +131,7 @@ func (NoRAID) Validate(_ context.Context, task drivers.Task) error {
 }
 
 // ValidateRAIDConfig fails.
-func (NoRAID) ValidateRAIDConfig(_ context.Context, task drivers.Task, _ map[string]any) error {
+func (NoRAID) ValidateRAIDConfig(_ context.Context, task drivers.Task, _ *pyjson.Dict) error {
 	return drivers.Unsupported(task, "raid")
 }
 

@@ -69,41 +69,41 @@ type Info struct {
 func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 	info := task.DriverInfo()
 	internal := task.DriverInternalInfo()
-	if !py.Truthy(info["ipmi_address"]) {
+	if !py.Truthy(info.Get("ipmi_address")) {
 		return nil, drivers.MissingParameter("Missing the following IPMI credentials in node's driver_info: %s.", py.Repr([]string{"ipmi_address"}))
 	}
 	get := func(key string, def any) any {
-		if v, ok := info[key]; ok {
+		if v, ok := info.Lookup(key); ok {
 			return v
 		}
 		return def
 	}
 	out := &Info{
-		Address:         py.Str(info["ipmi_address"]),
+		Address:         py.Str(info.Get("ipmi_address")),
 		Password:        py.Str(get("ipmi_password", "")),
 		PrivLevel:       py.Str(get("ipmi_priv_level", "ADMINISTRATOR")),
 		ProtocolVersion: py.Str(get("ipmi_protocol_version", "2.0")),
 		ForceBootDevice: get("ipmi_force_boot_device", false),
-		CipherSuite:     info["ipmi_cipher_suite"],
-		LocalAddress:    info["ipmi_local_address"],
-		TransitChannel:  info["ipmi_transit_channel"],
-		TransitAddress:  info["ipmi_transit_address"],
-		TargetChannel:   info["ipmi_target_channel"],
-		TargetAddress:   info["ipmi_target_address"],
+		CipherSuite:     info.Get("ipmi_cipher_suite"),
+		LocalAddress:    info.Get("ipmi_local_address"),
+		TransitChannel:  info.Get("ipmi_transit_channel"),
+		TransitAddress:  info.Get("ipmi_transit_address"),
+		TargetChannel:   info.Get("ipmi_target_channel"),
+		TargetAddress:   info.Get("ipmi_target_address"),
 	}
-	if v := info["ipmi_username"]; v != nil {
+	if v := info.Get("ipmi_username"); v != nil {
 		out.Username = py.Str(v)
 	}
-	if v := info["ipmi_hex_kg_key"]; v != nil {
+	if v := info.Get("ipmi_hex_kg_key"); v != nil {
 		out.HexKgKey = py.Str(v)
 	}
 	if out.ProtocolVersion != "2.0" && out.ProtocolVersion != "1.5" {
 		return nil, drivers.InvalidParameter("Invalid IPMI protocol version value %s, the valid value can be one of %s",
 			out.ProtocolVersion, "2.0, 1.5")
 	}
-	port := info["ipmi_terminal_port"]
+	port := info.Get("ipmi_terminal_port")
 	if !py.Truthy(port) {
-		port = internal["allocated_ipmi_terminal_port"]
+		port = internal.Get("allocated_ipmi_terminal_port")
 	}
 	if port != nil {
 		p, err := networkPort(port, "ipmi_terminal_port")
@@ -112,7 +112,7 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 		}
 		out.TerminalPort = &p
 	}
-	if dest := info["ipmi_port"]; dest != nil {
+	if dest := info.Get("ipmi_port"); dest != nil {
 		p, err := networkPort(dest, "ipmi_port")
 		if err != nil {
 			return nil, err

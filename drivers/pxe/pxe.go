@@ -103,7 +103,7 @@ func (b *Boot) validateCommon(task drivers.Task) error {
 		return err
 	}
 	ii := task.InstanceInfo()
-	if py.Truthy(ii["image_source"]) && py.Truthy(ii["boot_iso"]) {
+	if py.Truthy(ii.Get("image_source")) && py.Truthy(ii.Get("boot_iso")) {
 		return drivers.InvalidParameter("An 'image_source' and 'boot_iso' parameter may not be specified at the same time")
 	}
 	return b.parseDriverInfo(task, drivers.RamdiskDeploy)
@@ -117,7 +117,7 @@ func (b *Boot) parseDriverInfo(task drivers.Task, mode drivers.RamdiskMode) erro
 	}
 	kernel, ramdisk := mode.KernelKey(), mode.RamdiskKey()
 	di := task.DriverInfo()
-	k, r := di[kernel], di[ramdisk]
+	k, r := di.Get(kernel), di.Get(ramdisk)
 	if !py.Truthy(k) && !py.Truthy(r) {
 		if mode == drivers.RamdiskRescue {
 			k, r = b.cfg.RescueKernel, b.cfg.RescueRamdisk
@@ -218,7 +218,7 @@ func (b *Boot) PrepareInstance(ctx context.Context, task drivers.Task) error {
 	if task.ProvisionState() == states.Active {
 		return nil
 	}
-	if dev == drivers.BootDeviceDisk && strings.ToLower(py.Str(task.Properties()["vendor"])) == "lenovo" && task.ProvisionState() == states.Deploying {
+	if dev == drivers.BootDeviceDisk && strings.ToLower(py.Str(task.Properties().Get("vendor"))) == "lenovo" && task.ProvisionState() == states.Deploying {
 		if mode, err := deployutil.BootMode(task, b.cfg.defaultBootMode()); err == nil && mode == drivers.BootModeUEFI {
 			// Lenovo's UEFI NVRAM may drop the change (Ironic bug 2053064).
 			return nil
@@ -230,7 +230,7 @@ func (b *Boot) PrepareInstance(ctx context.Context, task drivers.Task) error {
 // isISCSIBoot is Ironic's deploy_utils.is_iscsi_boot: the node's boot
 // volume (driver_internal_info/boot_from_volume) is an iSCSI one.
 func isISCSIBoot(ctx context.Context, task drivers.Task) (bool, error) {
-	id, _ := task.DriverInternalInfo()["boot_from_volume"].(string)
+	id, _ := task.DriverInternalInfo().Get("boot_from_volume").(string)
 	if id == "" {
 		return false, nil
 	}
@@ -261,7 +261,7 @@ func setBootDevice(ctx context.Context, task drivers.Task, device string, persis
 	if drv == nil || drv.Management == nil {
 		return nil
 	}
-	switch strings.ToLower(py.Str(task.DriverInfo()["force_persistent_boot_device"])) {
+	switch strings.ToLower(py.Str(task.DriverInfo().Get("force_persistent_boot_device"))) {
 	case "always", "true":
 		persistent = true
 	case "never", "false":
@@ -276,7 +276,7 @@ func ImageInstanceInfo(task drivers.Task) (map[string]any, error) {
 	ii := task.InstanceInfo()
 	info := map[string]any{}
 	var params []deployutil.Param
-	bootISO, imageSource := ii["boot_iso"], ii["image_source"]
+	bootISO, imageSource := ii.Get("boot_iso"), ii.Get("image_source")
 	switch {
 	case py.Truthy(bootISO):
 		if py.Truthy(imageSource) {
@@ -285,15 +285,15 @@ func ImageInstanceInfo(task drivers.Task) (map[string]any, error) {
 		info["boot_iso"] = bootISO
 		params = append(params, deployutil.Param{Label: "boot_iso", Value: bootISO})
 	case deployutil.BootOption(task) == "ramdisk":
-		info["kernel"], info["ramdisk"] = ii["kernel"], ii["ramdisk"]
-		params = append(params, deployutil.Param{Label: "kernel", Value: ii["kernel"]}, deployutil.Param{Label: "ramdisk", Value: ii["ramdisk"]})
+		info["kernel"], info["ramdisk"] = ii.Get("kernel"), ii.Get("ramdisk")
+		params = append(params, deployutil.Param{Label: "kernel", Value: ii.Get("kernel")}, deployutil.Param{Label: "ramdisk", Value: ii.Get("ramdisk")})
 	default:
 		info["image_source"] = imageSource
 		params = append(params, deployutil.Param{Label: "image_source", Value: imageSource})
-		wholeDisk := py.Truthy(task.DriverInternalInfo()["is_whole_disk_image"])
+		wholeDisk := py.Truthy(task.DriverInternalInfo().Get("is_whole_disk_image"))
 		if !wholeDisk && deployutil.BootOption(task) != "local" && !deployutil.IsGlanceImage(imageSource) {
-			info["kernel"], info["ramdisk"] = ii["kernel"], ii["ramdisk"]
-			params = append(params, deployutil.Param{Label: "kernel", Value: ii["kernel"]}, deployutil.Param{Label: "ramdisk", Value: ii["ramdisk"]})
+			info["kernel"], info["ramdisk"] = ii.Get("kernel"), ii.Get("ramdisk")
+			params = append(params, deployutil.Param{Label: "kernel", Value: ii.Get("kernel")}, deployutil.Param{Label: "ramdisk", Value: ii.Get("ramdisk")})
 		}
 	}
 	err := deployutil.CheckMissing("Cannot validate image information for node "+task.NodeUUID()+
@@ -316,8 +316,8 @@ func ValidateImageProperties(task drivers.Task, info map[string]any) error {
 		href = bootISO
 	}
 	dii := task.DriverInternalInfo()
-	isap := py.Truthy(dii["is_source_a_path"])
-	if py.Truthy(bootISO) || py.Truthy(dii["is_whole_disk_image"]) || deployutil.BootOption(task) == "local" || isap {
+	isap := py.Truthy(dii.Get("is_source_a_path"))
+	if py.Truthy(bootISO) || py.Truthy(dii.Get("is_whole_disk_image")) || deployutil.BootOption(task) == "local" || isap {
 		if s, ok := href.(string); ok && s != "" {
 			if reason := deployutil.ImageRefError(s); reason != "" {
 				return drivers.InvalidParameter("Validation of image href %s failed, reason: %s", s, reason)

@@ -8,9 +8,10 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/pxe"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
-func task(di, ii map[string]any) *fake.Task {
+func task(di, ii *pyjson.Dict) *fake.Task {
 	return &fake.Task{
 		Node:     &fake.Node{UUID: "u", Driver: "ipmi", DriverInfo: di, InstanceInfo: ii},
 		PortList: []drivers.Port{{UUID: "p", Address: "52:54:00:00:00:01"}},
@@ -21,7 +22,7 @@ func TestValidate(t *testing.T) {
 	ctx := context.Background()
 	cfg := pxe.DefaultConfig()
 	cfg.HTTPURL = "http://10.0.0.1:8080"
-	kr := map[string]any{"deploy_kernel": "k", "deploy_ramdisk": "r"}
+	kr := pyjson.DictOf("deploy_kernel", "k", "deploy_ramdisk", "r")
 	tests := []struct {
 		name  string
 		boot  *pxe.Boot
@@ -35,11 +36,11 @@ func TestValidate(t *testing.T) {
 		{"ipxe", pxe.NewBoot(cfg, true), task(kr, nil), "", ""},
 		{"kernel and ramdisk from the configuration", pxe.NewBoot(pxe.Config{HTTPURL: "u", HTTPRoot: "r", DeployKernel: "k", DeployRamdisk: "r"}, true),
 			task(nil, nil), "", ""},
-		{"only a kernel", pxe.NewBoot(cfg, false), task(map[string]any{"deploy_kernel": "k"}, nil), ironic.MissingParameterValue,
+		{"only a kernel", pxe.NewBoot(cfg, false), task(pyjson.DictOf("deploy_kernel", "k"), nil), ironic.MissingParameterValue,
 			"Cannot validate PXE bootloader. Some parameters were missing in node's driver_info and configuration. Missing are: ['deploy_ramdisk']"},
-		{"bad capabilities string", pxe.NewBoot(cfg, false), task(kr, map[string]any{"capabilities": "{bad"}), ironic.InvalidParameterValue,
+		{"bad capabilities string", pxe.NewBoot(cfg, false), task(kr, pyjson.DictOf("capabilities", "{bad")), ironic.InvalidParameterValue,
 			"Error parsing capabilities from Node u instance_info field. A dictionary or a \"jsonified\" dictionary is expected."},
-		{"capabilities as a JSON string", pxe.NewBoot(cfg, false), task(kr, map[string]any{"capabilities": `{"boot_mode": "uefi"}`}), "", ""},
+		{"capabilities as a JSON string", pxe.NewBoot(cfg, false), task(kr, pyjson.DictOf("capabilities", `{"boot_mode": "uefi"}`)), "", ""},
 	}
 	for _, tt := range tests {
 		err := tt.boot.Validate(ctx, tt.task)
@@ -86,7 +87,7 @@ func (m *recMgmt) SetBootDevice(_ context.Context, _ drivers.Task, dev string, p
 func TestPrepareSetsBootDevice(t *testing.T) {
 	ctx := context.Background()
 	b := pxe.NewBoot(pxe.Config{HTTPURL: "http://h", HTTPRoot: "/r", AutomatedClean: true}, true)
-	kr := map[string]any{"deploy_kernel": "k", "deploy_ramdisk": "r"}
+	kr := pyjson.DictOf("deploy_kernel", "k", "deploy_ramdisk", "r")
 	for _, tc := range []struct {
 		name string
 		run  func(*fake.Task) error
@@ -95,24 +96,24 @@ func TestPrepareSetsBootDevice(t *testing.T) {
 	}{
 		{"ramdisk", func(tk *fake.Task) error { return b.PrepareRamdisk(ctx, tk, nil, "deploy") }, task(kr, nil), "pxe once"},
 		{"ramdisk always persistent", func(tk *fake.Task) error { return b.PrepareRamdisk(ctx, tk, nil, "deploy") },
-			task(map[string]any{"deploy_kernel": "k", "deploy_ramdisk": "r", "force_persistent_boot_device": "Always"}, nil), "pxe persistent"},
-		{"whole disk", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, map[string]any{"image_source": "http://i"}), "disk persistent"},
+			task(pyjson.DictOf("deploy_kernel", "k", "deploy_ramdisk", "r", "force_persistent_boot_device", "Always"), nil), "pxe persistent"},
+		{"whole disk", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, pyjson.DictOf("image_source", "http://i")), "disk persistent"},
 		// Ironic 21.4 has no netboot of partition images: they boot locally.
-		{"partition image", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, map[string]any{"kernel": "k", "ramdisk": "r"}), "disk persistent"},
+		{"partition image", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, pyjson.DictOf("kernel", "k", "ramdisk", "r")), "disk persistent"},
 		{"ramdisk deploy", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, func() *fake.Task {
-			tk := task(kr, map[string]any{"kernel": "k", "ramdisk": "r"})
+			tk := task(kr, pyjson.DictOf("kernel", "k", "ramdisk", "r"))
 			tk.Node.Interfaces = map[drivers.Kind]string{drivers.Deploy: "ramdisk"}
 			return tk
 		}(), "pxe persistent"},
 		{"boot from iscsi volume", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, func() *fake.Task {
 			tk := task(kr, nil)
-			tk.Node.DriverInternalInfo = map[string]any{"boot_from_volume": "t"}
+			tk.Node.DriverInternalInfo = pyjson.DictOf("boot_from_volume", "t")
 			tk.Vols = &fake.VolumeStore{TargetList: []drivers.VolumeTarget{{UUID: "t", VolumeType: "iscsi"}}}
 			return tk
 		}(), "pxe persistent"},
 		{"boot from fibre channel volume", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, func() *fake.Task {
 			tk := task(kr, nil)
-			tk.Node.DriverInternalInfo = map[string]any{"boot_from_volume": "t"}
+			tk.Node.DriverInternalInfo = pyjson.DictOf("boot_from_volume", "t")
 			tk.Vols = &fake.VolumeStore{TargetList: []drivers.VolumeTarget{{UUID: "t", VolumeType: "fibre_channel"}}}
 			return tk
 		}(), "disk persistent"},
@@ -131,7 +132,7 @@ func TestPrepareSetsBootDevice(t *testing.T) {
 		}
 		// The fake management interface can't tell or set the boot mode:
 		// the default is recorded, as Ironic's sync_boot_mode does.
-		if got := tc.task.Node.DriverInternalInfo["deploy_boot_mode"]; got != "uefi" {
+		if got := tc.task.Node.DriverInternalInfo.Get("deploy_boot_mode"); got != "uefi" {
 			t.Errorf("%s: deploy_boot_mode %v, want uefi", tc.name, got)
 		}
 	}

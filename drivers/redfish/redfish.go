@@ -19,6 +19,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -68,15 +69,15 @@ type Info struct {
 func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 	di := task.DriverInfo()
 	node := task.NodeUUID()
-	if !py.Truthy(di["redfish_address"]) {
+	if !py.Truthy(di.Get("redfish_address")) {
 		return nil, drivers.MissingParameter("Missing the following Redfish properties in node %s driver_info: %s",
 			node, py.Repr([]string{"redfish_address"}))
 	}
-	address := py.Str(di["redfish_address"])
+	address := py.Str(di.Get("redfish_address"))
 	invalid := func(a string) error {
 		return drivers.InvalidParameter("Invalid Redfish address %s set in driver_info/redfish_address on node %s", a, node)
 	}
-	if _, isStr := di["redfish_address"].(string); !isStr {
+	if _, isStr := di.Get("redfish_address").(string); !isStr {
 		return nil, invalid(address)
 	}
 	if ip := net.ParseIP(address); ip != nil && strings.Contains(address, ":") {
@@ -92,7 +93,7 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 	}
 	out := &Info{Address: u.scheme + "://" + *u.authority, RootPrefix: u.path}
 
-	if sid, ok := di["redfish_system_id"]; ok && sid != nil {
+	if sid, ok := di.Lookup("redfish_system_id"); ok && sid != nil {
 		s, isStr := sid.(string)
 		if !isStr {
 			return nil, drivers.InvalidParameter("Invalid value \"%s\" set in driver_info/redfish_system_id on node %s. The value should be a path (string) to the resource that the driver will interact with. For example: /redfish/v1/Systems/1",
@@ -100,7 +101,7 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 		}
 		out.SystemID = s
 	}
-	verify, ok := di["redfish_verify_ca"]
+	verify, ok := di.Lookup("redfish_verify_ca")
 	if !ok {
 		verify = true
 	}
@@ -124,7 +125,7 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 	default:
 		return nil, badVerify()
 	}
-	auth, ok := di["redfish_auth_type"]
+	auth, ok := di.Lookup("redfish_auth_type")
 	if !ok {
 		// Ironic takes [redfish]auth_type, whose default this is; the
 		// option is not read until the interfaces talk to BMCs.
@@ -135,10 +136,10 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 			py.Str(auth), node)
 	}
 	out.AuthType = auth.(string)
-	if v := di["redfish_username"]; v != nil {
+	if v := di.Get("redfish_username"); v != nil {
 		out.Username = py.Str(v)
 	}
-	if v := di["redfish_password"]; v != nil {
+	if v := di.Get("redfish_password"); v != nil {
 		out.Password = py.Str(v)
 	}
 	return out, nil
@@ -410,7 +411,7 @@ func (*RAID) GetProperties() drivers.Properties { return commonProperties() }
 // Validate checks the node's target_raid_config, if any.
 func (r *RAID) Validate(ctx context.Context, task drivers.Task) error {
 	cfg := task.TargetRAIDConfig()
-	if len(cfg) == 0 {
+	if cfg.Len() == 0 {
 		return nil
 	}
 	return r.ValidateRAIDConfig(ctx, task, cfg)
@@ -418,13 +419,13 @@ func (r *RAID) Validate(ctx context.Context, task drivers.Task) error {
 
 // ValidateRAIDConfig checks config against Ironic's RAID schema and refuses
 // scsi disks.
-func (*RAID) ValidateRAIDConfig(_ context.Context, _ drivers.Task, config map[string]any) error {
+func (*RAID) ValidateRAIDConfig(_ context.Context, _ drivers.Task, config *pyjson.Dict) error {
 	if err := drivers.ValidateRAIDConfig(config); err != nil {
 		return err
 	}
-	disks, _ := config["logical_disks"].([]any)
+	disks, _ := config.Get("logical_disks").([]any)
 	for _, d := range disks {
-		if m, ok := d.(map[string]any); ok && m["interface_type"] == "scsi" {
+		if m, ok := pyjson.AsDict(d); ok && m.Get("interface_type") == "scsi" {
 			return drivers.InvalidParameter("interface type `scsi` not supported by Redfish RAID")
 		}
 	}
@@ -552,13 +553,13 @@ func (b *VirtualMediaBoot) validateDriverInfo(task drivers.Task) error {
 		return nil
 	}
 	di := task.DriverInfo()
-	iso := di[string(mode)+"_iso"]
+	iso := di.Get(string(mode) + "_iso")
 	if !py.Truthy(iso) {
-		iso = di["redfish_"+string(mode)+"_iso"]
+		iso = di.Get("redfish_" + string(mode) + "_iso")
 	}
 	if !py.Truthy(iso) {
 		kernel, ramdisk := mode.KernelKey(), mode.RamdiskKey()
-		k, r := di[kernel], di[ramdisk]
+		k, r := di.Get(kernel), di.Get(ramdisk)
 		if !py.Truthy(k) || !py.Truthy(r) {
 			if mode == drivers.RamdiskRescue {
 				k, r = b.cfg.RescueKernel, b.cfg.RescueRamdisk

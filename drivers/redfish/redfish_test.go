@@ -9,9 +9,10 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/redfish"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
-func task(info map[string]any) *fake.Task {
+func task(info *pyjson.Dict) *fake.Task {
 	return &fake.Task{Node: &fake.Node{UUID: "u", Driver: "redfish", DriverInfo: info}}
 }
 
@@ -21,17 +22,17 @@ func TestParseDriverInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		info    map[string]any
+		info    *pyjson.Dict
 		address string
 		prefix  string
 		verify  any
 		bad     string
 	}{
-		{info: map[string]any{"redfish_address": "bmc.example.com"}, address: "https://bmc.example.com", verify: true},
-		{info: map[string]any{"redfish_address": "http://10.0.0.1:8000/redfish/v1/", "redfish_verify_ca": "no"}, address: "http://10.0.0.1:8000", prefix: "/redfish/v1/", verify: false},
-		{info: map[string]any{"redfish_address": "fe80::1", "redfish_verify_ca": ca}, address: "https://[fe80::1]", verify: ca},
+		{info: pyjson.DictOf("redfish_address", "bmc.example.com"), address: "https://bmc.example.com", verify: true},
+		{info: pyjson.DictOf("redfish_address", "http://10.0.0.1:8000/redfish/v1/", "redfish_verify_ca", "no"), address: "http://10.0.0.1:8000", prefix: "/redfish/v1/", verify: false},
+		{info: pyjson.DictOf("redfish_address", "fe80::1", "redfish_verify_ca", ca), address: "https://[fe80::1]", verify: ca},
 
-		{info: map[string]any{"redfish_address": 5}, bad: "Invalid Redfish address 5 set in driver_info/redfish_address on node u"},
+		{info: pyjson.DictOf("redfish_address", 5), bad: "Invalid Redfish address 5 set in driver_info/redfish_address on node u"},
 	}
 	for _, tt := range tests {
 		info, err := redfish.ParseDriverInfo(task(tt.info), redfish.DefaultConfig())
@@ -54,7 +55,7 @@ func TestParseDriverInfo(t *testing.T) {
 func TestVendorValidate(t *testing.T) {
 	ctx := context.Background()
 	v := &redfish.Vendor{}
-	tk := task(map[string]any{"redfish_address": "https://bmc"})
+	tk := task(pyjson.DictOf("redfish_address", "https://bmc"))
 	tests := []struct {
 		method string
 		args   map[string]any
@@ -106,7 +107,7 @@ func TestAddressValidity(t *testing.T) {
 		"https://[fe80::1%25eth0]":    "https://[fe80::1%25eth0]",
 	}
 	for addr, want := range valid {
-		info, err := redfish.ParseDriverInfo(task(map[string]any{"redfish_address": addr}), redfish.DefaultConfig())
+		info, err := redfish.ParseDriverInfo(task(pyjson.DictOf("redfish_address", addr)), redfish.DefaultConfig())
 		if err != nil || info.Address != want {
 			t.Errorf("%q: %v %v", addr, info, err)
 		}
@@ -123,7 +124,7 @@ func TestAddressValidity(t *testing.T) {
 		"https://999.1.1.1": "https://999.1.1.1",
 	}
 	for addr, shown := range invalid {
-		_, err := redfish.ParseDriverInfo(task(map[string]any{"redfish_address": addr}), redfish.DefaultConfig())
+		_, err := redfish.ParseDriverInfo(task(pyjson.DictOf("redfish_address", addr)), redfish.DefaultConfig())
 		want := "Invalid Redfish address " + shown + " set in driver_info/redfish_address on node u"
 		if err == nil || err.Error() != want {
 			t.Errorf("%q: %v", addr, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -322,7 +323,7 @@ func (c *CinderStorage) AttachVolumes(ctx context.Context, task drivers.Task) er
 
 type connection struct {
 	volumeUUID      string
-	data            map[string]any
+	data            *pyjson.Dict
 	alreadyAttached bool
 }
 
@@ -343,7 +344,7 @@ func (c *CinderStorage) attach(ctx context.Context, task drivers.Task, targets [
 		if _, ok := attachedTo(task, vol); ok {
 			c.log.DebugContext(ctx, "volume already attached, skipping", "node", node, "volume", id)
 			out = append(out, connection{volumeUUID: vol.ID, alreadyAttached: true,
-				data: map[string]any{"ironic_volume_uuid": vol.ID, "volume_id": id}})
+				data: pyjson.DictOf("ironic_volume_uuid", vol.ID, "volume_id", id)})
 			continue
 		}
 		if err := api.Reserve(ctx, id); err != nil {
@@ -353,15 +354,16 @@ func (c *CinderStorage) attach(ctx context.Context, task drivers.Task, targets [
 		if err != nil {
 			return nil, storageErr("Failed to initialize connection for volume %s to node %s: %v", id, node, err)
 		}
-		data, _ := info["data"].(map[string]any)
+		// Cinder's answer is decoded as a map: its keys are taken in
+		// sorted order; the two Ironic adds follow, as in Python.
+		data, _ := pyjson.AsDict(info["data"])
 		if data == nil {
-			data = map[string]any{}
-			info["data"] = data
+			data = pyjson.NewDict(2)
 		}
-		if _, ok := data["volume_id"]; !ok {
-			data["volume_id"] = id
+		if !data.Has("volume_id") {
+			data.Set("volume_id", id)
 		}
-		data["ironic_volume_uuid"] = vol.ID
+		data.Set("ironic_volume_uuid", vol.ID)
 		out = append(out, connection{volumeUUID: vol.ID, data: data})
 		c.log.InfoContext(ctx, fmt.Sprintf("Successfully initialized volume %s for node %s.", id, node), "node", node)
 		inst := task.InstanceUUID()

@@ -20,6 +20,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Config holds the [cinder] options the interfaces read.
@@ -102,7 +103,7 @@ func (*External) ShouldWriteImage(ctx context.Context, task drivers.Task) (bool,
 
 // shouldWriteImage is the should_write_image of "cinder" and "external".
 func shouldWriteImage(ctx context.Context, task drivers.Task) (bool, error) {
-	if _, ok := task.InstanceInfo()["image_source"]; ok {
+	if _, ok := task.InstanceInfo().Lookup("image_source"); ok {
 		return true, nil
 	}
 	boot, err := BootVolume(ctx, task)
@@ -142,7 +143,7 @@ func BootVolume(ctx context.Context, task drivers.Task) (*drivers.VolumeTarget, 
 // is malformed.
 func capabilityKeys(task drivers.Task) (map[string]bool, error) {
 	keys := map[string]bool{}
-	raw := task.Properties()["capabilities"]
+	raw := task.Properties().Get("capabilities")
 	if !py.Truthy(raw) {
 		return keys, nil
 	}
@@ -162,7 +163,7 @@ func capabilityKeys(task drivers.Task) (map[string]bool, error) {
 
 func pyTypeName(v any) string {
 	switch v.(type) {
-	case map[string]any:
+	case *pyjson.Dict, map[string]any:
 		return "<class 'dict'>"
 	case []any:
 		return "<class 'list'>"
@@ -199,7 +200,7 @@ func PopulateInternalInfo(ctx context.Context, task drivers.Task) error {
 	}
 	drv := task.Driver()
 	if drv != nil && drv.Boot != nil && slices.Contains(drv.Boot.Capabilities(), volType+"_volume_boot") {
-		task.DriverInternalInfo()["boot_from_volume"] = boot.UUID
+		task.DriverInternalInfo().Set("boot_from_volume", boot.UUID)
 	}
 	if drv != nil && drv.Deploy != nil && drv.Storage != nil {
 		if c, ok := drv.Deploy.(interface{ Capabilities() []string }); ok && slices.Contains(c.Capabilities(), volType+"_volume_deploy") {
@@ -208,7 +209,7 @@ func PopulateInternalInfo(ctx context.Context, task drivers.Task) error {
 				return err
 			}
 			if write {
-				task.DriverInternalInfo()["boot_from_volume_deploy"] = boot.UUID
+				task.DriverInternalInfo().Set("boot_from_volume_deploy", boot.UUID)
 			}
 		}
 	}
@@ -235,8 +236,8 @@ func TearDownConfiguration(ctx context.Context, task drivers.Task, log *slog.Log
 		}
 	}
 	dii := task.DriverInternalInfo()
-	delete(dii, "boot_from_volume")
-	delete(dii, "boot_from_volume_deploy")
+	dii.Delete("boot_from_volume")
+	dii.Delete("boot_from_volume_deploy")
 	return nil
 }
 

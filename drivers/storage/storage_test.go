@@ -18,6 +18,7 @@ import (
 	"github.com/goironic/ironic/drivers/storage"
 	"github.com/goironic/ironic/drivers/storage/cinderclient"
 	"github.com/goironic/ironic/internal/keystoneauth"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/test/fakecinder"
 )
 
@@ -48,7 +49,7 @@ func newTask(st drivers.StorageInterface, ipxe bool) *fake.Task {
 	}
 	return &fake.Task{
 		Node: &fake.Node{UUID: nodeUUID, Driver: "fake-hardware", ProvisionState: "active", PowerState: "power off",
-			Properties: map[string]any{"capabilities": "iscsi_boot:True"}},
+			Properties: pyjson.DictOf("capabilities", "iscsi_boot:True")},
 		Drv: drivers.NewDriver("fake-hardware", impls...),
 		Vols: &fake.VolumeStore{
 			ConnectorList: []drivers.VolumeConnector{{UUID: "c1", Type: "iqn", ConnectorID: "iqn.2017-08.org.openstack:node1"}},
@@ -85,11 +86,11 @@ func TestCinderAttachDetach(t *testing.T) {
 		"target_iqn": "iqn.2010-10.org.openstack:volume-" + vol1, "target_portal": "192.0.2.10:3260",
 		"target_lun": json.Number("0"), "auth_method": "CHAP", "volume_id": vol1, "ironic_volume_uuid": vol1,
 	} {
-		if !cmp.Equal(props[k], want) {
-			t.Errorf("properties[%s] = %#v, want %#v", k, props[k], want)
+		if !cmp.Equal(props.Get(k), want) {
+			t.Errorf("properties[%s] = %#v, want %#v", k, props.Get(k), want)
 		}
 	}
-	if _, ok := props["auth_username"].(string); !ok {
+	if _, ok := props.Get("auth_username").(string); !ok {
 		t.Errorf("no auth_username in %v", props)
 	}
 	md := fc.Metadata(vol1)["ironic_node_"+nodeUUID]
@@ -222,7 +223,7 @@ func TestCinderValidate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			task := newTask(cs, tc.ipxe)
-			task.Node.Properties["capabilities"] = tc.caps
+			task.Node.Properties.Set("capabilities", tc.caps)
 			if tc.conns != nil {
 				task.Vols.ConnectorList = tc.conns
 			}
@@ -252,7 +253,7 @@ func TestShouldWriteImageAndExternal(t *testing.T) {
 		if w, _ := impl.ShouldWriteImage(ctx, task); w {
 			t.Errorf("%T: ShouldWriteImage with a boot volume and no image_source = true", impl)
 		}
-		task.Node.InstanceInfo = map[string]any{"image_source": "http://x/img"}
+		task.Node.InstanceInfo = pyjson.DictOf("image_source", "http://x/img")
 		if w, _ := impl.ShouldWriteImage(ctx, task); !w {
 			t.Errorf("%T: ShouldWriteImage with image_source = false", impl)
 		}
@@ -280,10 +281,10 @@ func TestPopulateAndTearDown(t *testing.T) {
 	if err := storage.PopulateInternalInfo(ctx, task); err != nil {
 		t.Fatal(err)
 	}
-	if got := task.Node.DriverInternalInfo["boot_from_volume"]; got != "t0" {
+	if got := task.Node.DriverInternalInfo.Get("boot_from_volume"); got != "t0" {
 		t.Errorf("boot_from_volume = %v", got)
 	}
-	task.Node.Properties["capabilities"] = ""
+	task.Node.Properties.Set("capabilities", "")
 	err := storage.PopulateInternalInfo(ctx, task)
 	if err == nil || err.Error() != "Node "+nodeUUID+" has an iSCSI boot volume defined and no iSCSI boot support available." {
 		t.Errorf("PopulateInternalInfo without iscsi_boot = %v", err)
@@ -294,7 +295,7 @@ func TestPopulateAndTearDown(t *testing.T) {
 	if len(task.Vols.TargetList) != 0 || !slices.Equal(task.Vols.DestroyedUUIDs, []string{"t0"}) {
 		t.Errorf("targets after tear down: %v (destroyed %v)", task.Vols.TargetList, task.Vols.DestroyedUUIDs)
 	}
-	if _, ok := task.Node.DriverInternalInfo["boot_from_volume"]; ok {
+	if _, ok := task.Node.DriverInternalInfo.Lookup("boot_from_volume"); ok {
 		t.Error("boot_from_volume kept")
 	}
 }
@@ -309,10 +310,10 @@ func TestDeployPrepareAndTearDown(t *testing.T) {
 	if err != nil || write {
 		t.Fatalf("DeployPrepare = %v, %v; want false (boot from volume)", write, err)
 	}
-	if task.Node.DriverInternalInfo["boot_from_volume"] != "t0" {
+	if task.Node.DriverInternalInfo.Get("boot_from_volume") != "t0" {
 		t.Errorf("driver_internal_info = %v", task.Node.DriverInternalInfo)
 	}
-	if task.Vols.TargetList[0].Properties["target_iqn"] == nil || fc.Volume(vol1)["status"] != "in-use" {
+	if task.Vols.TargetList[0].Properties.Get("target_iqn") == nil || fc.Volume(vol1)["status"] != "in-use" {
 		t.Errorf("not attached: properties %v, status %v", task.Vols.TargetList[0].Properties, fc.Volume(vol1)["status"])
 	}
 	task.Node.ProvisionState = "deleting"
@@ -322,7 +323,7 @@ func TestDeployPrepareAndTearDown(t *testing.T) {
 	if fc.Volume(vol1)["status"] != "available" || len(task.Vols.TargetList) != 0 {
 		t.Errorf("after tear down: status %v, targets %v", fc.Volume(vol1)["status"], task.Vols.TargetList)
 	}
-	if _, ok := task.Node.DriverInternalInfo["boot_from_volume"]; ok {
+	if _, ok := task.Node.DriverInternalInfo.Lookup("boot_from_volume"); ok {
 		t.Error("boot_from_volume kept")
 	}
 }

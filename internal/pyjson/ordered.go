@@ -93,7 +93,7 @@ func decodeOrderedValue(dec *json.Decoder) (any, error) {
 }
 
 // PythonNumbers returns v (decoded JSON: nil, bool, string, json.Number,
-// []any, Object, map[string]any) with its numbers as json.loads holds
+// []any, *Dict, Object, map[string]any) with its numbers as json.loads holds
 // them, so that Marshal writes what json.dumps(json.loads(...)) writes: a
 // number with a fraction or an exponent is a float (1e5 is 100000.0,
 // 1.50 is 1.5, 1e400 is Infinity), an integer keeps its digits ("-0" is
@@ -116,6 +116,19 @@ func pythonNumbers(v any) (any, bool) {
 		}
 		if s == "-0" {
 			return json.Number("0"), true
+		}
+	case *Dict:
+		var out *Dict
+		for i, m := range x.Members() {
+			if nv, changed := pythonNumbers(m.Value); changed {
+				if out == nil {
+					out = x.Clone()
+				}
+				out.members[i].Value = nv
+			}
+		}
+		if out != nil {
+			return out, true
 		}
 	case Object:
 		var out Object

@@ -48,6 +48,16 @@ func TestPythonNumbers(t *testing.T) {
 	if after, _ := Marshal(v); string(after) != string(before) {
 		t.Errorf("input changed: %s", after)
 	}
+	l, err := Load([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := Marshal(PythonNumbers(l)); string(got) != want {
+		t.Errorf("dict:\n got %s\nwant %s", got, want)
+	}
+	if after, _ := Marshal(l); string(after) != string(before) {
+		t.Errorf("dict input changed: %s", after)
+	}
 	m := map[string]any{"x": []any{json.Number("1e1")}}
 	if got, _ := Marshal(PythonNumbers(m)); string(got) != `{"x": [10.0]}` || m["x"].([]any)[0] != json.Number("1e1") {
 		t.Errorf("map: %s, input %v", got, m)

@@ -36,6 +36,8 @@ func Truthy(v any) bool {
 		return len(x) > 0
 	case Object:
 		return len(x) > 0
+	case *Dict:
+		return x.Len() > 0
 	}
 	return true
 }

@@ -15,7 +15,7 @@ import (
 // Validate validates a decoded JSON instance and returns the error that
 // jsonschema.validate would raise (best_match over all errors), or nil.
 //
-// instance is decoded JSON: pyjson.Object (ordered, see DecodeOrdered) or
+// instance is decoded JSON: pyjson.Object or *pyjson.Dict (ordered) or
 // map[string]any (taken in sorted key order), []any, string, json.Number,
 // bool, nil. Go numbers are accepted too (float64 is a Python float, integer
 // types a Python int); other types are converted through encoding/json.

@@ -37,6 +37,8 @@ func canonical(v any) (any, error) {
 			return json.Number("0"), nil
 		}
 		return x, nil
+	case *pyjson.Dict:
+		return canonical(pyjson.Object(x.Members()))
 	case pyjson.Object:
 		out := make(pyjson.Object, len(x))
 		for i, m := range x {

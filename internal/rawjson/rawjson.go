@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Member is one key of a JSON object with its undecoded value.
@@ -323,24 +323,15 @@ func DecodeOptInt(raw []byte) (*int64, error) {
 }
 
 // DecodeAny decodes any JSON value into the values pyjson writes back
-// unchanged: map[string]any, []any, string, json.Number, bool, nil.
+// unchanged: *pyjson.Dict (keys in the sender's order), []any, string,
+// json.Number, bool, nil.
 func DecodeAny(raw []byte) (any, error) {
 	if len(raw) == 0 {
 		return nil, ErrSyntax
 	}
 	switch raw[0] {
-	case '{':
-		var d models.JSONDict
-		if err := d.Scan(raw); err != nil {
-			return nil, err
-		}
-		return map[string]any(d), nil
-	case '[':
-		var l models.JSONList
-		if err := l.Scan(raw); err != nil {
-			return nil, err
-		}
-		return []any(l), nil
+	case '{', '[':
+		return pyjson.Load(raw)
 	case '"':
 		return DecodeString(raw)
 	case 't', 'f':
@@ -357,19 +348,16 @@ func DecodeAny(raw []byte) (any, error) {
 	return nil, ErrSyntax
 }
 
-// DecodeDict decodes an object or null (nil) into a dict.
-func DecodeDict(raw []byte) (map[string]any, error) {
+// DecodeDict decodes an object or null (nil) into a dict, keys in the
+// sender's order.
+func DecodeDict(raw []byte) (*pyjson.Dict, error) {
 	if IsNull(raw) {
 		return nil, nil
 	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, fmt.Errorf("oslo: expected a dict, got %.40s", raw)
 	}
-	v, err := DecodeAny(raw)
-	if err != nil {
-		return nil, err
-	}
-	return v.(map[string]any), nil
+	return pyjson.DecodeDict(raw)
 }
 
 // DecodeList decodes an array or null (nil) into a list.
@@ -380,11 +368,15 @@ func DecodeList(raw []byte) ([]any, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, fmt.Errorf("oslo: expected a list, got %.40s", raw)
 	}
-	v, err := DecodeAny(raw)
+	v, err := pyjson.Load(raw)
 	if err != nil {
 		return nil, err
 	}
-	return v.([]any), nil
+	l, ok := v.([]any)
+	if !ok {
+		return nil, ErrSyntax
+	}
+	return l, nil
 }
 
 // DecodeStrings decodes a list of strings or null.

@@ -4,7 +4,6 @@ package strutils
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/goironic/ironic/internal/pyjson"
@@ -99,28 +98,25 @@ func escapeRepl(s string) string { return strings.ReplaceAll(s, "$", "$$") }
 
 // MaskDict is oslo's mask_dict_password: values of secret keys become
 // secret, nested dicts are masked recursively and other strings go through
-// MaskPassword. The input is not modified; a dict without secrets is
-// returned as is.
-func (m *Masker) MaskDict(d map[string]any, secret string) map[string]any {
+// MaskPassword; keys keep their order. The input is not modified; a dict
+// without secrets is returned as is.
+func (m *Masker) MaskDict(d *pyjson.Dict, secret string) *pyjson.Dict {
 	out, _ := m.maskDict(d, secret)
 	return out
 }
 
 // maskDict masks d and reports whether anything changed (copying only
 // then).
-func (m *Masker) maskDict(d map[string]any, secret string) (map[string]any, bool) {
-	var out map[string]any
+func (m *Masker) maskDict(d *pyjson.Dict, secret string) (*pyjson.Dict, bool) {
+	var out *pyjson.Dict
 	set := func(k string, v any) {
 		if out == nil {
-			out = make(map[string]any, len(d))
-			for k2, v2 := range d {
-				out[k2] = v2
-			}
+			out = d.Clone()
 		}
-		out[k] = v
+		out.Set(k, v)
 	}
-	for k, v := range d {
-		if x, ok := v.(map[string]any); ok {
+	for k, v := range d.All() {
+		if x, ok := asDict(v); ok {
 			if masked, changed := m.maskDict(x, secret); changed {
 				set(k, masked)
 			}
@@ -142,40 +138,43 @@ func (m *Masker) maskDict(d map[string]any, secret string) (map[string]any, bool
 	return out, true
 }
 
+// asDict is a nested dict of a decoded JSON value (a map, from older
+// code paths, is taken in sorted order).
+func asDict(v any) (*pyjson.Dict, bool) {
+	switch v.(type) {
+	case *pyjson.Dict, map[string]any:
+		return pyjson.AsDict(v)
+	}
+	return nil, false
+}
+
 // AppendMaskedDict writes d in Python's json.dumps format with MaskDict's
 // masking applied on the way, without building the masked copy.
-func (m *Masker) AppendMaskedDict(dst []byte, d map[string]any, secret string) ([]byte, error) {
+func (m *Masker) AppendMaskedDict(dst []byte, d *pyjson.Dict, secret string) ([]byte, error) {
 	if d == nil {
 		return append(dst, "{}"...), nil
 	}
-	keys := make([]string, 0, len(d))
-	for k := range d {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	dst = append(dst, '{')
 	var err error
-	for i, k := range keys {
+	for i, mem := range d.Members() {
+		k := mem.Key
 		if i > 0 {
 			dst = append(dst, ", "...)
 		}
 		dst = pyjson.AppendString(dst, k)
 		dst = append(dst, ": "...)
-		switch v := d[k].(type) {
-		case map[string]any:
-			dst, err = m.AppendMaskedDict(dst, v, secret)
-		case string:
+		if x, ok := asDict(mem.Value); ok {
+			dst, err = m.AppendMaskedDict(dst, x, secret)
+		} else if v, ok := mem.Value.(string); ok {
 			if IsSecretKey(k) {
 				dst = pyjson.AppendString(dst, secret)
 			} else {
 				dst = pyjson.AppendString(dst, m.MaskPassword(v, secret))
 			}
-		default:
-			if IsSecretKey(k) {
-				dst = pyjson.AppendString(dst, secret)
-			} else {
-				dst, err = pyjson.Append(dst, v)
-			}
+		} else if IsSecretKey(k) {
+			dst = pyjson.AppendString(dst, secret)
+		} else {
+			dst, err = pyjson.Append(dst, mem.Value)
 		}
 		if err != nil {
 			return dst, err

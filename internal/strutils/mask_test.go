@@ -1,7 +1,6 @@
 package strutils
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/goironic/ironic/internal/pyjson"
@@ -9,36 +8,37 @@ import (
 
 func TestMaskDict(t *testing.T) {
 	m := NewMasker()
-	// Expected values printed by oslo_utils.strutils.mask_dict_password.
-	in := map[string]any{
-		"ipmi_password": "x", "ipmi_username": "admin", "IPMI_Secret_thing": 1,
-		"nested": map[string]any{"password": "p", "user": "u"},
-		"cmd":    "--password abc rest", "plain": "hello",
-	}
+	// Expected values printed by oslo_utils.strutils.mask_dict_password,
+	// keys in the input's order.
+	in := pyjson.DictOf(
+		"ipmi_password", "x", "ipmi_username", "admin", "IPMI_Secret_thing", 1,
+		"nested", pyjson.DictOf("user", "u", "password", "p"),
+		"cmd", "--password abc rest", "plain", "hello",
+	)
 	got := m.MaskDict(in, "******")
-	want := map[string]any{
-		"ipmi_password": "******", "ipmi_username": "admin", "IPMI_Secret_thing": "******",
-		"nested": map[string]any{"password": "******", "user": "u"},
-		"cmd":    "--password ****** rest", "plain": "hello",
-	}
-	if !reflect.DeepEqual(got, want) {
+	want := pyjson.DictOf(
+		"ipmi_password", "******", "ipmi_username", "admin", "IPMI_Secret_thing", "******",
+		"nested", pyjson.DictOf("user", "u", "password", "******"),
+		"cmd", "--password ****** rest", "plain", "hello",
+	)
+	if !got.Equal(want) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
-	if in["ipmi_password"] != "x" {
+	if in.Get("ipmi_password") != "x" || in.Get("nested").(*pyjson.Dict).Get("password") != "p" {
 		t.Error("input modified")
 	}
 	// Lists inside nested dicts (a deploy step's RAID config) must not
 	// trip the "changed?" check.
-	withLists := map[string]any{"raid_config": map[string]any{"logical_disks": []any{map[string]any{"size_gb": 100}}}}
-	if got := m.MaskDict(withLists, "***"); !reflect.DeepEqual(got, withLists) {
+	withLists := pyjson.DictOf("raid_config", pyjson.DictOf("logical_disks", []any{pyjson.DictOf("size_gb", 100)}))
+	if got := m.MaskDict(withLists, "***"); got != withLists {
 		t.Errorf("nested lists changed: %v", got)
 	}
-	secretNextToList := map[string]any{"n": map[string]any{"l": []any{1}, "password": "x"}}
-	if got := m.MaskDict(secretNextToList, "***"); got["n"].(map[string]any)["password"] != "***" {
+	secretNextToList := pyjson.DictOf("n", pyjson.DictOf("l", []any{1}, "password", "x"))
+	if got := m.MaskDict(secretNextToList, "***"); got.Get("n").(*pyjson.Dict).Get("password") != "***" {
 		t.Errorf("secret beside a list not masked: %v", got)
 	}
-	clean := map[string]any{"a": "b"}
-	if got := m.MaskDict(clean, "***"); !reflect.DeepEqual(got, clean) {
+	clean := pyjson.DictOf("a", "b")
+	if got := m.MaskDict(clean, "***"); got != clean {
 		t.Error("clean dict changed")
 	}
 }
@@ -60,10 +60,11 @@ func TestMaskPassword(t *testing.T) {
 
 func TestAppendMaskedDictEqualsMaskThenEncode(t *testing.T) {
 	m := NewMasker()
-	for _, d := range []map[string]any{
-		{"ipmi_password": "x", "ipmi_username": "admin", "n": map[string]any{"token": 5, "l": []any{1, "password=abc"}}, "cmd": "--password abc"},
-		{},
-		{"plain": "hello", "num": 1},
+	for _, d := range []*pyjson.Dict{
+		pyjson.DictOf("ipmi_username", "admin", "ipmi_password", "x", "n", pyjson.DictOf("token", 5, "l", []any{1, "password=abc"}), "cmd", "--password abc"),
+		pyjson.NewDict(0),
+		nil,
+		pyjson.DictOf("plain", "hello", "num", 1),
 	} {
 		want, _ := pyjson.Marshal(m.MaskDict(d, "******"))
 		got, err := m.AppendMaskedDict(nil, d, "******")

@@ -58,13 +58,13 @@ func TestCallCastAndFaults(t *testing.T) {
 		&ironic.RequestContext{UserID: "u1", ProjectID: "p1", Roles: []string{"admin"}, RequestID: "req-1"})
 
 	n := &models.Node{ID: 7, UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Driver: "ipmi", Maintenance: true,
-		Extra: models.JSONDict{"k": "v"}, UpdatedAt: models.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
+		Extra: models.DictOf("k", "v"), UpdatedAt: models.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 	fake.SetResult("UpdateNode", n)
 	got, err := api.UpdateNode(ctx, topic, rpc.NodeUpdate{Node: *n, Changes: []string{"maintenance"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.UUID != n.UUID || !got.Maintenance || got.Extra["k"] != "v" || !got.UpdatedAt.Equal(n.UpdatedAt.Time) {
+	if got.UUID != n.UUID || !got.Maintenance || got.Extra.Get("k") != "v" || !got.UpdatedAt.Equal(n.UpdatedAt.Time) {
 		t.Errorf("node back: %+v", got)
 	}
 	last := fake.Last()

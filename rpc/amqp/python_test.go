@@ -25,7 +25,7 @@ func TestPythonClientCallsGoServer(t *testing.T) {
 	fake, _, _ := setup(t, b, "cond-py", testConfig(b))
 	uuid := "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"
 	fake.SetResult("CreateNode", &models.Node{ID: 42, UUID: uuid, Name: models.Ptr("py-node"), Driver: "fake-hardware",
-		Extra: models.JSONDict{"a": json.Number("1")}})
+		Extra: models.DictOf("a", json.Number("1"))})
 	fake.SetResult("UpdateNode", &models.Node{ID: 42, UUID: uuid, Driver: "fake-hardware", Maintenance: true})
 	fake.SetResult("ValidateDriverInterfaces", map[string]rpc.ValidationResult{"power": {Result: true}})
 	fake.SetError("DoProvisioningAction", ironic.Errorf(ironic.NodeLocked, "Node %s is locked by host cond-py, please retry after the current operation is completed.", uuid))
@@ -62,7 +62,7 @@ func TestPythonClientCallsGoServer(t *testing.T) {
 		t.Fatalf("server saw %d calls", len(calls))
 	}
 	created := calls[0].Args[0].(*models.Node)
-	if created.UUID != uuid || models.Deref(created.Name) != "py-node" || created.Extra["a"] != json.Number("1") || calls[0].Context.UserID != "u1" || calls[0].Context.RequestID != "req-py" {
+	if created.UUID != uuid || models.Deref(created.Name) != "py-node" || created.Extra.Get("a") != json.Number("1") || calls[0].Context.UserID != "u1" || calls[0].Context.RequestID != "req-py" {
 		t.Errorf("create_node arrived as %+v (context %+v)", created, calls[0].Context)
 	}
 	if upd := calls[1].Args[0].(rpc.NodeUpdate); !upd.Node.Maintenance || len(upd.Changes) == 0 {

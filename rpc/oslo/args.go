@@ -108,22 +108,7 @@ func (a *args) anyValue(name string, required bool) any {
 	return v
 }
 
-// ordered is anyValue with objects as pyjson.Object in the sender's key
-// order (Python's dicts keep it, and some arguments are written out again
-// in it: do_node_deploy's configdrive).
-func (a *args) ordered(name string, required bool) any {
-	r := a.raw(name, required)
-	if r == nil {
-		return nil
-	}
-	if v, err := pyjson.DecodeOrdered(r); err == nil {
-		return v
-	}
-	// What encoding/json refuses (NaN, Infinity) decodes as before.
-	return a.anyValue(name, required)
-}
-
-func (a *args) dict(name string, required bool) map[string]any {
+func (a *args) dict(name string, required bool) *pyjson.Dict {
 	r := a.raw(name, required)
 	if r == nil {
 		return nil
@@ -144,7 +129,7 @@ func (a *args) strings(name string, required bool) []string {
 }
 
 // dictList reads a list of dicts (steps) or null.
-func (a *args) dictList(name string, required bool) []map[string]any {
+func (a *args) dictList(name string, required bool) []*pyjson.Dict {
 	r := a.raw(name, required)
 	if r == nil || rawjson.IsNull(r) {
 		return nil
@@ -154,7 +139,7 @@ func (a *args) dictList(name string, required bool) []map[string]any {
 		a.wrap(name, err)
 		return nil
 	}
-	out := make([]map[string]any, len(elems))
+	out := make([]*pyjson.Dict, len(elems))
 	for i, e := range elems {
 		d, err := rawjson.DecodeDict(e)
 		if err != nil {

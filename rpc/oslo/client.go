@@ -5,6 +5,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/objects"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
@@ -157,8 +158,17 @@ func (c *Client) VIFList(ctx context.Context, topic, id string) ([]map[string]an
 	return callAs[[]map[string]any](c, ctx, topic, "vif_list", "1.38", nodeID(id))
 }
 
-func (c *Client) VIFAttach(ctx context.Context, topic, id string, vifInfo map[string]any) error {
-	return c.call0(ctx, topic, "vif_attach", "1.38", nodeID(id), Arg{"vif_info", vifInfo})
+func (c *Client) VIFAttach(ctx context.Context, topic, id string, vifInfo *pyjson.Dict) error {
+	return c.call0(ctx, topic, "vif_attach", "1.38", nodeID(id), Arg{"vif_info", dictArg(vifInfo)})
+}
+
+// dictArg is a dict argument: None when nil (a nil *pyjson.Dict writes
+// itself as {}).
+func dictArg(d *pyjson.Dict) any {
+	if d == nil {
+		return nil
+	}
+	return d
 }
 
 func (c *Client) VIFDetach(ctx context.Context, topic, id, vifID string) error {
@@ -232,7 +242,7 @@ func (c *Client) DriverVendorPassthru(ctx context.Context, topic, driver, method
 		Arg{"driver_method", method}, Arg{"http_method", httpMethod}, Arg{"info", info})
 }
 
-func (c *Client) DoNodeDeploy(ctx context.Context, topic, id string, rebuild bool, configdrive any, deploySteps []map[string]any) error {
+func (c *Client) DoNodeDeploy(ctx context.Context, topic, id string, rebuild bool, configdrive any, deploySteps []*pyjson.Dict) error {
 	a := []Arg{nodeID(id), {"rebuild", rebuild}, {"configdrive", configdrive}}
 	version := "1.22"
 	if len(deploySteps) > 0 {
@@ -258,7 +268,7 @@ func (c *Client) ContinueNodeDeploy(ctx context.Context, topic, id string) error
 	return c.cast(ctx, topic, "continue_node_deploy", "1.45", nodeID(id))
 }
 
-func (c *Client) DoNodeClean(ctx context.Context, topic, id string, cleanSteps []map[string]any, disableRamdisk *bool) error {
+func (c *Client) DoNodeClean(ctx context.Context, topic, id string, cleanSteps []*pyjson.Dict, disableRamdisk *bool) error {
 	a := []Arg{nodeID(id), {"clean_steps", cleanSteps}}
 	version := "1.32"
 	if disableRamdisk != nil && *disableRamdisk {
@@ -304,8 +314,8 @@ func (c *Client) InjectNMI(ctx context.Context, topic, id string) error {
 	return c.call0(ctx, topic, "inject_nmi", "1.40", nodeID(id))
 }
 
-func (c *Client) SetTargetRAIDConfig(ctx context.Context, topic, id string, config map[string]any) error {
-	return c.call0(ctx, topic, "set_target_raid_config", "1.30", nodeID(id), Arg{"target_raid_config", config})
+func (c *Client) SetTargetRAIDConfig(ctx context.Context, topic, id string, config *pyjson.Dict) error {
+	return c.call0(ctx, topic, "set_target_raid_config", "1.30", nodeID(id), Arg{"target_raid_config", dictArg(config)})
 }
 
 func (c *Client) CreateAllocation(ctx context.Context, topic string, a *models.Allocation) (*models.Allocation, error) {

@@ -165,7 +165,12 @@ func decodeContext(o rawjson.Object) (*ironic.RequestContext, error) {
 				}
 			}
 		case "auth_token_info":
-			rc.AuthTokenInfo, err = rawjson.DecodeDict(m.Raw)
+			// The root package holds it as a map (it imports no
+			// internal package): Keystone's order is not kept.
+			var d *pyjson.Dict
+			if d, err = rawjson.DecodeDict(m.Raw); err == nil {
+				rc.AuthTokenInfo = d.Map()
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("oslo: context %s: %w", key, err)

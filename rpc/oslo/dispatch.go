@@ -322,7 +322,7 @@ var handlers = map[string]handler{
 		return guard(a, func() (any, error) { return vendorResult(d.api.DriverVendorPassthru(ctx, d.topic, drv, m, hm, info)) })
 	},
 	"do_node_deploy": func(ctx context.Context, d call, a *args) (any, error) {
-		id, rebuild, cd := a.str("node_id"), a.boolean("rebuild", false), a.ordered("configdrive", false)
+		id, rebuild, cd := a.str("node_id"), a.boolean("rebuild", false), a.anyValue("configdrive", false)
 		steps := a.dictList("deploy_steps", false)
 		return guard0(a, func() error { return d.api.DoNodeDeploy(ctx, d.topic, id, rebuild, cd, steps) })
 	},

@@ -26,10 +26,10 @@ func sampleNode() *models.Node {
 	ts := models.NewTime(time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC))
 	return &models.Node{
 		ID: 7, UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Name: models.Ptr("node-7"), Driver: "ipmi",
-		DriverInfo: models.JSONDict{"ipmi_address": "10.0.0.5", "ipmi_port": json.Number("623")},
+		DriverInfo: models.DictOf("ipmi_address", "10.0.0.5", "ipmi_port", json.Number("623")),
 		PowerState: models.Ptr(states.PowerOff), ProvisionState: models.Ptr(states.Available),
-		Maintenance: true, MaintenanceReason: models.Ptr("test"), Extra: models.JSONDict{},
-		Properties:     models.JSONDict{"cpus": json.Number("8"), "local_gb": json.Number("1.5")},
+		Maintenance: true, MaintenanceReason: models.Ptr("test"), Extra: models.DictOf(),
+		Properties:     models.DictOf("cpus", json.Number("8"), "local_gb", json.Number("1.5")),
 		AutomatedClean: models.Ptr(true), Retired: models.Ptr(false), ConductorGroup: "",
 		Traits:    []models.NodeTrait{{NodeID: 7, Trait: "CUSTOM_GOLD"}},
 		CreatedAt: ts, UpdatedAt: ts,
@@ -51,24 +51,26 @@ func methodCases() []methodCase {
 	ctx := context.Background()
 	n := sampleNode()
 	port := &models.Port{ID: 3, UUID: "8ae7ff43-7ac6-4a4b-93fe-2cbd0b9db8e1", NodeID: models.Ptr(int64(7)),
-		Address: models.Ptr("52:54:00:12:34:56"), PXEEnabled: models.Ptr(true), Extra: models.JSONDict{"a": "b"},
-		LocalLinkConnection: models.JSONDict{}, InternalInfo: models.JSONDict{}}
+		Address: models.Ptr("52:54:00:12:34:56"), PXEEnabled: models.Ptr(true), Extra: models.DictOf("a", "b"),
+		LocalLinkConnection: models.NewJSONDict(), InternalInfo: models.NewJSONDict()}
 	pg := &models.Portgroup{ID: 2, UUID: "4c2f8f5e-7b42-4c31-9bd2-2bcc2d9c2c6b", NodeID: models.Ptr(int64(7)),
 		StandalonePortsSupported: models.Ptr(true), Mode: models.Ptr("active-backup")}
 	vc := &models.VolumeConnector{ID: 1, UUID: "1c2f8f5e-7b42-4c31-9bd2-2bcc2d9c2c6b", NodeID: models.Ptr(int64(7)),
 		Type: models.Ptr("iqn"), ConnectorID: models.Ptr("iqn.2017-07.org.openstack:01")}
 	vt := &models.VolumeTarget{ID: 1, UUID: "2c2f8f5e-7b42-4c31-9bd2-2bcc2d9c2c6b", NodeID: models.Ptr(int64(7)),
-		VolumeType: models.Ptr("iscsi"), BootIndex: models.Ptr(int64(0)), VolumeID: models.Ptr("v1"), Properties: models.JSONDict{}}
+		VolumeType: models.Ptr("iscsi"), BootIndex: models.Ptr(int64(0)), VolumeID: models.Ptr("v1"), Properties: models.NewJSONDict()}
 	alloc := &models.Allocation{UUID: "3c2f8f5e-7b42-4c31-9bd2-2bcc2d9c2c6b", Name: models.Ptr("a1"), State: "allocating",
 		ResourceClass: models.Ptr("baremetal"), Traits: models.StringList([]string{"CUSTOM_GOLD"}), CandidateNodes: models.JSONList{}}
 	id := n.UUID
-	steps := []map[string]any{{"interface": "deploy", "step": "erase_devices", "args": map[string]any{}}}
+	// Sorted keys: the goldens were recorded from maps. A step in the
+	// API's order is do_node_deploy#ordered_steps.
+	steps := []*pyjson.Dict{pyjson.DictOf("args", pyjson.NewDict(0), "interface", "deploy", "step", "erase_devices")}
 	tok, st := "tok", "start"
-	cdDict := pyjson.Object{
-		{Key: "meta_data", Value: pyjson.Object{{Key: "z", Value: "1"}, {Key: "a", Value: json.Number("2.5")}}},
-		{Key: "user_data", Value: "#cloud-config\n"},
-		{Key: "network_data", Value: pyjson.Object{{Key: "services", Value: []any{}}, {Key: "links", Value: []any{}}}},
-	}
+	cdDict := pyjson.DictOf(
+		"meta_data", pyjson.DictOf("z", "1", "a", json.Number("2.5")),
+		"user_data", "#cloud-config\n",
+		"network_data", pyjson.DictOf("services", []any{}, "links", []any{}),
+	)
 	agentVersion := "9.4.0"
 	hb := rpc.Heartbeat{CallbackURL: "http://10.0.0.9:9999", AgentVersion: &agentVersion, AgentToken: &tok, AgentStatus: &st}
 	created := *n
@@ -90,7 +92,7 @@ func methodCases() []methodCase {
 		{wire: "add_node_traits", version: "1.44", goName: "AddNodeTraits", args: []any{id, []string{"CUSTOM_A"}, true}, call: func(c rpc.ConductorAPI) error { return c.AddNodeTraits(ctx, t, id, []string{"CUSTOM_A"}, true) }},
 		{wire: "remove_node_traits", version: "1.44", goName: "RemoveNodeTraits", args: []any{id, []string(nil)}, call: func(c rpc.ConductorAPI) error { return c.RemoveNodeTraits(ctx, t, id, nil) }},
 		{wire: "vif_list", version: "1.38", goName: "VIFList", args: []any{id}, call: func(c rpc.ConductorAPI) error { _, err := c.VIFList(ctx, t, id); return err }},
-		{wire: "vif_attach", version: "1.38", goName: "VIFAttach", args: []any{id, map[string]any{"id": "vif-1"}}, call: func(c rpc.ConductorAPI) error { return c.VIFAttach(ctx, t, id, map[string]any{"id": "vif-1"}) }},
+		{wire: "vif_attach", version: "1.38", goName: "VIFAttach", args: []any{id, pyjson.DictOf("id", "vif-1")}, call: func(c rpc.ConductorAPI) error { return c.VIFAttach(ctx, t, id, pyjson.DictOf("id", "vif-1")) }},
 		{wire: "vif_detach", version: "1.38", goName: "VIFDetach", args: []any{id, "vif-1"}, call: func(c rpc.ConductorAPI) error { return c.VIFDetach(ctx, t, id, "vif-1") }},
 		{wire: "create_port", version: "1.41", goName: "CreatePort", args: []any{port}, call: func(c rpc.ConductorAPI) error { _, err := c.CreatePort(ctx, t, port); return err }},
 		{wire: "update_port", version: "1.13", goName: "UpdatePort", args: []any{port, []string{"extra"}}, call: func(c rpc.ConductorAPI) error { _, err := c.UpdatePort(ctx, t, port, []string{"extra"}); return err }},
@@ -110,18 +112,18 @@ func methodCases() []methodCase {
 		{wire: "change_node_power_state", version: "1.39", goName: "ChangeNodePowerState", args: []any{id, states.PowerOn, 0}, call: func(c rpc.ConductorAPI) error { return c.ChangeNodePowerState(ctx, t, id, states.PowerOn, 0) }},
 		{wire: "change_node_boot_mode", version: "1.55", goName: "ChangeNodeBootMode", args: []any{id, "uefi"}, call: func(c rpc.ConductorAPI) error { return c.ChangeNodeBootMode(ctx, t, id, "uefi") }},
 		{wire: "change_node_secure_boot", version: "1.55", goName: "ChangeNodeSecureBoot", args: []any{id, true}, call: func(c rpc.ConductorAPI) error { return c.ChangeNodeSecureBoot(ctx, t, id, true) }},
-		{wire: "vendor_passthru", version: "1.20", goName: "VendorPassthru", args: []any{id, "m", "POST", map[string]any{"x": json.Number("1")}}, call: func(c rpc.ConductorAPI) error {
-			_, err := c.VendorPassthru(ctx, t, id, "m", "POST", map[string]any{"x": json.Number("1")})
+		{wire: "vendor_passthru", version: "1.20", goName: "VendorPassthru", args: []any{id, "m", "POST", pyjson.DictOf("x", json.Number("1"))}, call: func(c rpc.ConductorAPI) error {
+			_, err := c.VendorPassthru(ctx, t, id, "m", "POST", pyjson.DictOf("x", json.Number("1")))
 			return err
 		}},
 		{wire: "driver_vendor_passthru", version: "1.20", goName: "DriverVendorPassthru", args: []any{"ipmi", "m", "GET", nil}, call: func(c rpc.ConductorAPI) error {
 			_, err := c.DriverVendorPassthru(ctx, t, "ipmi", "m", "GET", nil)
 			return err
 		}},
-		{wire: "do_node_deploy", version: "1.22", goName: "DoNodeDeploy", args: []any{id, false, "H4sI", []map[string]any(nil)}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, false, "H4sI", nil) }},
+		{wire: "do_node_deploy", version: "1.22", goName: "DoNodeDeploy", args: []any{id, false, "H4sI", []*pyjson.Dict(nil)}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, false, "H4sI", nil) }},
 		// A configdrive dict goes in the client's key order, as Python's
 		// ironic-api sends the dict it decoded, and arrives in it.
-		{wire: "do_node_deploy#dict", version: "1.22", goName: "DoNodeDeploy", args: []any{id, false, cdDict, []map[string]any(nil)}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, false, cdDict, nil) }},
+		{wire: "do_node_deploy#dict", version: "1.22", goName: "DoNodeDeploy", args: []any{id, false, cdDict, []*pyjson.Dict(nil)}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, false, cdDict, nil) }},
 		{wire: "do_node_deploy#steps", version: "1.52", goName: "DoNodeDeploy", args: []any{id, true, nil, steps}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, true, nil, steps) }},
 		{wire: "do_node_tear_down", version: "1.6", goName: "DoNodeTearDown", args: []any{id}, call: func(c rpc.ConductorAPI) error { return c.DoNodeTearDown(ctx, t, id) }},
 		{wire: "do_provisioning_action", version: "1.23", goName: "DoProvisioningAction", args: []any{id, states.EventManage}, call: func(c rpc.ConductorAPI) error { return c.DoProvisioningAction(ctx, t, id, states.EventManage) }},
@@ -138,8 +140,8 @@ func methodCases() []methodCase {
 		{wire: "get_boot_device", version: "1.17", goName: "GetBootDevice", args: []any{id}, call: func(c rpc.ConductorAPI) error { _, err := c.GetBootDevice(ctx, t, id); return err }},
 		{wire: "get_supported_boot_devices", version: "1.17", goName: "GetSupportedBootDevices", args: []any{id}, call: func(c rpc.ConductorAPI) error { _, err := c.GetSupportedBootDevices(ctx, t, id); return err }},
 		{wire: "inject_nmi", version: "1.40", goName: "InjectNMI", args: []any{id}, call: func(c rpc.ConductorAPI) error { return c.InjectNMI(ctx, t, id) }},
-		{wire: "set_target_raid_config", version: "1.30", goName: "SetTargetRAIDConfig", args: []any{id, map[string]any{"logical_disks": []any{}}}, call: func(c rpc.ConductorAPI) error {
-			return c.SetTargetRAIDConfig(ctx, t, id, map[string]any{"logical_disks": []any{}})
+		{wire: "set_target_raid_config", version: "1.30", goName: "SetTargetRAIDConfig", args: []any{id, pyjson.DictOf("logical_disks", []any{})}, call: func(c rpc.ConductorAPI) error {
+			return c.SetTargetRAIDConfig(ctx, t, id, pyjson.DictOf("logical_disks", []any{}))
 		}},
 		{wire: "create_allocation", version: "1.48", goName: "CreateAllocation", args: []any{alloc}, call: func(c rpc.ConductorAPI) error { _, err := c.CreateAllocation(ctx, t, alloc); return err }},
 		{wire: "destroy_allocation", version: "1.48", goName: "DestroyAllocation", args: []any{alloc}, call: func(c rpc.ConductorAPI) error { return c.DestroyAllocation(ctx, t, alloc) }},
@@ -203,6 +205,7 @@ func TestEveryMethodGoldenAndBack(t *testing.T) {
 				n := *want2[0].(*models.Node)
 				want2 = []any{&n}
 			}
+			// Dicts arrive as *pyjson.Dict, in the order sent (its Equal).
 			if d := cmp.Diff(want2, got.Args, cmp.Comparer(func(a, b models.Time) bool { return a.Equal(b.Time) })); d != "" {
 				t.Errorf("arguments differ (-sent +received):\n%s", d)
 			}

@@ -214,6 +214,7 @@ func TestBaremetalCLI(t *testing.T) {
 			{"node-manual-management", testManualManagementNode},
 			{"node-power-maintenance-validate", testNodeStates},
 			{"node-configdrive", testConfigDrive},
+			{"node-network-data", testNetworkData},
 			{"ports", testPorts},
 			{"portgroups", testPortgroups},
 			{"chassis", testChassis},

@@ -65,6 +65,11 @@ type Entry struct {
 	// produce deterministically, e.g. a description that depends on Python's
 	// set iteration order. They are replaced by "<masked>" on both sides.
 	Mask []string `json:"mask,omitempty"`
+	// KeyOrder, when set, compares the key order of every JSON object of
+	// the answer too (Response.Order): the reference returns the dicts
+	// clients give it (extra, properties, driver_info, ...) in their
+	// order, and the conductor's additions after them.
+	KeyOrder bool `json:"key_order,omitempty"`
 	// Wait, when set, repeats the request (a GET) until the answer's body
 	// has the given top-level values, because actions such as deploy or
 	// clean finish asynchronously on both servers. The answer compared is

@@ -28,8 +28,11 @@ var (
 		"fail, rather than log, when a JSON body is not written in Python's json.dumps style")
 	dumpFlag = flag.String("dump", "",
 		"write this run's normalised answers to this directory, one <id>.json per entry")
-	maxDiffsFlag = flag.Int("max-diffs", 40, "print at most this many diffs in full")
-	onlyFlag     = flag.String("only", "",
+	maxDiffsFlag    = flag.Int("max-diffs", 40, "print at most this many diffs in full")
+	keyOrderAllFlag = flag.Bool("key-order-all", false,
+		"treat every entry as key_order (with -dump, to survey the key order of a whole suite; "+
+			"goldens recorded without it then differ)")
+	onlyFlag = flag.String("only", "",
 		"print diffs only for entries whose id matches this regular expression (every entry still runs)")
 )
 
@@ -94,6 +97,30 @@ func actionsSuite() suite {
 	}
 }
 
+// orderSuite is the corpus of TestDictOrderDifferential: the dicts clients
+// give (extra, properties, driver_info, instance_info, network_data, the
+// dicts of ports, port groups, chassis, allocations, deploy templates and
+// volume resources) with their keys in no sorted order, nested too,
+// created, patched and carried through a deploy and a rescue, every entry
+// compared with its key order (key_order). Its own suite: its goldens
+// record the reference's key order, which the older suites' do not.
+func orderSuite() suite {
+	return suite{
+		CorpusDir:      "testdata/order/corpus",
+		GoldenDir:      "testdata/order/golden",
+		DeviationsFile: "testdata/order/deviations.json",
+		ConfTemplate:   "testdata/ours.conf.tmpl",
+	}
+}
+
+// TestDictOrderDifferential replays the key-order corpus. Record it from
+// its own fresh reference:
+//
+//	go test ./test/differential -run TestDictOrderDifferential -record -target http://127.0.0.1:6391
+func TestDictOrderDifferential(t *testing.T) {
+	runSuite(t, orderSuite())
+}
+
 // TestActionsDifferential is TestDifferential for the node actions. Record
 // it from its own fresh reference:
 //
@@ -116,6 +143,11 @@ func runSuite(t *testing.T, s suite) {
 	corpus, err := LoadCorpus(s.CorpusDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if *keyOrderAllFlag {
+		for i := range corpus {
+			corpus[i].KeyOrder = true
+		}
 	}
 	deviations := map[string]Deviation{}
 	if !*recordFlag && !*ignoreDeviationsFlag && s.DeviationsFile != "" {

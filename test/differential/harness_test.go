@@ -31,6 +31,12 @@ func TestActionsGoldensConsistent(t *testing.T) {
 	checkSuite(t, actionsSuite())
 }
 
+// TestOrderGoldensConsistent is TestGoldensConsistent for the key-order
+// suite.
+func TestOrderGoldensConsistent(t *testing.T) {
+	checkSuite(t, orderSuite())
+}
+
 // TestRunnerWait checks the corpus wait: the request is repeated until the
 // answer matches, and a wait that never matches gives up with an error
 // that says what it waited for.
@@ -309,6 +315,31 @@ func TestNormalize(t *testing.T) {
 	wantBody := map[string]any{"masked": "<masked>", "enabled_boot_interfaces": []any{"fake", "pxe"}}
 	if d := cmp.Diff(wantBody, got.Body); d != "" {
 		t.Errorf("mask/sort (-want +got):\n%s", d)
+	}
+}
+
+// TestNormalizeKeyOrder: an entry with key_order lists the key order of
+// every object of two keys or more, outer before inner, in document
+// order, UUIDs numbered as in the body; masked objects are left out.
+func TestNormalizeKeyOrder(t *testing.T) {
+	body := `{"uuid": "4f0e4a5e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "extra": {"z": 1, "a": {"y": [{"q": 1, "p": 2}], "b": {}}},` +
+		` "one": {"k": 1}, "masked": {"b": 1, "a": 2}, "list": [{"d": 1, "c": 2}]}`
+	ex := Exchange{Entry: Entry{ID: "x", KeyOrder: true, Mask: []string{"masked"}}, Status: 200, Body: []byte(body)}
+	got, _ := Normalizer{}.Normalize(ex)
+	NewUUIDMap().Assign(&got)
+	want := []string{
+		".: uuid, extra, one, masked, list",
+		"extra: z, a",
+		"extra.a: y, b",
+		"extra.a.y.0: q, p",
+		"list.0: d, c",
+	}
+	if d := cmp.Diff(want, got.Order); d != "" {
+		t.Errorf("Order (-want +got):\n%s", d)
+	}
+	ex.Entry.KeyOrder = false
+	if got, _ := (Normalizer{}).Normalize(ex); got.Order != nil {
+		t.Errorf("Order without key_order: %v", got.Order)
 	}
 }
 

@@ -21,3 +21,14 @@ func TestDifferentialMariaDB(t *testing.T) {
 	s.Database = func(t *testing.T) string { return cluster.NewDatabase(t, nil, "diff").URL() }
 	runSuite(t, s)
 }
+
+// TestDictOrderDifferentialMariaDB replays the key-order corpus on
+// MariaDB: the dicts' order must survive the engine's TEXT columns too.
+func TestDictOrderDifferentialMariaDB(t *testing.T) {
+	if *recordFlag || *targetFlag != "" {
+		t.Skip("recording and -target runs use TestDictOrderDifferential")
+	}
+	s := orderSuite()
+	s.Database = func(t *testing.T) string { return cluster.NewDatabase(t, nil, "order").URL() }
+	runSuite(t, s)
+}

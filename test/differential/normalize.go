@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +25,11 @@ type Response struct {
 	Body any `json:"body,omitempty"`
 	// Text is the body when it is not JSON.
 	Text string `json:"text,omitempty"`
+	// Order is the key order of the body's objects of two keys or more,
+	// one "path: key, key, ..." line each in document order (path as in
+	// Capture, "." for the body itself); only for entries with KeyOrder,
+	// since Body, a map, does not keep it.
+	Order []string `json:"order,omitempty"`
 	// Error says why no answer was received (connection refused, timeout,
 	// unresolved variable).
 	Error string `json:"error,omitempty"`
@@ -125,7 +131,94 @@ func (n Normalizer) Normalize(ex Exchange) (Response, []string) {
 	for _, path := range ex.Entry.Mask {
 		r.Body = maskPath(r.Body, strings.Split(path, "."))
 	}
+	if ex.Entry.KeyOrder {
+		r.Order = n.keyOrder(ex.Body, ex.Entry.Mask)
+	}
 	return r, style
+}
+
+// keyOrder lists the key order of the objects of a JSON document (see
+// Response.Order), leaving out what lies under a masked path.
+func (n Normalizer) keyOrder(body []byte, mask []string) []string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var out []string
+	var walk func(path string) error
+	walk = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'):
+			var keys []string
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				k := n.str(kt.(string))
+				keys = append(keys, k)
+				if err := walk(joinPath(path, k)); err != nil {
+					return err
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return err
+			}
+			if len(keys) > 1 && !masked(path, mask) {
+				shown := path
+				if shown == "" {
+					shown = "."
+				}
+				// Inner objects were listed on the way: this one goes
+				// before them.
+				out = slices.Insert(out, firstUnder(out, path), shown+": "+strings.Join(keys, ", "))
+			}
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if err := walk(joinPath(path, strconv.Itoa(i))); err != nil {
+					return err
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(""); err != nil {
+		return []string{"invalid JSON: " + err.Error()}
+	}
+	return out
+}
+
+func joinPath(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// firstUnder is the index of the first line of out about path or below it.
+func firstUnder(out []string, path string) int {
+	for i, l := range out {
+		p, _, _ := strings.Cut(l, ": ")
+		if path == "" || p == path || strings.HasPrefix(p, path+".") {
+			return i
+		}
+	}
+	return len(out)
+}
+
+// masked reports whether path is a masked path or lies below one.
+func masked(path string, mask []string) bool {
+	for _, m := range mask {
+		if path == m || strings.HasPrefix(path, m+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // sortUnordered sorts the string lists found under unorderedKeyPattern keys.
@@ -338,6 +431,9 @@ func (m *UUIDMap) replace(r *Response, fresh func(string) string) {
 	r.Body = mapStrings(r.Body, sub)
 	r.Text = sub(r.Text)
 	r.Error = sub(r.Error)
+	for i, l := range r.Order {
+		r.Order[i] = sub(l)
+	}
 }
 
 // Learn binds the placeholders of want to the UUIDs found at the same place
@@ -352,6 +448,9 @@ func (m *UUIDMap) Learn(want, got Response) {
 	}
 	m.learnValue(want.Body, got.Body)
 	m.learnString(want.Text, got.Text)
+	for i := 0; i < len(want.Order) && i < len(got.Order); i++ {
+		m.learnString(want.Order[i], got.Order[i])
+	}
 }
 
 func (m *UUIDMap) learnValue(want, got any) {

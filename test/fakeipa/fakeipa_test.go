@@ -35,10 +35,10 @@ func TestCommandsWithIronicsClient(t *testing.T) {
 	}
 	c := agent.NewClient(agent.ClientConfig{CommandTimeout: 5 * time.Second, CommandWaitInterval: 10 * time.Millisecond})
 	tk := &fake.Task{Node: &fake.Node{UUID: "n1", Driver: "fake-hardware",
-		DriverInternalInfo: map[string]any{"agent_url": a.URL(), "agent_secret_token": "secret"}}}
+		DriverInternalInfo: pyjson.DictOf("agent_url", a.URL(), "agent_secret_token", "secret")}}
 
 	res, err := c.GetSteps(ctx, tk, drivers.DeployStep)
-	if err != nil || res.Status() != "SUCCEEDED" || res.Result()["deploy_steps"] == nil {
+	if err != nil || res.Status() != "SUCCEEDED" || res.Result().Get("deploy_steps") == nil {
 		t.Fatalf("get_deploy_steps: %v %v", res, err)
 	}
 	step := pyjson.Object{{Key: "interface", Value: "deploy"}, {Key: "step", Value: "write_image"},
@@ -62,7 +62,7 @@ func TestCommandsWithIronicsClient(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if last.Status() != "SUCCEEDED" || last.Result()["deploy_step"] == nil {
+	if last.Status() != "SUCCEEDED" || last.Result().Get("deploy_step") == nil {
 		t.Errorf("write_image: %v", last)
 	}
 
@@ -85,12 +85,12 @@ func TestCommandsWithIronicsClient(t *testing.T) {
 		t.Errorf("install_bootloader: %v %v", res, err)
 	}
 
-	tk.Node.DriverInternalInfo["agent_secret_token"] = "wrong"
+	tk.Node.DriverInternalInfo.Set("agent_secret_token", "wrong")
 	if _, err := c.Sync(ctx, tk); !ironic.IsClass(err, ironic.AgentAPIError) ||
 		err.Error() != "Agent API for node n1 returned HTTP status code 401 with error: 401 Unauthorized: Token invalid." {
 		t.Errorf("wrong token: %v", err)
 	}
-	tk.Node.DriverInternalInfo["agent_secret_token"] = "secret"
+	tk.Node.DriverInternalInfo.Set("agent_secret_token", "secret")
 	if res, err := c.PowerOff(ctx, tk); err != nil || res.Status() != "RUNNING" {
 		t.Fatalf("power_off: %v %v", res, err)
 	}

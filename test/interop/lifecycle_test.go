@@ -75,10 +75,20 @@ func lifecycle(t *testing.T, d *deployment, api, cond *cluster.Service, uuid str
 	}
 	step("create", func() {
 		n := cli.Object(t, "node", "create", "--driver", "fake-hardware", "--uuid", uuid,
-			"--name", "interop-"+cond.Name, "--property", "cpus=2", "--extra", "origin=interop")
+			"--name", "interop-"+cond.Name, "--property", "cpus=2", "--property", "cpu_arch=x86_64",
+			"--property", "memory_mb=512", "--extra", "origin=interop")
 		if n["uuid"] != uuid || n["provision_state"] != "enroll" || n["deploy_interface"] != "fake" ||
 			n["network_interface"] != "noop" || n["conductor"] != cond.Name {
 			t.Fatalf("created node: %v", n)
+		}
+		// Whichever side wrote it, the dict is stored as json.dumps wrote
+		// the client's: keys in the order given.
+		var props string
+		if err := d.db.QueryRowContext(d.Ctx, "SELECT properties FROM nodes WHERE uuid = ?", uuid).Scan(&props); err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"cpus": 2, "cpu_arch": "x86_64", "memory_mb": 512}`; props != want {
+			t.Errorf("nodes.properties = %s, want %s", props, want)
 		}
 	})
 	step("manage", func() { provision("manageable", "manage", uuid) })

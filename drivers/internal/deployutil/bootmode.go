@@ -42,7 +42,7 @@ func BootModeForDeploy(task drivers.Task) (string, error) {
 	}
 	capMode := NodeCapability(task, "boot_mode")
 	mode := ""
-	for _, v := range []any{caps["boot_mode"], task.InstanceInfo()["deploy_boot_mode"], capMode, task.DriverInternalInfo()["deploy_boot_mode"]} {
+	for _, v := range []any{caps["boot_mode"], task.InstanceInfo().Get("deploy_boot_mode"), capMode, task.DriverInternalInfo().Get("deploy_boot_mode")} {
 		if py.Truthy(v) {
 			mode = strings.ToLower(py.Str(v))
 			break
@@ -99,13 +99,13 @@ func SyncBootMode(ctx context.Context, task drivers.Task, defaultMode string, lo
 	}
 	switch {
 	case mode == "" && bm == "":
-		task.DriverInternalInfo()["deploy_boot_mode"] = defaultMode
+		task.DriverInternalInfo().Set("deploy_boot_mode", defaultMode)
 		if err := task.Save(ctx); err != nil {
 			return err
 		}
 		return setBootModeOnHardware(ctx, task, defaultMode, false, log)
 	case mode == "":
-		task.DriverInternalInfo()["deploy_boot_mode"] = bm
+		task.DriverInternalInfo().Set("deploy_boot_mode", bm)
 		return task.Save(ctx)
 	case bm == "":
 		return setBootModeOnHardware(ctx, task, mode, false, log)

@@ -86,7 +86,7 @@ func RescueOrDeployMode(task drivers.Task) drivers.RamdiskMode {
 // NodeCapability is Ironic's get_node_capability: the value of name in the
 // node's properties/capabilities string ("k1:v1,k2:v2"), "" if absent.
 func NodeCapability(task drivers.Task, name string) string {
-	caps, _ := task.Properties()["capabilities"].(string)
+	caps, _ := task.Properties().Get("capabilities").(string)
 	if caps == "" {
 		return ""
 	}
@@ -104,7 +104,7 @@ func NodeCapability(task drivers.Task, name string) string {
 // string).
 func InstanceInfoCapabilities(task drivers.Task) (map[string]any, error) {
 	parseErr := drivers.InvalidParameter("Error parsing capabilities from Node %s instance_info field. A dictionary or a \"jsonified\" dictionary is expected.", task.NodeUUID())
-	v, ok := task.InstanceInfo()["capabilities"]
+	v, ok := task.InstanceInfo().Lookup("capabilities")
 	if !ok {
 		return map[string]any{}, nil
 	}
@@ -115,11 +115,11 @@ func InstanceInfoCapabilities(task drivers.Task) (map[string]any, error) {
 		}
 		v = parsed
 	}
-	m, ok := v.(map[string]any)
+	m, ok := pyjson.AsDict(v)
 	if !ok {
 		return nil, parseErr
 	}
-	return m, nil
+	return m.Map(), nil // read only
 }
 
 // supportedCapabilities are Ironic's SUPPORTED_CAPABILITIES, in order.
@@ -226,9 +226,9 @@ func hintValues(expr string) (string, []string) {
 // its checks: the root_device hints of instance_info, else of properties,
 // must be valid.
 func ValidateRootDeviceHints(task drivers.Task) error {
-	hints, source := task.InstanceInfo()["root_device"], "instance_info"
+	hints, source := task.InstanceInfo().Get("root_device"), "instance_info"
 	if !py.Truthy(hints) {
-		hints, source = task.Properties()["root_device"], "properties"
+		hints, source = task.Properties().Get("root_device"), "properties"
 		if !py.Truthy(hints) {
 			return nil
 		}
@@ -237,7 +237,7 @@ func ValidateRootDeviceHints(task drivers.Task) error {
 		return drivers.InvalidParameter("Failed to validate the root device hints %s (from the node's %s) for node %s: %s",
 			py.Repr(hints), source, task.NodeUUID(), err.Error())
 	}
-	m, ok := hints.(map[string]any)
+	m, ok := pyjson.AsDict(hints)
 	if !ok {
 		return fail(fmt.Errorf("root device hints must be a dictionary"))
 	}
@@ -247,7 +247,7 @@ func ValidateRootDeviceHints(task drivers.Task) error {
 		valid = append(valid, h.name)
 		types[h.name] = h.typ
 	}
-	for k := range m {
+	for k := range m.All() {
 		if types[k] == "" {
 			invalid = append(invalid, k)
 		}
@@ -257,7 +257,7 @@ func ValidateRootDeviceHints(task drivers.Task) error {
 			strings.Join(invalid, ", "), strings.Join(valid, ", ")))
 	}
 	for _, h := range rootHints() {
-		expr, ok := m[h.name]
+		expr, ok := m.Lookup(h.name)
 		if !ok {
 			continue
 		}

@@ -1,7 +1,8 @@
 // Package py reproduces the few Python behaviours that driver messages and
 // checks depend on: truthiness, str() and repr() of JSON-decoded values.
-// Values are what pyjson.Unmarshal produces: nil, bool, string, json.Number,
-// float64, []any and map[string]any (plus plain Go ints, for tests).
+// Values are decoded JSON: nil, bool, string, json.Number, float64, []any
+// and *pyjson.Dict (in its order) or map[string]any (in sorted order), plus
+// plain Go ints, for tests.
 package py
 
 import (
@@ -62,6 +63,12 @@ func Repr(v any) string {
 			parts[i] = Repr(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
+	case *pyjson.Dict:
+		parts := make([]string, 0, x.Len())
+		for k, e := range x.All() {
+			parts = append(parts, quote(k)+": "+Repr(e))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {

@@ -3,6 +3,8 @@ package py
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 func TestRepr(t *testing.T) {
@@ -61,5 +63,15 @@ func TestTruthyAndInt(t *testing.T) {
 		if n != tt.n || ok != tt.ok {
 			t.Errorf("Int(%#v) = %d %v", tt.in, n, ok)
 		}
+	}
+}
+
+func TestReprOfDictKeepsOrder(t *testing.T) {
+	d := pyjson.DictOf("b", json.Number("2.50"), "a", pyjson.DictOf("z", nil, "y", []any{"x"}))
+	if got := Repr(d); got != `{'b': 2.5, 'a': {'z': None, 'y': ['x']}}` {
+		t.Fatalf("Repr = %s", got)
+	}
+	if !Truthy(d) || Truthy(pyjson.NewDict(0)) {
+		t.Fatal("truthiness of dicts")
 	}
 }

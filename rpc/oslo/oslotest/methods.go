@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/states"
 )
@@ -63,7 +64,7 @@ func (f *Fake) VIFList(ctx context.Context, topic string, nodeUUID string) ([]ma
 	return result[[]map[string]any](f, "VIFList"), err
 }
 
-func (f *Fake) VIFAttach(ctx context.Context, topic string, nodeUUID string, vifInfo map[string]any) error {
+func (f *Fake) VIFAttach(ctx context.Context, topic string, nodeUUID string, vifInfo *pyjson.Dict) error {
 	return f.record(ctx, "VIFAttach", topic, nodeUUID, vifInfo)
 }
 
@@ -134,7 +135,7 @@ func (f *Fake) DriverVendorPassthru(ctx context.Context, topic string, driver st
 	return result[*rpc.VendorResult](f, "DriverVendorPassthru"), err
 }
 
-func (f *Fake) DoNodeDeploy(ctx context.Context, topic string, nodeUUID string, rebuild bool, configdrive any, deploySteps []map[string]any) error {
+func (f *Fake) DoNodeDeploy(ctx context.Context, topic string, nodeUUID string, rebuild bool, configdrive any, deploySteps []*pyjson.Dict) error {
 	return f.record(ctx, "DoNodeDeploy", topic, nodeUUID, rebuild, configdrive, deploySteps)
 }
 
@@ -154,7 +155,7 @@ func (f *Fake) ContinueNodeDeploy(ctx context.Context, topic string, nodeUUID st
 	return f.record(ctx, "ContinueNodeDeploy", topic, nodeUUID)
 }
 
-func (f *Fake) DoNodeClean(ctx context.Context, topic string, nodeUUID string, cleanSteps []map[string]any, disableRamdisk *bool) error {
+func (f *Fake) DoNodeClean(ctx context.Context, topic string, nodeUUID string, cleanSteps []*pyjson.Dict, disableRamdisk *bool) error {
 	return f.record(ctx, "DoNodeClean", topic, nodeUUID, cleanSteps, disableRamdisk)
 }
 
@@ -197,7 +198,7 @@ func (f *Fake) InjectNMI(ctx context.Context, topic string, nodeUUID string) err
 	return f.record(ctx, "InjectNMI", topic, nodeUUID)
 }
 
-func (f *Fake) SetTargetRAIDConfig(ctx context.Context, topic string, nodeUUID string, config map[string]any) error {
+func (f *Fake) SetTargetRAIDConfig(ctx context.Context, topic string, nodeUUID string, config *pyjson.Dict) error {
 	return f.record(ctx, "SetTargetRAIDConfig", topic, nodeUUID, config)
 }
 
