@@ -1,6 +1,8 @@
-// Package apiv1 serves Ironic's v1 REST API: one route table on gorilla/mux,
-// one file per resource, per-version views, Ironic's JSON-Patch rules,
-// paging and filters, and the single place where faults become HTTP.
+// Package apiv1 serves Ironic's v1 REST API: one route table on gorilla/mux
+// (routes.go), arguments bound as pecan and args.validate bind them
+// (args.go), paging (collection.go), one file per resource, per-version
+// views, Ironic's JSON-Patch rules, and the single place where faults
+// become HTTP.
 //
 // apiv1 never imports the conductor or a driver: node changes go through the
 // Conductor interface (an RPC client), reads go straight to the Store.

@@ -2,18 +2,14 @@ package apiv1
 
 import (
 	"context"
-	"maps"
 	"net/http"
 	"reflect"
-
-	"github.com/gorilla/mux"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
-	mv "github.com/goironic/ironic/microversions"
 )
 
 // chassisStore is the part of the database the chassis routes use.
@@ -47,22 +43,34 @@ type chassisAPI struct {
 	schema *pyschema.Schema
 }
 
-// routesChassis registers the chassis routes, including the chassis' view
-// of NodesController (/chassis/{chassis}/nodes), which pecan reaches with
-// the chassis UUID as the handlers' first positional argument.
-func (a *API) routesChassis(m *mux.Router) {
+// ChassisController's parameters.
+var (
+	chassisListArgs   = params(paging(uuidArg)...).and(opt("fields", stringListArg), opt("detail", boolArg))
+	chassisDetailArgs = params(paging(uuidArg)...)
+	chassisGetArgs    = params(req("chassis_uuid", uuidArg), opt("fields", stringListArg))
+	chassisCreateArgs = params(req("chassis", bodyOf("object"))).takesBody("chassis")
+	chassisPatchArgs  = params(req("chassis_uuid", strArg), req("patch", bodyOf("array"))).takesBody("patch")
+	chassisDeleteArgs = params(req("chassis_uuid", uuidArg))
+)
+
+// chassisController is ChassisController, with NodesController below a
+// chassis (/chassis/{chassis}/nodes), which pecan reaches with the chassis
+// UUID as the node handlers' first positional argument.
+func (a *API) chassisController() (chassis, nodes restController) {
 	h := &chassisAPI{a: a, schema: pyschema.MustCompile(chassisSchemaJSON)}
-	missing := missingPositional("chassis_uuid")
-	a.handle(m, "/chassis", methods{"GET": h.list, "POST": h.create, "PATCH": missing, "DELETE": missing})
-	a.handle(m, "/chassis/{chassis}", methods{"GET": h.get, "POST": postOnItemAsBody("chassis", "chassis"),
-		"PATCH": h.patch, "DELETE": h.delete})
-	a.handle(m, "/chassis/{chassis}/detail", methods{"GET": h.detailBelowItem})
-	a.handle(m, "/chassis/{chassis}/nodes", methods{"GET": h.listNodes, "POST": postOnItemAsBody("node", "chassis"),
-		"PATCH": h.patchNodes, "DELETE": h.deleteNodes})
-	a.handle(m, "/chassis/{chassis}/nodes/{node}", methods{"GET": h.getNode, "POST": postOnItemAsBody("node", "chassis"),
-		"PATCH": h.patchNodes, "DELETE": h.deleteNode}, "DELETE, GET, PATCH, POST")
-	a.handle(m, "/chassis/{chassis}/{extra}", methods{"GET": getFieldsSegment(h.getOne),
-		"PATCH": patchSegment(func(*Request) error { return nil }), "DELETE": deleteSegment}, "DELETE, GET, PATCH, POST")
+	chassis = restController{getAll: h.list, getOne: h.getOne, post: h.create, patch: h.patch, delete: h.delete,
+		actions: map[string]handlerFunc{"detail": h.detail}}
+	nodes = restController{
+		getAll: func(rq *Request) (*Response, error) { return a.nodeCollection(rq, false, true) },
+		getOne: func(rq *Request) (*Response, error) { return a.getNodeFrom(rq, rq.positional(), true) },
+		post:   a.createNode,
+		patch:  func(rq *Request) (*Response, error) { return a.patchNodeFrom(rq, true) },
+		delete: func(rq *Request) (*Response, error) { return a.deleteNodeFrom(rq, true) },
+		actions: map[string]handlerFunc{"detail": func(rq *Request) (*Response, error) {
+			return a.nodeCollection(rq, true, true)
+		}},
+	}
+	return chassis, nodes
 }
 
 // chassisView is convert_with_links before sanitizing. The "nodes" links
@@ -93,39 +101,27 @@ func renderChassis(base string, c *models.Chassis, fields []string) (pyjson.Obje
 			return nil, err
 		}
 	}
-	return keepViewFields(o, fields), nil
+	return keepFields(o, fields), nil
 }
 
-// list is ChassisController.get_all.
+// list is ChassisController.get_all; detail its custom action.
 func (h *chassisAPI) list(rq *Request) (*Response, error) { return h.collection(rq, false) }
 
-// get is get_one; "detail" is the custom action of the same name.
-func (h *chassisAPI) get(rq *Request) (*Response, error) {
-	if rq.Var("chassis") == "detail" {
-		return h.collection(rq, true)
-	}
-	return h.getOne(rq)
-}
+func (h *chassisAPI) detail(rq *Request) (*Response, error) { return h.collection(rq, true) }
 
 // getOne is ChassisController.get_one.
 func (h *chassisAPI) getOne(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("fields"); err != nil {
-		return nil, err
-	}
-	ident := rq.Var("chassis")
-	if err := checkUUID("chassis_uuid", ident); err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
+	b, err := chassisGetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
+	ident, fields := b.ident("chassis_uuid"), b.list("fields")
 	ctx := rq.Ctx()
 	if err := h.a.d.Policy.Authorize(ctx, "baremetal:chassis:get", nil); err != nil {
 		return nil, err
 	}
-	if fields != nil && !rq.Ver.AtLeast(mv.FetchingSubsetOfFields) {
-		return nil, notAcceptable()
+	if err := checkFieldsVersion(rq.Ver, fields); err != nil {
+		return nil, err
 	}
 	c, err := h.a.d.Store.GetChassisByUUID(ctx, ident)
 	if err != nil {
@@ -138,16 +134,14 @@ func (h *chassisAPI) getOne(rq *Request) (*Response, error) {
 	return OK(o), nil
 }
 
-// collection is get_all and detail with _get_chassis_collection.
+// collection is get_all and detail with _get_chassis_collection; a detail
+// below a chassis (/chassis/<x>/detail) is no collection.
 func (h *chassisAPI) collection(rq *Request, detailPath bool) (*Response, error) {
-	allowed := []string{"marker", "limit", "sort_key", "sort_dir"}
-	if !detailPath {
-		allowed = append(allowed, "fields", "detail")
+	spec := chassisListArgs
+	if detailPath {
+		spec = chassisDetailArgs
 	}
-	if err := rq.CheckArgs(allowed...); err != nil {
-		return nil, err
-	}
-	p, err := parseListArgs(rq, markerUUID, !detailPath)
+	b, err := spec.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
@@ -157,32 +151,33 @@ func (h *chassisAPI) collection(rq *Request, detailPath bool) (*Response, error)
 	}
 	var fields []string
 	resource := "chassis/detail"
-	if !detailPath {
-		resource = "chassis"
-		if p.fields != nil && !rq.Ver.AtLeast(mv.FetchingSubsetOfFields) {
-			return nil, notAcceptable()
+	if detailPath {
+		if len(rq.positional()) > 0 {
+			// "/detail should only work against collections"
+			return nil, ironic.Errorf(ironic.HTTPNotFound, "Resource could not be found.")
 		}
-		if fields, err = returnFields(rq.Ver, p.fields, p.detail, []string{"uuid", "description"}); err != nil {
+	} else {
+		resource = "chassis"
+		if err := checkFieldsVersion(rq.Ver, b.list("fields")); err != nil {
+			return nil, err
+		}
+		if fields, err = returnFields(rq.Ver, b.list("fields"), b.boolean("detail"), []string{"uuid", "description"}); err != nil {
 			return nil, err
 		}
 	}
-	limit, err := h.a.validateLimit(p.limit)
+	pg, err := h.a.page(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateSortDir(p.sortDir); err != nil {
-		return nil, err
-	}
-	opts := db.ListOpts{Limit: limit, SortKey: p.sortKey, SortDir: p.sortDir}
-	if p.marker != nil {
-		mk, err := h.a.d.Store.GetChassisByUUID(ctx, *p.marker)
+	opts, err := pg.listOpts(markerFirst, []string{"extra"}, func(marker string) (int64, error) {
+		mk, err := h.a.d.Store.GetChassisByUUID(ctx, marker)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		opts.Marker = mk.ID
-	}
-	if p.sortKey == "extra" {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value %s is an invalid field for sorting", p.sortKey)
+		return mk.ID, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	list, err := h.a.d.Store.ListChassis(ctx, opts)
 	if err != nil {
@@ -197,46 +192,24 @@ func (h *chassisAPI) collection(rq *Request, detailPath bool) (*Response, error)
 		}
 		items = append(items, o)
 	}
-	args := p.nextArgs()
-	if p.detail != nil {
-		args = append(args, nextArg{"detail", *p.detail})
-	}
 	var marker string
 	if len(list) > 0 {
 		marker = list[len(list)-1].UUID
 	}
-	return OK(collection("chassis", items, nextLink(rq, resource, len(list), limit, marker, args, fields))), nil
-}
-
-// detailBelowItem is GET /chassis/{chassis}/detail: the detail action
-// only works on the collection.
-func (h *chassisAPI) detailBelowItem(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("marker", "limit", "sort_key", "sort_dir"); err != nil {
-		return nil, err
-	}
-	if _, err := parseListArgs(rq, markerUUID, false); err != nil {
-		return nil, err
-	}
-	if err := h.a.d.Policy.Authorize(rq.Ctx(), "baremetal:chassis:get", nil); err != nil {
-		return nil, err
-	}
-	return nil, ironic.Errorf(ironic.HTTPNotFound, "Resource could not be found.")
+	return OK(collection("chassis", items, nextLink(rq, resource, len(list), pg.limit, marker, pg.nextArgs(b.boolean("detail")), fields))), nil
 }
 
 // create is ChassisController.post.
 func (h *chassisAPI) create(rq *Request) (*Response, error) {
-	doc, err := readMethodBody(rq)
+	b, err := chassisCreateArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
+	if verr := h.schema.Validate(b.body); verr != nil {
+		return nil, schemaError("chassis", verr)
 	}
-	if verr := h.schema.Validate(doc); verr != nil {
-		return nil, bodySchemaFault(verr, "chassis")
-	}
-	body, _ := plain(doc).(map[string]any)
-	if err := checkBodyUUID(body, "uuid"); err != nil {
+	body, _ := plain(b.body).(map[string]any)
+	if _, err := uuidArg("uuid", body["uuid"]); err != nil {
 		return nil, err
 	}
 	ctx := rq.Ctx()
@@ -264,7 +237,11 @@ func (h *chassisAPI) create(rq *Request) (*Response, error) {
 // patch is ChassisController.patch: the patch applies to the chassis'
 // as_dict(); only changed fields are written.
 func (h *chassisAPI) patch(rq *Request) (*Response, error) {
-	ops, err := h.a.readPatchBody(rq, func() error { return rq.CheckArgs() })
+	b, err := chassisPatchArgs.bind(rq, rq.positional()...)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := h.a.patchOps(b.body)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +252,7 @@ func (h *chassisAPI) patch(rq *Request) (*Response, error) {
 	if err := checkPatchAllowed(ops, chassisPatchAllowed()); err != nil {
 		return nil, err
 	}
-	c, err := h.a.d.Store.GetChassisByUUID(ctx, rq.Var("chassis"))
+	c, err := h.a.d.Store.GetChassisByUUID(ctx, b.ident("chassis_uuid"))
 	if err != nil {
 		return nil, err
 	}
@@ -293,9 +270,9 @@ func (h *chassisAPI) patch(rq *Request) (*Response, error) {
 	}
 	kept := pruneToSchema(patched, chassisPatchAllowed())
 	if verr := h.schema.Validate(kept); verr != nil {
-		return nil, bodySchemaFault(verr, "patch")
+		return nil, schemaError("patch", verr)
 	}
-	if err := checkBodyUUID(kept, "uuid"); err != nil {
+	if _, err := uuidArg("uuid", kept["uuid"]); err != nil {
 		return nil, err
 	}
 	values := db.Values{}
@@ -317,13 +294,11 @@ func (h *chassisAPI) patch(rq *Request) (*Response, error) {
 
 // delete is ChassisController.delete.
 func (h *chassisAPI) delete(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
+	b, err := chassisDeleteArgs.bind(rq, rq.positional()...)
+	if err != nil {
 		return nil, err
 	}
-	ident := rq.Var("chassis")
-	if err := checkUUID("chassis_uuid", ident); err != nil {
-		return nil, err
-	}
+	ident := b.ident("chassis_uuid")
 	ctx := rq.Ctx()
 	if err := h.a.d.Policy.Authorize(ctx, "baremetal:chassis:delete", nil); err != nil {
 		return nil, err
@@ -336,92 +311,4 @@ func (h *chassisAPI) delete(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	return &Response{Status: http.StatusNoContent}, nil
-}
-
-// listNodes is NodesController.get_all reached through a chassis: the
-// chassis UUID from the path is the chassis_uuid argument, and the node
-// list machinery does the rest.
-func (h *chassisAPI) listNodes(rq *Request) (*Response, error) { return h.nodeList(rq, false) }
-
-func (h *chassisAPI) nodeList(rq *Request, detail bool) (*Response, error) {
-	if rq.Has("chassis_uuid") {
-		// Ironic fails with a TypeError (500): the argument comes twice.
-		return nil, ironic.Errorf(ironic.ClientSideError, "Unexpected arguments: chassis_uuid")
-	}
-	q := maps.Clone(rq.Query())
-	q.Set("chassis_uuid", rq.Var("chassis"))
-	rq.query = q
-	return h.a.nodeCollection(rq, detail)
-}
-
-// getNode is GET /chassis/{chassis}/nodes/{node}: the detail action, or
-// get_one(chassis, fields=node), which refuses to serve a node through a
-// chassis.
-func (h *chassisAPI) getNode(rq *Request) (*Response, error) {
-	if rq.Var("node") == "detail" {
-		return h.nodeList(rq, true)
-	}
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	if err := checkUUIDOrNameArg("node_ident", rq.Var("chassis")); err != nil {
-		return nil, err
-	}
-	return nil, ironic.Errorf(ironic.OperationNotPermitted, "Operation not permitted.")
-}
-
-// patchNodes is NodesController.patch(chassis, reset_interfaces=node):
-// arguments are checked, then a patch through a chassis is refused.
-func (h *chassisAPI) patchNodes(rq *Request) (*Response, error) {
-	var reset *bool
-	_, err := h.a.readPatchBody(rq, func() error {
-		if err := rq.CheckArgs("reset_interfaces"); err != nil {
-			return err
-		}
-		if err := checkUUIDOrNameArg("node_ident", rq.Var("chassis")); err != nil {
-			return err
-		}
-		if n, ok := rq.Vars["node"]; ok {
-			b, err := parseBool("reset_interfaces", n)
-			if err != nil {
-				return err
-			}
-			reset = &b
-			return nil
-		}
-		var err error
-		reset, err = rq.Bool("reset_interfaces")
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if reset != nil && !rq.Ver.AtLeast(mv.ResetInterfaces) {
-		return nil, notAcceptable()
-	}
-	return nil, ironic.Errorf(ironic.OperationNotPermitted, "Operation not permitted.")
-}
-
-// deleteNodes is NodesController.delete(chassis): refused through a
-// chassis.
-func (h *chassisAPI) deleteNodes(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	if err := checkUUIDOrNameArg("node_ident", rq.Var("chassis")); err != nil {
-		return nil, err
-	}
-	return nil, ironic.Errorf(ironic.OperationNotPermitted, "Operation not permitted.")
-}
-
-// deleteNode is NodesController.delete(chassis, node): extra positional
-// arguments are NotFound.
-func (h *chassisAPI) deleteNode(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	if err := checkUUIDOrNameArg("node_ident", rq.Var("chassis")); err != nil {
-		return nil, err
-	}
-	return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
 }

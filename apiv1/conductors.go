@@ -2,11 +2,7 @@ package apiv1
 
 import (
 	"context"
-	"slices"
 
-	"github.com/gorilla/mux"
-
-	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
@@ -24,64 +20,49 @@ type conductorStore interface {
 // defaultConductorFields are the fields of a non-detailed conductor list.
 func defaultConductorFields() []string { return []string{"hostname", "conductor_group", "alive"} }
 
-// routesConductors registers ConductorsController (API 1.49).
-func (a *API) routesConductors(m *mux.Router) {
-	a.handle(m, "/conductors", methods{"GET": a.listConductors})
-	a.handle(m, "/conductors/{hostname}", methods{"GET": a.getConductor})
-	a.handle(m, "/conductors/{hostname}/{fields}", methods{"GET": a.getConductor})
-}
+// ConductorsController's parameters (conductors page by host name).
+var (
+	conductorListArgs = params(paging(nameArg)...).and(opt("fields", stringListArg), opt("detail", boolArg))
+	conductorGetArgs  = params(req("hostname", nameArg), opt("fields", stringListArg))
+)
 
 // listConductors is ConductorsController.get_all.
 func (a *API) listConductors(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("marker", "limit", "sort_key", "sort_dir", "fields", "detail"); err != nil {
-		return nil, err
-	}
-	p, err := miscParseListArgs(rq, true)
+	b, err := conductorListArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	pfields, err := stringList(rq, "fields")
-	if err != nil {
-		return nil, err
-	}
-	detail, err := rq.Bool("detail")
-	if err != nil {
-		return nil, err
-	}
+	detail := b.boolean("detail")
 	ctx := rq.Ctx()
 	if err := a.d.Policy.Authorize(ctx, "baremetal:conductor:get", nil); err != nil {
 		return nil, err
 	}
 	if !rq.Ver.AtLeast(mv.Conductors) {
-		return nil, miscResourceNotFound()
+		return nil, resourceNotFound()
 	}
-	if err := miscCheckAllowedFields(rq.Ver, pfields); err != nil {
+	if err := checkConductorFields(rq.Ver, b.list("fields")); err != nil {
 		return nil, err
 	}
-	if err := miscCheckAllowedFields(rq.Ver, []string{p.sortKey}); err != nil {
+	if err := checkConductorFields(rq.Ver, []string{b.strOr("sort_key", "id")}); err != nil {
 		return nil, err
 	}
-	fields, err := returnFields(rq.Ver, pfields, detail, defaultConductorFields())
+	fields, err := returnFields(rq.Ver, b.list("fields"), detail, defaultConductorFields())
 	if err != nil {
 		return nil, err
 	}
-	limit, err := a.validateLimit(p.limit)
+	pg, err := a.page(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateSortDir(p.sortDir); err != nil {
-		return nil, err
-	}
-	if p.sortKey == "alive" || p.sortKey == "drivers" {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value %s is an invalid field for sorting", p.sortKey)
-	}
-	o := db.ListOpts{Limit: limit, SortKey: p.sortKey, SortDir: p.sortDir}
-	if p.marker != nil {
-		mc, err := a.d.Store.GetConductor(ctx, *p.marker, false)
+	o, err := pg.listOpts(sortKeyFirst, []string{"alive", "drivers"}, func(marker string) (int64, error) {
+		mc, err := a.d.Store.GetConductor(ctx, marker, false)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		o.Marker = mc.ID
+		return mc.ID, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	cs, err := a.d.Store.ListConductors(ctx, o)
 	if err != nil {
@@ -90,23 +71,17 @@ func (a *API) listConductors(rq *Request) (*Response, error) {
 	items := make([]pyjson.Object, 0, len(cs))
 	for i := range cs {
 		c := a.renderConductor(rq, &cs[i])
-		if fields != nil {
-			if err := miscCheckFields(fields, c); err != nil {
-				return nil, err
-			}
+		if err := checkFields(fields, c); err != nil {
+			return nil, err
 		}
 		items = append(items, c)
 	}
 	var next any
 	if len(cs) > 0 {
-		args := p.nextArgs()
-		if detail != nil {
-			args = append(args, nextArg{"detail", detail})
-		}
-		next = nextLink(rq, "conductors", len(cs), limit, cs[len(cs)-1].Hostname, args, fields)
+		next = nextLink(rq, "conductors", len(cs), pg.limit, cs[len(cs)-1].Hostname, pg.nextArgs(detail), fields)
 	}
 	for i := range items {
-		items[i] = miscSanitize(items[i], fields)
+		items[i] = keepFields(items[i], fields)
 	}
 	return OK(collection("conductors", items, next)), nil
 }
@@ -114,30 +89,19 @@ func (a *API) listConductors(rq *Request) (*Response, error) {
 // getConductor is ConductorsController.get_one; /conductors/<host>/<x>
 // passes x as the fields argument, as pecan binds the extra segment.
 func (a *API) getConductor(rq *Request) (*Response, error) {
-	_, hasPositional := rq.Vars["fields"]
-	allowed := []string{"fields"}
-	if hasPositional {
-		allowed = nil
-	}
-	if err := rq.CheckArgs(allowed...); err != nil {
-		return nil, err
-	}
-	host := rq.Var("hostname")
-	if !miscIsName(host) {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Expected name for hostname: %s", host)
-	}
-	fields, err := miscFieldsArg(rq)
+	b, err := conductorGetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
+	host, fields := b.ident("hostname"), b.list("fields")
 	ctx := rq.Ctx()
 	if err := a.d.Policy.Authorize(ctx, "baremetal:conductor:get", nil); err != nil {
 		return nil, err
 	}
 	if !rq.Ver.AtLeast(mv.Conductors) {
-		return nil, miscResourceNotFound()
+		return nil, resourceNotFound()
 	}
-	if err := miscCheckAllowedFields(rq.Ver, fields); err != nil {
+	if err := checkConductorFields(rq.Ver, fields); err != nil {
 		return nil, err
 	}
 	c, err := a.d.Store.GetConductor(ctx, host, false)
@@ -145,12 +109,10 @@ func (a *API) getConductor(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	out := a.renderConductor(rq, c)
-	if fields != nil {
-		if err := miscCheckFields(fields, out); err != nil {
-			return nil, err
-		}
+	if err := checkFields(fields, out); err != nil {
+		return nil, err
 	}
-	return OK(miscSanitize(out, fields)), nil
+	return OK(keepFields(out, fields)), nil
 }
 
 // renderConductor is conductor.convert_with_links before sanitizing. A
@@ -173,23 +135,12 @@ func (a *API) renderConductor(rq *Request, c *models.Conductor) pyjson.Object {
 	}
 }
 
-// checkAllowedFields is api_utils.check_allowed_fields (with
-// check_allow_specify_fields): fields need 1.8, and a node field newer
-// than the request is NotAcceptable, whatever the resource.
-func miscCheckAllowedFields(v mv.Version, fields []string) error {
-	if fields == nil {
-		return nil
+// checkConductorFields is check_allow_specify_fields and
+// check_allowed_fields: fields need 1.8, and a node field newer than the
+// request is NotAcceptable, whatever the resource.
+func checkConductorFields(v mv.Version, fields []string) error {
+	if err := checkFieldsVersion(v, fields); err != nil {
+		return err
 	}
-	if !v.AtLeast(mv.FetchingSubsetOfFields) {
-		return notAcceptable()
-	}
-	if slices.ContainsFunc(fields, func(f string) bool { return !nodeFieldAllowed(v, f) }) {
-		return notAcceptable()
-	}
-	return nil
-}
-
-// resourceNotFound is exception.NotFound with its default message.
-func miscResourceNotFound() error {
-	return ironic.Errorf(ironic.NotFound, "Resource could not be found.")
+	return checkNodeFieldsAllowed(v, fields)
 }

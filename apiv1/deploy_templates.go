@@ -7,14 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gorilla/mux"
-
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
-	mv "github.com/goironic/ironic/microversions"
 )
 
 // templateStore is the part of the database the deploy_templates routes
@@ -78,31 +75,22 @@ type templatesAPI struct {
 	step   *pyschema.Schema
 }
 
-// routesDeployTemplates registers /deploy_templates (API 1.55). Older
-// versions get webob's 404 for GET and 405 for any other verb, from
-// DeployTemplatesController._route.
-func (a *API) routesDeployTemplates(m *mux.Router) {
-	gate := func(rq *Request) *ironic.Fault {
-		if rq.Ver.AtLeast(mv.DeployTemplates) {
-			return nil
-		}
-		if rq.HTTP.Method == http.MethodGet {
-			return ironic.Webob(ironic.NotFound, templatesNotAllowed)
-		}
-		return ironic.Webob(ironic.MethodNotAllowed, templatesNotAllowed)
-	}
-	a.routeGate(m.Path("/deploy_templates"), gate)
-	a.routeGate(m.PathPrefix("/deploy_templates/"), gate)
+// DeployTemplatesController's parameters (templates page by name).
+var (
+	templateListArgs   = params(paging(nameArg)...).and(opt("fields", stringListArg), opt("detail", boolArg))
+	templateGetArgs    = params(req("template_ident", uuidOrNameArg), opt("fields", stringListArg))
+	templateCreateArgs = params(req("template", bodyOf("object"))).takesBody("template")
+	templatePatchArgs  = params(req("template_ident", uuidOrNameArg), opt("patch", bodyOf("array"))).takesBody("patch")
+	templateDeleteArgs = params(req("template_ident", uuidOrNameArg))
+)
+
+// templatesController is DeployTemplatesController (API 1.55; its _route
+// is a gate).
+func (a *API) templatesController() restController {
 	schema := strings.Replace(templateSchemaJSON, "%TRAIT%", traitSchemaJSON, 1)
 	schema = strings.Replace(schema, "%STEP%", deployStepSchemaJSON, 1)
 	h := &templatesAPI{a: a, schema: pyschema.MustCompile(schema), step: pyschema.MustCompile(deployStepSchemaJSON)}
-	missing := missingPositional("template_ident")
-	a.handle(m, "/deploy_templates", methods{"GET": h.list, "POST": h.create, "PATCH": missing, "DELETE": missing})
-	a.handle(m, "/deploy_templates/{template}", methods{"GET": h.get, "POST": postOnItemAsBody("template", "template"),
-		"PATCH": h.patch, "DELETE": h.delete}, "DELETE, GET, PATCH, POST")
-	a.handle(m, "/deploy_templates/{template}/{extra}", methods{"GET": getFieldsSegment(h.get),
-		"PATCH":  patchSegment(func(rq *Request) error { return checkUUIDOrNameArg("template_ident", rq.Var("template")) }),
-		"DELETE": deleteSegment}, "DELETE, GET, PATCH, POST")
+	return restController{getAll: h.list, getOne: h.get, post: h.create, patch: h.patch, delete: h.delete}
 }
 
 // templateView is convert_with_links before sanitizing; steps are the
@@ -142,7 +130,7 @@ func (h *templatesAPI) render(o pyjson.Object, fields []string) (pyjson.Object, 
 			return nil, err
 		}
 	}
-	o = keepViewFields(o, fields)
+	o = keepFields(o, fields)
 	for _, m := range o {
 		if m.Key != "steps" {
 			continue
@@ -180,10 +168,7 @@ func (h *templatesAPI) findOnce(ctx context.Context, ident string) (*models.Depl
 
 // list is get_all.
 func (h *templatesAPI) list(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("marker", "limit", "sort_key", "sort_dir", "fields", "detail"); err != nil {
-		return nil, err
-	}
-	p, err := parseListArgs(rq, markerName, true)
+	b, err := templateListArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
@@ -191,33 +176,29 @@ func (h *templatesAPI) list(rq *Request) (*Response, error) {
 	if err := h.a.d.Policy.Authorize(ctx, "baremetal:deploy_template:get", nil); err != nil {
 		return nil, err
 	}
-	if err := checkNodeFieldsAllowed(rq.Ver, p.fields); err != nil {
+	if err := checkNodeFieldsAllowed(rq.Ver, b.list("fields")); err != nil {
 		return nil, err
 	}
-	if err := checkNodeFieldsAllowed(rq.Ver, []string{p.sortKey}); err != nil {
+	if err := checkNodeFieldsAllowed(rq.Ver, []string{b.strOr("sort_key", "id")}); err != nil {
 		return nil, err
 	}
-	fields, err := returnFields(rq.Ver, p.fields, p.detail, []string{"uuid", "name"})
+	fields, err := returnFields(rq.Ver, b.list("fields"), b.boolean("detail"), []string{"uuid", "name"})
 	if err != nil {
 		return nil, err
 	}
-	limit, err := h.a.validateLimit(p.limit)
+	pg, err := h.a.page(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateSortDir(p.sortDir); err != nil {
-		return nil, err
-	}
-	if p.sortKey == "extra" || p.sortKey == "steps" {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value %s is an invalid field for sorting", p.sortKey)
-	}
-	opts := db.ListOpts{Limit: limit, SortKey: p.sortKey, SortDir: p.sortDir}
-	if p.marker != nil {
-		mk, err := h.a.d.Store.GetDeployTemplateByUUID(ctx, *p.marker)
+	opts, err := pg.listOpts(sortKeyFirst, []string{"extra", "steps"}, func(marker string) (int64, error) {
+		mk, err := h.a.d.Store.GetDeployTemplateByUUID(ctx, marker)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		opts.Marker = mk.ID
+		return mk.ID, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	ts, err := h.a.d.Store.ListDeployTemplates(ctx, opts)
 	if err != nil {
@@ -232,30 +213,21 @@ func (h *templatesAPI) list(rq *Request) (*Response, error) {
 		}
 		items = append(items, o)
 	}
-	args := p.nextArgs()
-	if p.detail != nil {
-		args = append(args, nextArg{"detail", *p.detail})
-	}
 	var marker string
 	if len(ts) > 0 {
 		marker = ts[len(ts)-1].UUID
 	}
-	return OK(collection("deploy_templates", items, nextLink(rq, "deploy_templates", len(ts), limit, marker, args, fields))), nil
+	next := nextLink(rq, "deploy_templates", len(ts), pg.limit, marker, pg.nextArgs(b.boolean("detail")), fields)
+	return OK(collection("deploy_templates", items, next)), nil
 }
 
 // get is get_one.
 func (h *templatesAPI) get(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("fields"); err != nil {
-		return nil, err
-	}
-	ident := rq.Var("template")
-	if err := checkUUIDOrNameArg("template_ident", ident); err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
+	b, err := templateGetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
+	ident, fields := b.ident("template_ident"), b.list("fields")
 	if err := h.a.d.Policy.Authorize(rq.Ctx(), "baremetal:deploy_template:get", nil); err != nil {
 		return nil, err
 	}
@@ -289,7 +261,7 @@ func duplicateSteps(steps []any) error {
 	var dups []string
 	for _, k := range order {
 		if count[k] > 1 {
-			dups = append(dups, "interface: "+pyStrValue(k.iface)+", step: "+pyStrValue(k.step))
+			dups = append(dups, "interface: "+pyStr(k.iface)+", step: "+pyStr(k.step))
 		}
 	}
 	if len(dups) == 0 {
@@ -304,14 +276,14 @@ func duplicateSteps(steps []any) error {
 // the UUID.
 func (h *templatesAPI) validateTemplate(doc any, name string) (map[string]any, error) {
 	if verr := h.schema.Validate(doc); verr != nil {
-		return nil, bodySchemaFault(verr, name)
+		return nil, schemaError(name, verr)
 	}
 	body, _ := plain(doc).(map[string]any)
 	steps, _ := body["steps"].([]any)
 	if err := duplicateSteps(steps); err != nil {
 		return nil, err
 	}
-	if err := checkBodyUUID(body, "uuid"); err != nil {
+	if _, err := uuidArg("uuid", body["uuid"]); err != nil {
 		return nil, err
 	}
 	return body, nil
@@ -346,14 +318,11 @@ func modelSteps(steps []any) []models.DeployTemplateStep {
 // create is post. The answer shows the steps as given (a priority sent as
 // "5" stays a string), as Ironic's does.
 func (h *templatesAPI) create(rq *Request) (*Response, error) {
-	doc, err := readMethodBody(rq)
+	b, err := templateCreateArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	body, err := h.validateTemplate(doc, "template")
+	body, err := h.validateTemplate(b.body, "template")
 	if err != nil {
 		return nil, err
 	}
@@ -437,13 +406,12 @@ func sameSteps(a, b []models.DeployTemplateStep) bool {
 
 // patch is DeployTemplatesController.patch.
 func (h *templatesAPI) patch(rq *Request) (*Response, error) {
-	ident := rq.Var("template")
-	ops, err := h.a.readPatchBody(rq, func() error {
-		if err := rq.CheckArgs(); err != nil {
-			return err
-		}
-		return checkUUIDOrNameArg("template_ident", ident)
-	})
+	b, err := templatePatchArgs.bind(rq, rq.positional()...)
+	if err != nil {
+		return nil, err
+	}
+	ident := b.ident("template_ident")
+	ops, err := h.a.patchOps(b.body)
 	if err != nil {
 		return nil, err
 	}
@@ -471,7 +439,7 @@ func (h *templatesAPI) patch(rq *Request) (*Response, error) {
 				steps[i] = s
 			}
 			if verr := h.step.Validate(s); verr != nil {
-				return nil, bodySchemaFault(verr, "patch")
+				return nil, schemaError("patch", verr)
 			}
 		}
 	}
@@ -508,13 +476,11 @@ func (h *templatesAPI) patch(rq *Request) (*Response, error) {
 
 // delete is DeployTemplatesController.delete.
 func (h *templatesAPI) delete(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
+	b, err := templateDeleteArgs.bind(rq, rq.positional()...)
+	if err != nil {
 		return nil, err
 	}
-	ident := rq.Var("template")
-	if err := checkUUIDOrNameArg("template_ident", ident); err != nil {
-		return nil, err
-	}
+	ident := b.ident("template_ident")
 	ctx := rq.Ctx()
 	if err := h.a.d.Policy.Authorize(ctx, "baremetal:deploy_template:delete", nil); err != nil {
 		return nil, err

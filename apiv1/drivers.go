@@ -2,10 +2,10 @@ package apiv1
 
 import (
 	"context"
+	"maps"
+	"net/http"
 	"slices"
 	"time"
-
-	"github.com/gorilla/mux"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
@@ -20,46 +20,13 @@ type driverStore interface {
 	ListHardwareTypeInterfaces(ctx context.Context, hardwareTypes []string, heartbeatTimeout time.Duration) ([]models.ConductorHardwareInterface, error)
 }
 
-// routesDrivers registers DriversController and its sub-controllers.
-// Pecan's routing gives a few odd paths meaning: /drivers/<name>/<x> is a
-// GET with fields=x; any verb on vendor_passthru is a passthru call; the
-// sub-controllers reached without a driver name miss that argument; and
-// the RAID controller answers 405 without an Allow header.
-func (a *API) routesDrivers(m *mux.Router) {
-	noName := func(args ...string) handlerFunc {
-		return func(rq *Request) (*Response, error) {
-			if err := rq.CheckArgs(args...); err != nil {
-				return nil, err
-			}
-			return nil, miscMissingDriverName()
-		}
-	}
-	anyVerb := func(h handlerFunc) methods {
-		return methods{"GET": h, "POST": h, "PUT": h, "PATCH": h, "DELETE": h}
-	}
-	a.handle(m, "/drivers", methods{"GET": a.listDrivers})
-	a.handle(m, "/drivers/properties", methods{"GET": noName()})
-	a.handle(m, "/drivers/raid", methods{}, "")
-	a.handle(m, "/drivers/raid/logical_disk_properties", methods{"GET": noName()}, "")
-	a.handle(m, "/drivers/vendor_passthru", anyVerb(noName("method", "data")))
-	a.handle(m, "/drivers/vendor_passthru/{rest:.+}", anyVerb(noName("method", "data")))
-	a.handle(m, "/drivers/{driver}", methods{"GET": a.getDriver})
-	a.handle(m, "/drivers/{driver}/properties", methods{"GET": a.driverProperties})
-	a.handle(m, "/drivers/{driver}/raid", methods{}, "")
-	a.handle(m, "/drivers/{driver}/raid/logical_disk_properties", methods{"GET": a.driverRAIDProperties}, "")
-	a.handle(m, "/drivers/{driver}/raid/logical_disk_properties/{rest:.+}", methods{}, "")
-	passthru := a.driverVendorPassthru
-	a.handle(m, "/drivers/{driver}/vendor_passthru", anyVerb(passthru))
-	// Only GET is the methods action; other verbs call a method "methods".
-	named := func(rq *Request) (*Response, error) {
-		rq.Vars["method"] = "methods"
-		return passthru(rq)
-	}
-	a.handle(m, "/drivers/{driver}/vendor_passthru/methods", methods{"GET": a.driverVendorMethods,
-		"POST": named, "PUT": named, "PATCH": named, "DELETE": named})
-	a.handle(m, "/drivers/{driver}/vendor_passthru/{method}", anyVerb(passthru))
-	a.handle(m, "/drivers/{driver}/{fields}", methods{"GET": a.getDriver})
-}
+// DriversController's parameters, and those of its sub-controllers.
+var (
+	driverListArgs   = params(opt("type", strArg), opt("detail", boolArg), opt("fields", stringListArg))
+	driverGetArgs    = params(req("driver_name", strArg), opt("fields", stringListArg))
+	driverNameArgs   = params(req("driver_name", strArg))
+	driverVendorArgs = params(req("driver_name", strArg), req("method", strArg), opt("data", nil)).takesBody("data")
+)
 
 // heartbeatTimeout is [conductor]heartbeat_timeout.
 func (a *API) heartbeatTimeout() time.Duration {
@@ -68,21 +35,11 @@ func (a *API) heartbeatTimeout() time.Duration {
 
 // listDrivers is DriversController.get_all.
 func (a *API) listDrivers(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("type", "detail", "fields"); err != nil {
-		return nil, err
-	}
-	typ, err := strArg(rq, "type")
+	b, err := driverListArgs.bind(rq)
 	if err != nil {
 		return nil, err
 	}
-	detail, err := rq.Bool("detail")
-	if err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
-	if err != nil {
-		return nil, err
-	}
+	typ, detail, fields := b.str("type"), b.boolean("detail"), b.list("fields")
 	if len(fields) > 0 && detail != nil && *detail {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Can not specify ?detail=True and fields in the same request.")
 	}
@@ -92,7 +49,7 @@ func (a *API) listDrivers(rq *Request) (*Response, error) {
 	if (detail != nil || typ != nil) && !rq.Ver.AtLeast(mv.DynamicDrivers) {
 		return nil, ironic.Errorf(ironic.NotAcceptable, "Request not acceptable. The minimal required API version should be 1.%d", int(mv.DynamicDrivers))
 	}
-	if err := miscCheckDriverFields(rq.Ver, fields); err != nil {
+	if err := checkDriverFields(rq.Ver, fields); err != nil {
 		return nil, err
 	}
 	if typ != nil && *typ != "classic" && *typ != "dynamic" {
@@ -106,7 +63,7 @@ func (a *API) listDrivers(rq *Request) (*Response, error) {
 			return nil, err
 		}
 	}
-	names := miscSortedKeys(hwTypes)
+	names := slices.Sorted(maps.Keys(hwTypes))
 	isDetail := detail != nil && *detail
 	var ifaces []models.ConductorHardwareInterface
 	if isDetail && rq.Ver.AtLeast(mv.DynamicDrivers) && len(names) > 0 {
@@ -122,7 +79,7 @@ func (a *API) listDrivers(rq *Request) (*Response, error) {
 				own = append(own, i)
 			}
 		}
-		d, err := miscRenderDriver(rq, name, hwTypes[name], isDetail, own, fields)
+		d, err := renderDriver(rq, name, hwTypes[name], isDetail, own, fields)
 		if err != nil {
 			return nil, err
 		}
@@ -134,22 +91,15 @@ func (a *API) listDrivers(rq *Request) (*Response, error) {
 // getDriver is DriversController.get_one; /drivers/<name>/<x> passes x as
 // the fields argument, as pecan binds the extra path segment.
 func (a *API) getDriver(rq *Request) (*Response, error) {
-	name := rq.Var("driver")
-	allowed := []string{"fields"}
-	if _, positional := rq.Vars["fields"]; positional {
-		allowed = nil
-	}
-	if err := rq.CheckArgs(allowed...); err != nil {
-		return nil, err
-	}
-	fields, err := miscFieldsArg(rq)
+	b, err := driverGetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
+	name, fields := b.ident("driver_name"), b.list("fields")
 	if err := a.d.Policy.Authorize(rq.Ctx(), "baremetal:driver:get", nil); err != nil {
 		return nil, err
 	}
-	if err := miscCheckDriverFields(rq.Ver, fields); err != nil {
+	if err := checkDriverFields(rq.Ver, fields); err != nil {
 		return nil, err
 	}
 	ctx := rq.Ctx()
@@ -159,7 +109,7 @@ func (a *API) getDriver(rq *Request) (*Response, error) {
 	}
 	hosts, ok := hwTypes[name]
 	if !ok {
-		return nil, miscDriverNotFound(name)
+		return nil, driverNotFound(name)
 	}
 	var ifaces []models.ConductorHardwareInterface
 	if rq.Ver.AtLeast(mv.DynamicDrivers) {
@@ -167,102 +117,97 @@ func (a *API) getDriver(rq *Request) (*Response, error) {
 			return nil, err
 		}
 	}
-	d, err := miscRenderDriver(rq, name, hosts, true, ifaces, fields)
+	d, err := renderDriver(rq, name, hosts, true, ifaces, fields)
 	if err != nil {
 		return nil, err
 	}
 	return OK(d), nil
 }
 
+// driverRead is how the driver reads that take the driver_name argument
+// alone start: the argument, the policy, a version check (nil for none),
+// then the topic of a conductor running the driver.
+func (a *API) driverRead(rq *Request, positional []string, policy string, check func() error) (name, topic string, err error) {
+	b, err := driverNameArgs.bind(rq, positional...)
+	if err != nil {
+		return "", "", err
+	}
+	name = b.ident("driver_name")
+	if err := a.d.Policy.Authorize(rq.Ctx(), policy, nil); err != nil {
+		return "", "", err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return "", "", err
+		}
+	}
+	topic, err = a.topicForDriver(rq.Ctx(), name)
+	return name, topic, err
+}
+
 // driverProperties is DriversController.properties.
 func (a *API) driverProperties(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	name := rq.Var("driver")
-	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:driver:get_properties", nil); err != nil {
-		return nil, err
-	}
-	topic, err := a.topicForDriver(ctx, name)
+	name, topic, err := a.driverRead(rq, rq.positional(), "baremetal:driver:get_properties", nil)
 	if err != nil {
 		return nil, err
 	}
-	props, err := a.d.Conductor.GetDriverProperties(ctx, topic, name)
+	props, err := a.d.Conductor.GetDriverProperties(rq.Ctx(), topic, name)
 	if err != nil {
 		return nil, err
 	}
-	return OK(miscStringMap(props)), nil
+	return OK(stringMap(props)), nil
 }
 
 // driverRAIDProperties is DriverRaidController.logical_disk_properties.
 func (a *API) driverRAIDProperties(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	name := rq.Var("driver")
-	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:driver:get_raid_logical_disk_properties", nil); err != nil {
-		return nil, err
-	}
-	if !rq.Ver.AtLeast(mv.RAIDConfig) {
-		return nil, notAcceptable()
-	}
-	topic, err := a.topicForDriver(ctx, name)
+	name, topic, err := a.driverRead(rq, rq.positional(), "baremetal:driver:get_raid_logical_disk_properties",
+		func() error {
+			if !rq.Ver.AtLeast(mv.RAIDConfig) {
+				return notAcceptable()
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
-	props, err := a.d.Conductor.GetRAIDLogicalDiskProperties(ctx, topic, name)
+	props, err := a.d.Conductor.GetRAIDLogicalDiskProperties(rq.Ctx(), topic, name)
 	if err != nil {
 		// RAID is a standard interface that a driver may lack: 404.
-		return nil, miscAsStatus(err, ironic.UnsupportedDriverExtension, 404)
+		return nil, withStatus(err, ironic.UnsupportedDriverExtension, http.StatusNotFound)
 	}
-	return OK(miscStringMap(props)), nil
+	return OK(stringMap(props)), nil
 }
 
 // driverVendorMethods is DriverPassthruController.methods.
-func (a *API) driverVendorMethods(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	name := rq.Var("driver")
-	ctx := rq.Ctx()
-	if err := a.d.Policy.Authorize(ctx, "baremetal:driver:vendor_passthru", nil); err != nil {
-		return nil, err
-	}
-	topic, err := a.topicForDriver(ctx, name)
+func (a *API) driverVendorMethods(rq *Request, positional []string) (*Response, error) {
+	name, topic, err := a.driverRead(rq, positional, "baremetal:driver:vendor_passthru", nil)
 	if err != nil {
 		return nil, err
 	}
-	ms, err := a.d.Conductor.GetDriverVendorPassthruMethods(ctx, topic, name)
+	ms, err := a.d.Conductor.GetDriverVendorPassthruMethods(rq.Ctx(), topic, name)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]any, len(ms))
-	for k, m := range ms {
-		out[k] = pyjson.Object{
-			{Key: "http_methods", Value: m.HTTPMethods},
-			{Key: "async", Value: m.Async},
-			{Key: "description", Value: m.Description},
-			{Key: "attach", Value: m.Attach},
-			{Key: "require_exclusive_lock", Value: m.RequireExclusiveLock},
-		}
-	}
-	return OK(out), nil
+	return OK(vendorMethodsBody(ms)), nil
 }
 
-// driverVendorPassthru is DriverPassthruController._default: any verb on
-// /drivers/<name>/vendor_passthru[/<method>] calls a driver-level vendor
-// method; the body is the method's data.
+// driverVendorPassthru is DriverPassthruController: a GET of
+// /drivers/<name>/vendor_passthru/methods is its methods action; any other
+// verb or method calls a driver-level vendor method (_default), the body
+// being the method's data.
 func (a *API) driverVendorPassthru(rq *Request) (*Response, error) {
+	pos := rq.positional()
+	if rq.HTTP.Method == http.MethodGet && len(pos) > 0 && pos[len(pos)-1] == "methods" {
+		return a.driverVendorMethods(rq, pos[:len(pos)-1])
+	}
 	if isIPXEConfig(rq) {
 		return a.driverIPXEConfig(rq)
 	}
-	method, data, err := passthruMethod(rq)
+	b, err := driverVendorArgs.bind(rq, pos...)
 	if err != nil {
 		return nil, err
 	}
-	name := rq.Var("driver")
+	name, method, data := b.ident("driver_name"), b.strOr("method", ""), b.body
 	ctx := rq.Ctx()
 	if err := a.d.Policy.Authorize(ctx, "baremetal:driver:vendor_passthru", nil); err != nil {
 		return nil, err
@@ -296,33 +241,20 @@ func (a *API) topicForDriver(ctx context.Context, name string) (string, error) {
 	return topic, nil
 }
 
-func miscDriverNotFound(name string) error {
+func driverNotFound(name string) error {
 	return ironic.Errorf(ironic.DriverNotFound, "Could not find the following driver(s) or hardware type(s): %s.", name)
 }
 
-func miscMissingDriverName() error {
-	return ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: driver_name")
-}
-
-// checkDriverFieldsAllowed is _check_allow_driver_fields: ?fields= on
-// drivers needs 1.77.
-func miscCheckDriverFields(v mv.Version, fields []string) error {
+// checkDriverFields is _check_allow_driver_fields: ?fields= on drivers
+// needs 1.77.
+func checkDriverFields(v mv.Version, fields []string) error {
 	if fields != nil && !v.AtLeast(mv.DriverFieldsSelector) {
 		return notAcceptable()
 	}
 	return nil
 }
 
-func miscSortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func miscStringMap(m map[string]string) map[string]any {
+func stringMap(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = v

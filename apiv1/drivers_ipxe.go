@@ -14,8 +14,12 @@ import (
 const ipxeConfigMethod = "ipxe_config"
 
 // isIPXEConfig reports whether a driver vendor passthru request calls
-// ipxe_config, by path (/vendor_passthru/ipxe_config) or by ?method=.
+// ipxe_config, by path (/drivers/<driver>/vendor_passthru/ipxe_config) or
+// by ?method=.
 func isIPXEConfig(rq *Request) bool {
+	if rq.Var("driver") == "" {
+		return false
+	}
 	if m, ok := rq.Vars["method"]; ok {
 		return m == ipxeConfigMethod
 	}

@@ -35,7 +35,7 @@ func driverInterfaceVersion(iface string) mv.Version {
 // (ifaces are the hardware type's rows of conductor_hardware_interfaces).
 // With fields, only those (and links) are kept and a field the driver
 // does not have is InvalidParameterValue.
-func miscRenderDriver(rq *Request, name string, hosts []string, detail bool, ifaces []models.ConductorHardwareInterface, fields []string) (pyjson.Object, error) {
+func renderDriver(rq *Request, name string, hosts []string, detail bool, ifaces []models.ConductorHardwareInterface, fields []string) (pyjson.Object, error) {
 	base := rq.BaseURL()
 	v := rq.Ver
 	if hosts == nil {
@@ -79,8 +79,8 @@ func miscRenderDriver(rq *Request, name string, hosts []string, detail bool, ifa
 	if fields == nil {
 		return d, nil
 	}
-	d = miscSanitize(d, fields)
-	if err := miscCheckFields(fields, d); err != nil {
+	d = keepFields(d, fields)
+	if err := checkFields(fields, d); err != nil {
 		return nil, err
 	}
 	return d, nil

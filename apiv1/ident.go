@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/microversions"
 )
 
@@ -33,7 +32,7 @@ var (
 	hostnameSafeRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9\-]{0,61}[a-z0-9])?(\.[a-z0-9\-_]{0,62}[a-z0-9])*\.?\n?$`)
 )
 
-// isLogicalName is Ironic's is_valid_logical_name for the request version
+// isLogicalName is api_utils.is_valid_logical_name for the request version
 // (hostname-safe names only before 1.10).
 func isLogicalName(v microversions.Version, s string) bool {
 	if len(s) > 255 {
@@ -45,25 +44,14 @@ func isLogicalName(v microversions.Version, s string) bool {
 	return logicalNameRe.MatchString(s)
 }
 
+// isName is utils.is_valid_logical_name, which (unlike the API's variant,
+// isLogicalName) does not depend on the request's version: args.name and
+// args.uuid_or_name, and so every path argument, use it.
+func isName(s string) bool { return isLogicalName(microversions.UnrestrictedNodeName, s) }
+
 // isNodeName is is_valid_node_name: a logical name that isn't a UUID.
 func isNodeName(v microversions.Version, s string) bool {
 	return isLogicalName(v, s) && !isUUID(s)
-}
-
-// checkUUIDOrName is args.uuid_or_name.
-func checkUUIDOrName(v microversions.Version, param, s string) error {
-	if !isLogicalName(v, s) && !isUUID(s) {
-		return ironic.Errorf(ironic.InvalidParameterValue, "Expected UUID or name for %s: %s", param, s)
-	}
-	return nil
-}
-
-// checkUUID is args.uuid.
-func checkUUID(param, s string) error {
-	if !isUUID(s) {
-		return ironic.Errorf(ironic.InvalidParameterValue, "Expected UUID for %s: %s", param, s)
-	}
-	return nil
 }
 
 // macRe is oslo's netutils.is_valid_mac: colon-separated octets only,

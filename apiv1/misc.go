@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 )
@@ -23,13 +21,4 @@ type miscStore interface {
 	GetAllocationByUUID(ctx context.Context, uuid string) (*models.Allocation, error)
 	GetAllocationByName(ctx context.Context, name string) (*models.Allocation, error)
 	UpdateAllocation(ctx context.Context, ref db.Ref, values db.Values, updateNode bool) (*models.Allocation, error)
-}
-
-// routesMisc registers the top-level controllers that belong to no
-// resource file: the ramdisk's /lookup and /heartbeat, /allocations and
-// /events.
-func (a *API) routesMisc(m *mux.Router) {
-	a.routesRamdisk(m)
-	a.routesAllocations(m)
-	a.routesEvents(m)
 }

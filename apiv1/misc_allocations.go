@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/gorilla/mux"
-
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
@@ -37,65 +35,24 @@ func allocationSchemaFields() []string {
 	return []string{"candidate_nodes", "extra", "name", "node", "owner", "resource_class", "traits", "uuid"}
 }
 
-// routesAllocations registers AllocationsController (API 1.52). Below
-// 1.52 the controller's _route refuses every request: GET with 404, other
-// verbs with 405.
-func (a *API) routesAllocations(m *mux.Router) {
-	gate := func(rq *Request) *ironic.Fault {
-		if rq.Ver.AtLeast(mv.Allocation) {
-			return nil
-		}
-		const msg = "The API version does not allow allocations"
-		if rq.HTTP.Method == http.MethodGet {
-			return ironic.Webob(ironic.NotFound, msg)
-		}
-		return ironic.Webob(ironic.MethodNotAllowed, msg)
-	}
-	a.miscRouteGate(m.Path("/allocations"), gate)
-	a.miscRouteGate(m.Path("/allocations/{rest:.+}"), gate)
-	missing := miscMissingParam("allocation_ident")
-	a.handle(m, "/allocations", methods{"GET": a.listAllocations, "POST": a.createAllocation,
-		"PATCH": missing, "DELETE": missing}, "DELETE, GET, PATCH, POST")
-	a.handle(m, "/allocations/{allocation}", methods{"GET": a.getAllocation, "POST": a.allocationPostOnItem,
-		"PATCH": a.patchAllocation, "DELETE": a.deleteAllocation}, "DELETE, GET, PATCH, POST")
-	a.handle(m, "/allocations/{allocation}/{fields}", methods{"GET": a.getAllocation}, "DELETE, GET, PATCH, POST")
-}
+// AllocationsController's parameters.
+var (
+	allocationListArgs = params(opt("node", uuidOrNameArg), opt("resource_class", strArg), opt("state", strArg)).
+				and(paging(uuidArg)...).
+				and(opt("fields", stringListArg), opt("owner", strArg))
+	allocationGetArgs    = params(req("allocation_ident", uuidOrNameArg), opt("fields", stringListArg))
+	allocationCreateArgs = params(req("allocation", bodyOf("object"))).takesBody("allocation")
+	allocationPatchArgs  = params(req("allocation_ident", strArg), req("patch", bodyOf("array"))).takesBody("patch")
+	allocationDeleteArgs = params(req("allocation_ident", uuidOrNameArg))
+)
 
 // listAllocations is AllocationsController.get_all.
 func (a *API) listAllocations(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("node", "resource_class", "state", "marker", "limit", "sort_key", "sort_dir",
-		"fields", "owner"); err != nil {
-		return nil, err
-	}
-	node, err := strArg(rq, "node")
+	b, err := allocationListArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if node != nil {
-		if err := miscCheckUUIDOrName("node", *node); err != nil {
-			return nil, err
-		}
-	}
-	rc, err := strArg(rq, "resource_class")
-	if err != nil {
-		return nil, err
-	}
-	state, err := strArg(rq, "state")
-	if err != nil {
-		return nil, err
-	}
-	p, err := miscParseListArgs(rq, false)
-	if err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
-	if err != nil {
-		return nil, err
-	}
-	owner, err := strArg(rq, "owner")
-	if err != nil {
-		return nil, err
-	}
+	node, fields, owner := b.str("node"), b.list("fields"), b.str("owner")
 	ctx := rq.Ctx()
 	requestor, err := a.checkListPolicy(ctx, "allocation", owner)
 	if err != nil {
@@ -113,26 +70,21 @@ func (a *API) listAllocations(rq *Request) (*Response, error) {
 	if requestor != nil {
 		owner = requestor
 	}
-	limit, err := a.validateLimit(p.limit)
+	pg, err := a.page(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateSortDir(p.sortDir); err != nil {
+	o, err := pg.listOpts(sortKeyFirst, []string{"extra", "candidate_nodes", "traits"}, func(marker string) (int64, error) {
+		m, err := a.d.Store.GetAllocationByUUID(ctx, marker)
+		if err != nil {
+			return 0, err
+		}
+		return m.ID, nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	switch p.sortKey {
-	case "extra", "candidate_nodes", "traits":
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value %s is an invalid field for sorting", p.sortKey)
-	}
-	o := db.ListOpts{Limit: limit, SortKey: p.sortKey, SortDir: p.sortDir}
-	if p.marker != nil {
-		m, err := a.d.Store.GetAllocationByUUID(ctx, *p.marker)
-		if err != nil {
-			return nil, err
-		}
-		o.Marker = m.ID
-	}
-	f := db.AllocationFilter{ResourceClass: rc, State: state, Owner: owner}
+	f := db.AllocationFilter{ResourceClass: b.str("resource_class"), State: b.str("state"), Owner: owner}
 	if node != nil {
 		n, err := a.findNodeOnce(rq, *node)
 		if err != nil {
@@ -160,16 +112,14 @@ func (a *API) listAllocations(rq *Request) (*Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if fields != nil {
-			if err := miscCheckFields(fields, item); err != nil {
-				return nil, err
-			}
+		if err := checkFields(fields, item); err != nil {
+			return nil, err
 		}
 		items = append(items, item)
 	}
 	var next any
 	if len(list) > 0 {
-		next = nextLink(rq, "allocations", len(list), limit, list[len(list)-1].UUID, p.nextArgs(), fields)
+		next = nextLink(rq, "allocations", len(list), pg.limit, list[len(list)-1].UUID, pg.nextArgs(nil), fields)
 	}
 	for i := range items {
 		items[i] = sanitizeAllocation(rq.Ver, items[i], fields)
@@ -180,22 +130,11 @@ func (a *API) listAllocations(rq *Request) (*Response, error) {
 // getAllocation is AllocationsController.get_one; a second path segment is
 // the fields argument, as pecan binds it.
 func (a *API) getAllocation(rq *Request) (*Response, error) {
-	_, hasPositional := rq.Vars["fields"]
-	allowed := []string{"fields"}
-	if hasPositional {
-		allowed = nil
-	}
-	if err := rq.CheckArgs(allowed...); err != nil {
-		return nil, err
-	}
-	ident := rq.Var("allocation")
-	if err := miscCheckUUIDOrName("allocation_ident", ident); err != nil {
-		return nil, err
-	}
-	fields, err := miscFieldsArg(rq)
+	b, err := allocationGetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
+	ident, fields := b.ident("allocation_ident"), b.list("fields")
 	al, err := a.allocationFor(rq, ident, "baremetal:allocation:get")
 	if err != nil {
 		return nil, err
@@ -207,10 +146,8 @@ func (a *API) getAllocation(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fields != nil {
-		if err := miscCheckFields(fields, out); err != nil {
-			return nil, err
-		}
+	if err := checkFields(fields, out); err != nil {
+		return nil, err
 	}
 	return OK(sanitizeAllocation(rq.Ver, out, fields)), nil
 }
@@ -219,18 +156,15 @@ func (a *API) getAllocation(rq *Request) (*Response, error) {
 // and resolved as Ironic does, and the conductor stores and processes the
 // allocation (create_allocation).
 func (a *API) createAllocation(rq *Request) (*Response, error) {
-	doc, err := miscReadBody(rq)
+	b, err := allocationCreateArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
+	if verr := allocationSchema.Validate(b.body); verr != nil {
+		return nil, schemaError("allocation", verr)
 	}
-	if verr := allocationSchema.Validate(doc); verr != nil {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("allocation"))
-	}
-	body, _ := plain(doc).(map[string]any)
-	if err := miscBodyUUID(body, "uuid"); err != nil {
+	body, _ := plain(b.body).(map[string]any)
+	if _, err := uuidArg("uuid", body["uuid"]); err != nil {
 		return nil, err
 	}
 	ctx := rq.Ctx()
@@ -254,7 +188,7 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 		}
 	}
 	if name := body["name"]; pyjson.Truthy(name) && !isAPIName(rq.Ver, name) {
-		return nil, ironic.Errorf(ironic.Invalid, "Cannot create allocation with invalid name '%s'", pyStrValue(name))
+		return nil, ironic.Errorf(ironic.Invalid, "Cannot create allocation with invalid name '%s'", pyStr(name))
 	}
 	var node *models.Node
 	if ident, _ := body["node"].(string); ident != "" {
@@ -341,42 +275,21 @@ func (a *API) createAllocation(rq *Request) (*Response, error) {
 		Location: rq.BaseURL() + "/v1/allocations/" + created.UUID}, nil
 }
 
-// allocationPostOnItem is POST /allocations/<x>: pecan hands x to post()
-// as the allocation body, which the schema refuses.
-func (a *API) allocationPostOnItem(rq *Request) (*Response, error) {
-	if _, err := miscReadBody(rq); err != nil {
-		return nil, err
-	}
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	return nil, ironic.Errorf(ironic.InvalidParameterValue, "Schema error for allocation: %s is not of type 'object'",
-		pyschema.Repr(rq.Var("allocation")))
-}
-
 // patchAllocation is AllocationsController.patch: only name and extra
 // change, and Ironic's API saves them itself.
 func (a *API) patchAllocation(rq *Request) (*Response, error) {
-	raw, err := rq.ReadBody()
+	b, err := allocationPatchArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) == 0 {
-		raw = []byte("{}")
-	} else if _, err := decodeBody(raw); err != nil {
-		return nil, err
-	}
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	ops, err := parsePatchBody(a.schemas.patch, raw)
+	ops, err := a.patchOps(b.body)
 	if err != nil {
 		return nil, err
 	}
 	if !rq.Ver.AtLeast(mv.AllocationUpdate) {
 		return nil, ironic.Errorf(ironic.MethodNotAllowed, "The API version does not allow updating allocations")
 	}
-	al, err := a.allocationFor(rq, rq.Var("allocation"), "baremetal:allocation:update")
+	al, err := a.allocationFor(rq, b.ident("allocation_ident"), "baremetal:allocation:update")
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +298,7 @@ func (a *API) patchAllocation(rq *Request) (*Response, error) {
 	}
 	for _, name := range patchValues(ops, "/name") {
 		if pyjson.Truthy(name) && !isAPIName(rq.Ver, name) {
-			return nil, ironic.Errorf(ironic.Invalid, "Cannot update allocation with invalid name '%s'", pyStrValue(name))
+			return nil, ironic.Errorf(ironic.Invalid, "Cannot update allocation with invalid name '%s'", pyStr(name))
 		}
 	}
 	doc := allocationPatchDoc(al)
@@ -400,9 +313,9 @@ func (a *API) patchAllocation(rq *Request) (*Response, error) {
 		}
 	}
 	if verr := allocationSchema.Validate(kept); verr != nil {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("patch"))
+		return nil, schemaError("patch", verr)
 	}
-	if err := miscBodyUUID(kept, "uuid"); err != nil {
+	if _, err := uuidArg("uuid", kept["uuid"]); err != nil {
 		return nil, err
 	}
 	vals := db.Values{}
@@ -427,13 +340,11 @@ func (a *API) patchAllocation(rq *Request) (*Response, error) {
 // deleteAllocation is AllocationsController.delete: the conductor
 // removes the allocation and frees its node (destroy_allocation).
 func (a *API) deleteAllocation(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
+	b, err := allocationDeleteArgs.bind(rq, rq.positional()...)
+	if err != nil {
 		return nil, err
 	}
-	ident := rq.Var("allocation")
-	if err := miscCheckUUIDOrName("allocation_ident", ident); err != nil {
-		return nil, err
-	}
+	ident := b.ident("allocation_ident")
 	al, err := a.allocationFor(rq, ident, "baremetal:allocation:delete")
 	if err != nil {
 		return nil, err
@@ -500,7 +411,7 @@ func (a *API) findAllocation(rq *Request, ident string) (*models.Allocation, err
 	switch {
 	case isUUID(ident):
 		return a.d.Store.GetAllocationByUUID(rq.Ctx(), ident)
-	case miscIsName(ident):
+	case isName(ident):
 		return a.d.Store.GetAllocationByName(rq.Ctx(), ident)
 	}
 	return nil, ironic.Errorf(ironic.InvalidUuidOrName, "Expected a logical name or UUID but received %s.", ident)
@@ -577,7 +488,7 @@ func sanitizeAllocation(v mv.Version, o pyjson.Object, fields []string) pyjson.O
 	if !v.AtLeast(mv.AllocationOwner) {
 		o = slices.DeleteFunc(o, func(m pyjson.Member) bool { return m.Key == "owner" })
 	}
-	return miscSanitize(o, fields)
+	return keepFields(o, fields)
 }
 
 // allocationPatchDoc is the part of the allocation's as_dict() a patch

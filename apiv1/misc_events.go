@@ -3,8 +3,6 @@ package apiv1
 import (
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
@@ -49,37 +47,29 @@ var networkEventSchema = pyschema.MustCompile(`{
   "additionalProperties": false
 }`)
 
-// routesEvents registers EventsController (API 1.54): only POST. Before
-// 1.54 the controller's _lookup answers any other verb with a bare 404.
-func (a *API) routesEvents(m *mux.Router) {
-	gate := func(rq *Request) *ironic.Fault {
-		if rq.HTTP.Method == http.MethodPost || rq.Ver.AtLeast(mv.Events) {
-			return nil
-		}
-		return ironic.Webob(ironic.NotFound, "")
+// eventsGate is EventsController._lookup: before 1.54 a verb other than
+// POST is a bare 404.
+func eventsGate(rq *Request) *ironic.Fault {
+	if rq.HTTP.Method == http.MethodPost || rq.Ver.AtLeast(mv.Events) {
+		return nil
 	}
-	a.miscRouteGate(m.Path("/events"), gate)
-	a.miscRouteGate(m.Path("/events/{evts}"), gate)
-	a.handle(m, "/events", methods{"POST": a.postEvents})
-	a.handle(m, "/events/{evts}", methods{"POST": a.postEvents})
+	return ironic.Webob(ironic.NotFound, "")
 }
 
+// eventsArgs are EventsController.post's parameters.
+var eventsArgs = params(req("evts", bodyOf("object"))).takesBody("evts")
+
 // postEvents is EventsController.post: external events (from Neutron) are
-// validated and logged; Ironic does nothing else with them yet.
+// validated and logged; Ironic does nothing else with them yet. A path
+// segment after /events binds to the body parameter.
 func (a *API) postEvents(rq *Request) (*Response, error) {
-	doc, err := miscReadBody(rq)
+	b, err := eventsArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	if s, positional := rq.Vars["evts"]; positional {
-		// Pecan binds the extra path segment to the body argument.
-		doc = s
-	}
+	doc := b.body
 	if verr := eventsSchema.Validate(doc); verr != nil {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("evts"))
+		return nil, schemaError("evts", verr)
 	}
 	events, _ := doc.(pyjson.Object).Get("events")
 	for _, ev := range events.([]any) {
@@ -88,7 +78,7 @@ func (a *API) postEvents(rq *Request) (*Response, error) {
 		}
 	}
 	if !rq.Ver.AtLeast(mv.Events) {
-		return nil, miscResourceNotFound()
+		return nil, resourceNotFound()
 	}
 	ctx := rq.Ctx()
 	if err := a.d.Policy.Authorize(ctx, "baremetal:events:post", nil); err != nil {
@@ -104,7 +94,7 @@ func (a *API) postEvents(rq *Request) (*Response, error) {
 // identifiers and the MAC address.
 func validateNetworkEvent(ev any) error {
 	if verr := networkEventSchema.Validate(ev); verr != nil {
-		return ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("evts"))
+		return schemaError("evts", verr)
 	}
 	o := ev.(pyjson.Object)
 	for _, k := range []string{"port_id", "mac_address", "device_id", "binding:host_id"} {
@@ -119,7 +109,7 @@ func validateNetworkEvent(ev any) error {
 			}
 			continue
 		}
-		if err := checkUUID(k, s); err != nil {
+		if _, err := uuidArg(k, s); err != nil {
 			return err
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gorilla/mux"
-
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
@@ -46,28 +44,17 @@ type RamdiskConfig struct {
 // ramdiskConfig is the ramdisk configuration in force (Config.Ramdisk).
 func (a *API) ramdiskConfig() RamdiskConfig { return a.cfg.Ramdisk }
 
-// heartbeatArgs are HeartbeatController.post's arguments after node_ident.
-func heartbeatArgs() []string {
-	return []string{"callback_url", "agent_version", "agent_token", "agent_verify_ca",
-		"agent_status", "agent_status_message"}
-}
+// The parameters of LookupController.get_all and HeartbeatController.post.
+var (
+	lookupArgs    = params(opt("addresses", stringListArg), opt("node_uuid", uuidArg))
+	heartbeatArgs = params(req("node_ident", uuidOrNameArg), req("callback_url", strArg),
+		opt("agent_version", strArg), opt("agent_token", strArg), opt("agent_verify_ca", strArg),
+		opt("agent_status", strArg), opt("agent_status_message", strArg))
+)
 
 // lookupReturnFields are the node fields a lookup returns.
 func lookupReturnFields() []string {
 	return []string{"uuid", "properties", "instance_info", "driver_internal_info"}
-}
-
-// routesRamdisk registers LookupController and HeartbeatController.
-func (a *API) routesRamdisk(m *mux.Router) {
-	a.handle(m, "/lookup", methods{"GET": a.lookup})
-	a.handle(m, "/lookup/{rest:.+}", methods{}, "GET")
-	a.handle(m, "/heartbeat", methods{"POST": func(rq *Request) (*Response, error) {
-		if _, err := bodyArgs(rq, append(heartbeatArgs(), "node_ident")...); err != nil {
-			return nil, err
-		}
-		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: node_ident")
-	}})
-	a.handle(m, "/heartbeat/{node}", methods{"POST": a.heartbeat})
 }
 
 // ramdiskGate is the start of both ramdisk handlers: the endpoints may be
@@ -78,7 +65,7 @@ func (a *API) ramdiskGate(rq *Request) error {
 		return ironic.Errorf(ironic.HTTPForbidden, "Access was denied to the following resource: %s", path)
 	}
 	if !rq.Ver.AtLeast(mv.LookupHeartbeat) {
-		return miscResourceNotFound()
+		return resourceNotFound()
 	}
 	return nil
 }
@@ -87,17 +74,11 @@ func (a *API) ramdiskGate(rq *Request) error {
 // MAC addresses or UUID. Every failure to find an eligible node is the
 // same 404, so that the answer does not tell which nodes exist.
 func (a *API) lookup(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("addresses", "node_uuid"); err != nil {
-		return nil, err
-	}
-	addresses, err := stringList(rq, "addresses")
+	b, err := lookupArgs.bind(rq)
 	if err != nil {
 		return nil, err
 	}
-	nodeUUID, err := uuidArg(rq, "node_uuid")
-	if err != nil {
-		return nil, err
-	}
+	addresses, nodeUUID := b.list("addresses"), b.str("node_uuid")
 	if err := a.ramdiskGate(rq); err != nil {
 		return nil, err
 	}
@@ -129,7 +110,7 @@ func (a *API) lookup(rq *Request) (*Response, error) {
 	if err != nil {
 		if ironic.IsClass(err, ironic.NodeNotFound) || ironic.IsClass(err, ironic.NotFound) {
 			a.d.Log.ErrorContext(ctx, "no node has been found during lookup", "error", err)
-			return nil, miscResourceNotFound()
+			return nil, resourceNotFound()
 		}
 		return nil, err
 	}
@@ -142,7 +123,7 @@ func (a *API) lookup(rq *Request) (*Response, error) {
 		if !ok {
 			a.d.Log.ErrorContext(ctx, "lookup is not allowed for the node in its provision state",
 				"node", n.UUID, "state", pyStr(n.ProvisionState))
-			return nil, miscResourceNotFound()
+			return nil, resourceNotFound()
 		}
 	}
 	if rq.Ver.AtLeast(mv.AgentToken) {
@@ -174,7 +155,7 @@ func lookupAllowed(cfg RamdiskConfig, n *models.Node) (bool, error) {
 		if b, isBool := v.(bool); isBool {
 			fast = b
 		} else {
-			b, err := parseBool("value of fast_track", pyStrValue(v))
+			b, err := parseBool("value of fast_track", pyStr(v))
 			if err != nil {
 				return false, err
 			}
@@ -223,30 +204,17 @@ func agentConfig(cfg RamdiskConfig, token any) pyjson.Object {
 }
 
 // heartbeat is HeartbeatController.post: the agent reports in. Arguments
-// come from the query and the keys of a JSON body, as pecan binds them.
+// come from the path, the query and the keys of a JSON body, as pecan binds
+// them (POST /v1/heartbeat with node_ident in the body is a heartbeat too).
 func (a *API) heartbeat(rq *Request) (*Response, error) {
-	args, err := bodyArgs(rq, heartbeatArgs()...)
+	b, err := heartbeatArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	ident := rq.Var("node")
-	if err := miscCheckUUIDOrName("node_ident", ident); err != nil {
-		return nil, err
-	}
-	if _, ok := args["callback_url"]; !ok {
-		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: callback_url")
-	}
-	vals := make(map[string]*string, len(args))
-	for _, k := range heartbeatArgs() {
-		v, ok := args[k]
-		if !ok || v == nil {
-			continue
-		}
-		s, isStr := v.(string)
-		if !isStr {
-			return nil, ironic.Errorf(ironic.InvalidParameterValue, "Expected string for %s: %s", k, pyStrValue(v))
-		}
-		vals[k] = &s
+	ident := b.ident("node_ident")
+	vals := make(map[string]*string, len(heartbeatArgs.params))
+	for _, p := range heartbeatArgs.params {
+		vals[p.name] = b.str(p.name)
 	}
 	if err := a.ramdiskGate(rq); err != nil {
 		return nil, err
@@ -270,7 +238,7 @@ func (a *API) heartbeat(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	callback := pyStr(vals["callback_url"])
-	if agentURL, ok := n.DriverInternalInfo["agent_url"]; ok && agentURL != nil && pyStrValue(agentURL) != callback {
+	if agentURL, ok := n.DriverInternalInfo["agent_url"]; ok && agentURL != nil && pyStr(agentURL) != callback {
 		a.d.Log.ErrorContext(ctx, "heartbeat with an unexpected callback URL is not processed",
 			"node", n.UUID, "url", callback)
 		return nil, ironic.Errorf(ironic.Invalid, `Detected change in ramdisk provided "callback_url"`)

@@ -5,9 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
-
-	"github.com/gorilla/mux"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -45,77 +42,6 @@ var nodeReservedNames = []string{"maintenance", "management", "states", "vendor_
 // defaultNodeFields are the fields of a non-detailed node list.
 var defaultNodeFields = []string{"instance_uuid", "maintenance", "power_state", "provision_state", "uuid", "name"}
 
-func (a *API) routesNodes(m *mux.Router) {
-	missingIdent := func(*Request) (*Response, error) {
-		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: node_ident")
-	}
-	a.handle(m, "/nodes", methods{"GET": a.listNodes, "POST": a.createNode,
-		"PATCH": missingIdent, "DELETE": missingIdent}, "DELETE, GET, PATCH, POST")
-	a.handle(m, "/nodes/detail", methods{"GET": a.listNodesDetail})
-	a.handle(m, "/nodes/validate", methods{"GET": a.validateNodeQuery})
-	// Every /nodes/{node}/... path first goes through NodesController's
-	// _lookup: the ident is checked and version-gated sub-resources hidden.
-	sub := func(path, name string, ms methods, allow ...string) {
-		wrapped := methods{}
-		for verb, h := range ms {
-			wrapped[verb] = a.nodeLookup(name, h)
-		}
-		a.handle(m, path, wrapped, allow...)
-	}
-	sub("/nodes/{node}", "", methods{"GET": a.getNode, "PATCH": a.patchNode, "DELETE": a.deleteNode,
-		"POST": a.postNodeItem}, "DELETE, GET, PATCH, POST")
-	sub("/nodes/{node}/validate", "", methods{"GET": a.validateNode, "DELETE": a.deleteNodeExtraPath,
-		"POST": a.postNodeItem})
-	sub("/nodes/{node}/maintenance", "", methods{"PUT": a.setMaintenance, "DELETE": a.clearMaintenance})
-	sub("/nodes/{node}/states", "", methods{"GET": a.getNodeStates})
-	sub("/nodes/{node}/states/power", "", methods{"PUT": a.setPowerState})
-	sub("/nodes/{node}/states/provision", "", methods{"PUT": a.setProvisionState})
-	sub("/nodes/{node}/traits", "traits", methods{"GET": a.listTraits, "PUT": a.setTraits, "DELETE": a.deleteTraits})
-	sub("/nodes/{node}/traits/{trait}", "traits", methods{"PUT": a.addTrait, "DELETE": a.deleteTrait})
-	sub("/nodes/{node}/vifs", "vifs", methods{"GET": a.listVIFs, "POST": a.attachVIF})
-	sub("/nodes/{node}/vifs/{vif}", "vifs", methods{"DELETE": a.detachVIF})
-	sub("/nodes/{node}/bios", "bios", methods{"GET": a.listBIOS})
-	sub("/nodes/{node}/bios/{setting}", "bios", methods{"GET": a.getBIOS})
-	sub("/nodes/{node}/history", "history", methods{"GET": a.listHistory})
-	sub("/nodes/{node}/history/{event}", "history", methods{"GET": a.getHistory})
-	sub("/nodes/{node}/inventory", "inventory", methods{"GET": a.getInventory})
-	sub("/nodes/{node}/vendor_passthru/methods", "", methods{"GET": a.nodeVendorMethods})
-	sub("/nodes/{node}/allocation", "allocation", methods{"GET": a.nodeAllocation, "DELETE": a.deleteNodeAllocation})
-	sub("/nodes/{node}/states/console", "", methods{"GET": a.getConsole, "PUT": a.setConsole})
-	sub("/nodes/{node}/states/raid", "", methods{"PUT": a.setRAIDConfig})
-	sub("/nodes/{node}/states/boot_mode", "", methods{"PUT": a.setBootMode})
-	sub("/nodes/{node}/states/secure_boot", "", methods{"PUT": a.setSecureBoot})
-	sub("/nodes/{node}/management/boot_device", "", methods{"GET": a.getBootDevice, "PUT": a.setBootDevice})
-	sub("/nodes/{node}/management/boot_device/supported", "", methods{"GET": a.supportedBootDevices})
-	sub("/nodes/{node}/management/inject_nmi", "", methods{"PUT": a.injectNMI})
-	vendor := a.nodeVendorPassthru
-	sub("/nodes/{node}/vendor_passthru", "", methods{"GET": vendor, "POST": vendor, "PUT": vendor, "PATCH": vendor, "DELETE": vendor})
-	sub("/nodes/{node}/vendor_passthru/{method}", "", methods{"GET": vendor, "POST": vendor, "PUT": vendor, "PATCH": vendor, "DELETE": vendor})
-	sub("/nodes/{node}/management/indicators", "", methods{"GET": a.listIndicators})
-	sub("/nodes/{node}/management/indicators/{indicator}", "", methods{"GET": a.getIndicator, "PUT": a.setIndicator})
-	shardsGate := func(rq *Request) (*Response, error) {
-		if !rq.Ver.AtLeast(mv.NodeShard) {
-			return nil, ironic.Webob(ironic.MethodNotAllowed, "The API version does not allow shards")
-		}
-		return nil, ironic.Webob(ironic.MethodNotAllowed, "")
-	}
-	a.handle(m, "/shards", methods{"GET": a.listShards, "POST": shardsGate, "PUT": shardsGate,
-		"PATCH": shardsGate, "DELETE": shardsGate}, "GET")
-}
-
-// routesNodesFallback registers what pecan does with a /nodes/{node}/<x>
-// path that names no sub-resource: the extra segment becomes a positional
-// argument of the node item's handler (fields for GET). It must be added
-// after every other route.
-func (a *API) routesNodesFallback(m *mux.Router) {
-	h := methods{
-		"GET":    a.nodeLookup("", a.getNodeExtraPath),
-		"DELETE": a.nodeLookup("", a.deleteNodeExtraPath),
-		"POST":   a.nodeLookup("", a.postNodeItem),
-	}
-	a.handle(m, "/nodes/{node}/{rest:.+}", h, "DELETE, GET, PATCH, POST")
-}
-
 // nodeSubresourceMin are the sub-resources NodesController._lookup hides
 // from older versions (404 in webob's shape).
 func nodeSubresourceMin(name string) mv.Version {
@@ -144,57 +70,28 @@ func isNodeSubcontroller(name string) bool {
 	return false
 }
 
-// nodeLookup runs NodesController._lookup before h: sub-resource names are
-// not node idents, the ident must be a UUID or a name, and sub-resources
-// newer than the request do not exist. These answers are webob's, without
-// version headers.
-func (a *API) nodeLookup(sub string, h handlerFunc) handlerFunc {
-	return func(rq *Request) (*Response, error) {
-		ident := rq.Var("node")
-		if isNodeSubcontroller(ident) {
-			return nil, ironic.Webob(ironic.NotFound, "")
-		}
-		if !isLogicalName(rq.Ver, ident) && !isUUID(ident) {
-			return nil, ironic.Webob(ironic.HTTPBadRequest, "Expected UUID or name for node: "+ident)
-		}
-		if sub != "" && !rq.Ver.AtLeast(nodeSubresourceMin(sub)) {
-			return nil, ironic.Webob(ironic.NotFound, "")
-		}
-		return h(rq)
+// nodeLookupGate is NodesController._lookup, for any path below /nodes:
+// sub-resource names are not node idents, the ident must be a UUID or a
+// logical name (args.uuid_or_name, whatever the version), and
+// sub-resources newer than the request do not exist.
+func (a *API) nodeLookupGate(rq *Request) *ironic.Fault {
+	ident := rq.Var("node")
+	if isNodeSubcontroller(ident) {
+		return ironic.Webob(ironic.NotFound, "")
 	}
+	if !isName(ident) && !isUUID(ident) {
+		return ironic.Webob(ironic.HTTPBadRequest, "Expected UUID or name for node: "+ident)
+	}
+	sub, _, _ := strings.Cut(rq.below, "/")
+	if !rq.Ver.AtLeast(nodeSubresourceMin(sub)) {
+		return ironic.Webob(ironic.NotFound, "")
+	}
+	return nil
 }
 
-// getNodeExtraPath: GET /nodes/{node}/<x> is get_one with fields=<x>.
-func (a *API) getNodeExtraPath(rq *Request) (*Response, error) {
-	rest := rq.Var("rest")
-	if rest == "detail" {
-		return nil, ironic.Errorf(ironic.HTTPNotFound, "Resource could not be found.")
-	}
-	if strings.Contains(rest, "/") {
-		return nil, ironic.Webob(ironic.NotFound, "")
-	}
-	q := rq.HTTP.URL.Query()
-	if !q.Has("fields") {
-		q.Set("fields", rest)
-		rq.query = q
-	}
-	return a.getNode(rq)
-}
-
-// deleteNodeExtraPath: DELETE with extra path segments is NotFound.
-func (a *API) deleteNodeExtraPath(*Request) (*Response, error) {
-	return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
-}
-
-// postNodeItem: pecan hands the path segment to post() as its body.
-func (a *API) postNodeItem(rq *Request) (*Response, error) {
-	return nil, ironic.Errorf(ironic.InvalidParameterValue, "Schema error for node: %s is not of type 'object'",
-		pyschema.Repr(rq.Var("node")))
-}
-
-// findNode is get_rpc_node: a UUID-like ident is looked up by UUID, a name
-// by name (from 1.5); with a ".json" suffix stripped from the path, a miss
-// is retried with the suffix.
+// findNode is get_rpc_node_with_suffix: a UUID-like ident is looked up by
+// UUID, a name by name (from 1.5); with a ".json" suffix stripped from the
+// path, a miss is retried with the suffix.
 func (a *API) findNode(rq *Request, ident string) (*models.Node, error) {
 	n, err := a.findNodeOnce(rq, ident)
 	if err != nil && rq.jsonSuffix && ironic.IsClass(err, ironic.NodeNotFound) {
@@ -205,6 +102,8 @@ func (a *API) findNode(rq *Request, ident string) (*models.Node, error) {
 	return n, err
 }
 
+// findNodeOnce is get_rpc_node: names from 1.5, hostname-safe ones only
+// before 1.10.
 func (a *API) findNodeOnce(rq *Request, ident string) (*models.Node, error) {
 	ctx := rq.Ctx()
 	if isUUID(ident) {
@@ -253,13 +152,9 @@ func (a *API) authorizeNode(ctx context.Context, policy, ident string, n *models
 	return a.d.Policy.Authorize(ctx, policy, target)
 }
 
-// nodeFor validates the {node} path variable, authorizes policy and
-// returns the node (check_node_policy_and_retrieve).
-func (a *API) nodeFor(rq *Request, policy string) (*models.Node, error) {
-	ident := rq.Var("node")
-	if err := checkUUIDOrName(rq.Ver, "node_ident", ident); err != nil {
-		return nil, err
-	}
+// nodeFor is check_node_policy_and_retrieve: the node ident names (as
+// bound and validated), under policy.
+func (a *API) nodeFor(rq *Request, policy, ident string) (*models.Node, error) {
 	n, err := a.findNode(rq, ident)
 	if err != nil {
 		return nil, err
@@ -292,279 +187,197 @@ func (a *API) checkListPolicy(ctx context.Context, kind string, owner *string) (
 	return &project, nil
 }
 
-// nodeListParams are the parsed filters of a node list.
-type nodeListParams struct {
-	filter      db.NodeFilter
-	conductor   *string
-	associated  *bool
-	maintenance *bool
-	retired     *bool
-	detail      *bool
-	fields      []string
-	limit       *int
-	marker      *string
-	sortKey     string
-	sortDir     string
-	instance    *string
+// nodeListArgs are NodesController.get_all's parameters.
+var nodeListArgs = params(opt("chassis_uuid", uuidArg), opt("instance_uuid", uuidArg),
+	opt("associated", boolArg), opt("maintenance", boolArg), opt("retired", boolArg),
+	opt("provision_state", strArg)).
+	and(paging(uuidArg)...).
+	and(opt("driver", strArg), opt("fields", stringListArg), opt("resource_class", strArg),
+		opt("fault", strArg), opt("conductor_group", strArg), opt("detail", boolArg),
+		opt("conductor", strArg), opt("owner", strArg), opt("description_contains", strArg),
+		opt("lessee", strArg), opt("project", strArg), opt("shard", stringListArg), opt("sharded", boolArg))
+
+// nodeDetailArgs are NodesController.detail's: get_all's without fields
+// and detail.
+var nodeDetailArgs = nodeListArgs.without("fields", "detail")
+
+// nodeListFilters are the filters of a node list that need a version, in
+// the order _get_nodes_collection checks them after the fault value.
+var nodeListFilters = []struct {
+	name string
+	min  mv.Version
+}{
+	{"conductor_group", mv.NodeConductorGroup}, {"conductor", mv.Conductors}, {"owner", mv.NodeOwner},
+	{"lessee", mv.NodeLessee}, {"shard", mv.NodeShard}, {"sharded", mv.NodeShard},
 }
 
-// parseNodeListParams reads the list arguments in the order Ironic's
-// args.validate checks them.
-func (a *API) parseNodeListParams(rq *Request, detailPath bool) (*nodeListParams, error) {
-	allowed := []string{"chassis_uuid", "instance_uuid", "associated", "maintenance", "retired",
-		"provision_state", "marker", "limit", "sort_key", "sort_dir", "driver", "resource_class",
-		"fault", "conductor_group", "conductor", "owner", "description_contains", "lessee",
-		"project", "shard", "sharded"}
-	if !detailPath {
-		allowed = append(allowed, "fields", "detail")
-	}
-	if err := rq.CheckArgs(allowed...); err != nil {
-		return nil, err
-	}
-	p := &nodeListParams{sortKey: "id", sortDir: "asc"}
-	var err error
-	var chassis *string
-	if chassis, err = uuidArg(rq, "chassis_uuid"); err != nil {
-		return nil, err
-	}
-	if p.instance, err = uuidArg(rq, "instance_uuid"); err != nil {
-		return nil, err
-	}
-	if p.associated, err = rq.Bool("associated"); err != nil {
-		return nil, err
-	}
-	if p.maintenance, err = rq.Bool("maintenance"); err != nil {
-		return nil, err
-	}
-	if p.retired, err = rq.Bool("retired"); err != nil {
-		return nil, err
-	}
-	var provState, driver, resourceClass, fault, group, owner, descr, lessee, project *string
-	if provState, err = strArg(rq, "provision_state"); err != nil {
-		return nil, err
-	}
-	if p.marker, err = uuidArg(rq, "marker"); err != nil {
-		return nil, err
-	}
-	if p.limit, err = rq.Int("limit"); err != nil {
-		return nil, err
-	}
-	if s, err := strArg(rq, "sort_key"); err != nil {
-		return nil, err
-	} else if s != nil {
-		p.sortKey = *s
-	}
-	if s, err := strArg(rq, "sort_dir"); err != nil {
-		return nil, err
-	} else if s != nil {
-		p.sortDir = *s
-	}
-	if driver, err = strArg(rq, "driver"); err != nil {
-		return nil, err
-	}
-	if !detailPath {
-		if p.fields, err = stringList(rq, "fields"); err != nil {
-			return nil, err
-		}
-	}
-	if resourceClass, err = strArg(rq, "resource_class"); err != nil {
-		return nil, err
-	}
-	if fault, err = strArg(rq, "fault"); err != nil {
-		return nil, err
-	}
-	if group, err = strArg(rq, "conductor_group"); err != nil {
-		return nil, err
-	}
-	if !detailPath {
-		if p.detail, err = rq.Bool("detail"); err != nil {
-			return nil, err
-		}
-	}
-	if p.conductor, err = strArg(rq, "conductor"); err != nil {
-		return nil, err
-	}
-	if owner, err = strArg(rq, "owner"); err != nil {
-		return nil, err
-	}
-	if descr, err = strArg(rq, "description_contains"); err != nil {
-		return nil, err
-	}
-	if lessee, err = strArg(rq, "lessee"); err != nil {
-		return nil, err
-	}
-	if project, err = strArg(rq, "project"); err != nil {
-		return nil, err
-	}
-	shards, err := stringList(rq, "shard")
-	if err != nil {
-		return nil, err
-	}
-	sharded, err := rq.Bool("sharded")
-	if err != nil {
-		return nil, err
-	}
+// nodeFaults are the faults a node list can filter by.
+var nodeFaults = []string{"power failure", "clean failure", "rescue abort failure"}
 
-	v := rq.Ver
-	minVer := func(ok bool, min mv.Version) error {
-		if !ok && !v.AtLeast(min) {
+// nodeList is a node list's validated arguments: the database filter, the
+// conductor filter (the API's own) and the fields to show (nil: all).
+type nodeList struct {
+	filter    db.NodeFilter
+	conductor *string
+	fields    []string
+}
+
+// checkNodeList makes get_all's (detail's with detailPath) checks of the
+// bound arguments, in Ironic's order, and builds the filter. below is a
+// detail reached below a node (/nodes/<x>/detail), which is no collection.
+func checkNodeList(v mv.Version, b args, detailPath, below bool) (*nodeList, error) {
+	sortKey := b.strOr("sort_key", "id")
+	fields, detail := b.list("fields"), b.boolean("detail")
+	if !detailPath {
+		if err := checkFieldsVersion(v, fields); err != nil {
+			return nil, err
+		}
+		if err := checkNodeFieldsAllowed(v, fields); err != nil {
+			return nil, err
+		}
+		if err := checkNodeFieldsAllowed(v, []string{sortKey}); err != nil {
+			return nil, err
+		}
+	}
+	minVersion := func(name string, min mv.Version) error {
+		if b.value(name) != nil && !v.AtLeast(min) {
 			return ironic.Errorf(ironic.NotAcceptable, "Request not acceptable. The minimal required API version should be %s", min)
 		}
 		return nil
 	}
-	if !detailPath {
-		if p.fields != nil && !v.AtLeast(mv.FetchingSubsetOfFields) {
-			return nil, notAcceptable()
-		}
-		if err := checkNodeFieldsAllowed(v, p.fields); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkNodeFieldsAllowed(v, []string{p.sortKey}); err != nil && !detailPath {
-		return nil, err
-	}
-	if provState != nil {
+	if ps := b.str("provision_state"); ps != nil {
 		if !v.AtLeast(mv.ProvisionStateFilter) {
 			return nil, notAcceptable()
 		}
-		if !states.IsState(*provState) {
-			return nil, ironic.Errorf(ironic.InvalidParameterValue, "Provision state \"%s\" is not valid", *provState)
+		if !states.IsState(*ps) {
+			return nil, ironic.Errorf(ironic.InvalidParameterValue, "Provision state \"%s\" is not valid", *ps)
 		}
 	}
-	for _, c := range []struct {
-		set bool
-		min mv.Version
-	}{
-		{driver != nil, mv.DriverFilter}, {resourceClass != nil, mv.ResourceClass}, {fault != nil, mv.Fault},
-	} {
-		if err := minVer(!c.set, c.min); err != nil {
+	for _, f := range []struct {
+		name string
+		min  mv.Version
+	}{{"driver", mv.DriverFilter}, {"resource_class", mv.ResourceClass}, {"fault", mv.Fault}} {
+		if err := minVersion(f.name, f.min); err != nil {
 			return nil, err
 		}
 	}
-	if fault != nil && *fault != "power failure" && *fault != "clean failure" && *fault != "rescue abort failure" {
+	if fault := b.str("fault"); fault != nil && !slices.Contains(nodeFaults, *fault) {
 		return nil, ironic.Errorf(ironic.ClientSideError,
 			"Unrecognized fault \"%s\" is specified, allowed faults are ('power failure', 'clean failure', 'rescue abort failure')", *fault)
 	}
-	checks := []struct {
-		set bool
-		min mv.Version
-	}{
-		{group != nil, mv.NodeConductorGroup}, {p.conductor != nil, mv.Conductors},
-		{owner != nil, mv.NodeOwner}, {lessee != nil, mv.NodeLessee},
-		{shards != nil, mv.NodeShard}, {sharded != nil, mv.NodeShard},
-	}
 	if detailPath {
 		// detail() checks owner and lessee before sort_key, conductor after.
-		if err := checkNodeFieldsAllowed(v, []string{p.sortKey}); err != nil {
+		if err := checkNodeFieldsAllowed(v, []string{sortKey}); err != nil {
+			return nil, err
+		}
+		if below {
+			// "/detail should only work against collections"
+			return nil, ironic.Errorf(ironic.HTTPNotFound, "Resource could not be found.")
+		}
+	}
+	for _, f := range nodeListFilters {
+		if err := minVersion(f.name, f.min); err != nil {
 			return nil, err
 		}
 	}
-	for _, c := range checks {
-		if err := minVer(!c.set, c.min); err != nil {
-			return nil, err
-		}
-	}
+	l := &nodeList{conductor: b.str("conductor")}
 	if !detailPath {
-		if p.fields, err = returnFields(v, p.fields, p.detail, defaultNodeFields); err != nil {
+		var err error
+		if l.fields, err = returnFields(v, fields, detail, defaultNodeFields); err != nil {
 			return nil, err
 		}
-		var bad []string
-		for _, f := range p.fields {
-			if !isNodeQueryField(f) {
-				bad = append(bad, f)
-			}
-		}
-		if len(bad) > 0 {
+		if bad := slices.DeleteFunc(slices.Clone(l.fields), isNodeQueryField); len(bad) > 0 {
 			// Ironic fails with a 500 here (an unknown column reaches the
 			// database); we answer as its other lists do.
 			return nil, ironic.Errorf(ironic.InvalidParameterValue, "Field(s) \"%s\" are not valid", strings.Join(bad, ", "))
 		}
-	} else {
-		p.fields = nil
 	}
-
-	f := &p.filter
-	f.Maintenance, f.Associated, f.Retired = p.maintenance, p.associated, p.retired
-	f.ChassisUUID, f.InstanceUUID = chassis, p.instance
-	f.ProvisionState, f.Driver, f.ResourceClass, f.Fault = provState, driver, resourceClass, fault
-	f.ConductorGroup, f.Owner, f.Lessee, f.Project = group, owner, lessee, project
-	f.DescriptionContains, f.Sharded = descr, sharded
-	if shards != nil {
-		f.ShardIn = shards
+	l.filter = db.NodeFilter{
+		ChassisUUID: b.str("chassis_uuid"), InstanceUUID: b.str("instance_uuid"),
+		Associated: b.boolean("associated"), Maintenance: b.boolean("maintenance"), Retired: b.boolean("retired"),
+		ProvisionState: b.str("provision_state"), Driver: b.str("driver"), ResourceClass: b.str("resource_class"),
+		Fault: b.str("fault"), ConductorGroup: b.str("conductor_group"), Owner: b.str("owner"),
+		Lessee: b.str("lessee"), Project: b.str("project"), DescriptionContains: b.str("description_contains"),
+		Sharded: b.boolean("sharded"), ShardIn: b.list("shard"),
 	}
-	return p, nil
+	return l, nil
 }
 
-func (a *API) listNodes(rq *Request) (*Response, error) { return a.nodeCollection(rq, false) }
+func (a *API) listNodes(rq *Request) (*Response, error) { return a.nodeCollection(rq, false, false) }
 
-func (a *API) listNodesDetail(rq *Request) (*Response, error) { return a.nodeCollection(rq, true) }
+func (a *API) listNodesDetail(rq *Request) (*Response, error) {
+	return a.nodeCollection(rq, true, false)
+}
 
-// nodeCollection is get_all/detail and _get_nodes_collection.
-func (a *API) nodeCollection(rq *Request, detailPath bool) (*Response, error) {
-	requested, err := strArg(rq, "project")
+// nodeCollection is get_all and detail with _get_nodes_collection;
+// fromChassis is NodesController below a chassis, whose UUID is the first
+// positional argument.
+func (a *API) nodeCollection(rq *Request, detailPath, fromChassis bool) (*Response, error) {
+	// The list policy comes first (the project argument is its input).
+	requested, err := strArg("project", rq.keywords(false)["project"])
 	if err != nil {
 		return nil, err
-	}
-	project, err := a.checkListPolicy(rq.Ctx(), "node", requested)
-	if err != nil {
-		return nil, err
-	}
-	p, err := a.parseNodeListParams(rq, detailPath)
-	if err != nil {
-		return nil, err
-	}
-	p.filter.Project = project
-	limit, err := a.validateLimit(p.limit)
-	if err != nil {
-		return nil, err
-	}
-	if err := validateSortDir(p.sortDir); err != nil {
-		return nil, err
-	}
-	switch p.sortKey {
-	case "properties", "driver_info", "extra", "instance_info", "driver_internal_info", "clean_step",
-		"deploy_step", "raid_config", "target_raid_config", "traits", "network_data":
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value %s is an invalid field for sorting", p.sortKey)
 	}
 	ctx := rq.Ctx()
-	opts := db.ListOpts{Limit: limit, SortKey: p.sortKey, SortDir: p.sortDir}
-	if p.marker != nil {
-		mk, err := a.d.Store.GetNodeByUUID(ctx, *p.marker)
-		if err != nil {
-			return nil, err
-		}
-		opts.Marker = mk.ID
+	project, err := a.checkListPolicy(ctx, "node", optString(requested))
+	if err != nil {
+		return nil, err
 	}
-	if p.sortKey == "id" {
-		opts.SortKey = ""
+	spec := nodeListArgs
+	if detailPath {
+		spec = nodeDetailArgs
+	}
+	positional := rq.positional()
+	b, err := spec.bind(rq, positional...)
+	if err != nil {
+		return nil, err
+	}
+	parents := 0
+	if fromChassis {
+		parents = 1
+	}
+	l, err := checkNodeList(rq.Ver, b, detailPath, len(positional) > parents)
+	if err != nil {
+		return nil, err
+	}
+	l.filter.Project = project
+	pg, err := a.page(b)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := pg.listOpts(sortKeyFirst, nodeUnsortable, func(marker string) (int64, error) {
+		mk, err := a.d.Store.GetNodeByUUID(ctx, marker)
+		if err != nil {
+			return 0, err
+		}
+		return mk.ID, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	var nodes []models.Node
-	if cols := nodeColumnsFor(p.fields, detailPath); cols != nil {
+	if cols := nodeColumnsFor(l.fields, detailPath); cols != nil {
 		// A subset of fields (Nova's sync asks for a few): read only
 		// those columns, as Ironic's get_node_list(fields=...) does.
-		nodes, err = a.d.Store.ListNodeColumns(ctx, cols, p.filter, opts)
+		nodes, err = a.d.Store.ListNodeColumns(ctx, cols, l.filter, opts)
 	} else {
 		// The views only read the rows: cached ones may be shared.
-		nodes, err = a.d.Store.ListNodesShared(ctx, p.filter, opts)
+		nodes, err = a.d.Store.ListNodesShared(ctx, l.filter, opts)
 	}
 	if err != nil {
-		return nil, badSortKey(err, p.sortKey)
+		return nil, badSortKey(err, pg.sortKey)
 	}
-	if p.conductor != nil {
+	if l.conductor != nil {
 		kept := nodes[:0]
 		for i := range nodes {
 			host, err := a.d.Conductor.ConductorFor(ctx, &nodes[i])
-			if err == nil && host == *p.conductor {
+			if err == nil && host == *l.conductor {
 				kept = append(kept, nodes[i])
 			}
 		}
 		nodes = kept
 	}
-	fields := p.fields
-	if detailPath || (p.detail != nil && *p.detail && fields == nil) {
-		fields = nil
-	}
-	nr := a.newNodeRenderer(rq, fields)
+	nr := a.newNodeRenderer(rq, l.fields)
 	items := make([]any, 0, len(nodes))
 	for i := range nodes {
 		o, err := nr.render(ctx, &nodes[i])
@@ -573,20 +386,17 @@ func (a *API) nodeCollection(rq *Request, detailPath bool) (*Response, error) {
 		}
 		items = append(items, o)
 	}
-	args := []nextArg{{"sort_key", p.sortKey}, {"sort_dir", p.sortDir}}
-	if p.associated != nil && *p.associated {
-		args = append(args, nextArg{"associated", true})
+	args := pg.nextArgs(nil)
+	for _, k := range []string{"associated", "maintenance", "retired"} {
+		if v := b.boolean(k); v != nil && *v {
+			args = append(args, nextArg{k, true})
+		}
 	}
-	if p.maintenance != nil && *p.maintenance {
-		args = append(args, nextArg{"maintenance", true})
+	if d := b.boolean("detail"); d != nil {
+		args = append(args, nextArg{"detail", *d})
 	}
-	if p.retired != nil && *p.retired {
-		args = append(args, nextArg{"retired", true})
-	}
-	if p.detail != nil {
-		args = append(args, nextArg{"detail", *p.detail})
-	}
-	if p.instance != nil {
+	limit := pg.limit
+	if b.given("instance_uuid") && b.value("instance_uuid") != nil {
 		limit = 0
 	}
 	resource := "nodes"
@@ -597,8 +407,12 @@ func (a *API) nodeCollection(rq *Request, detailPath bool) (*Response, error) {
 	if len(nodes) > 0 {
 		marker = nodes[len(nodes)-1].UUID
 	}
-	return OK(collection("nodes", items, nextLink(rq, resource, len(nodes), limit, marker, args, fields))), nil
+	return OK(collection("nodes", items, nextLink(rq, resource, len(nodes), limit, marker, args, l.fields))), nil
 }
+
+// nodeUnsortable are the node fields a list cannot be sorted by.
+var nodeUnsortable = []string{"properties", "driver_info", "extra", "instance_info", "driver_internal_info",
+	"clean_step", "deploy_step", "raid_config", "target_raid_config", "traits", "network_data"}
 
 // nodeColumnsFor is the columns a list must read to show fields (nil:
 // all of them): the fields themselves plus what the view always needs
@@ -622,39 +436,30 @@ func nodeColumnsFor(fields []string, detailPath bool) []string {
 	return cols
 }
 
-// badSortKey rewrites the DB's unknown-column error with the API's text.
-func badSortKey(err error, key string) error {
-	if f := ironic.AsFault(err); f.Class == ironic.InvalidParameterValue && strings.Contains(f.Message, "sort") {
-		return ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value \"%s\" is an invalid field for sorting", key)
-	}
-	return err
-}
+// nodeGetArgs are NodesController.get_one's parameters.
+var nodeGetArgs = params(req("node_ident", uuidOrNameArg), opt("fields", stringListArg))
 
-// nodeWithFields reads get_one's only argument, ?fields=, then the node
-// under baremetal:node:get.
-func (a *API) nodeWithFields(rq *Request) (*models.Node, []string, error) {
-	if err := rq.CheckArgs("fields"); err != nil {
-		return nil, nil, err
-	}
-	fields, err := stringList(rq, "fields")
-	if err != nil {
-		return nil, nil, err
-	}
-	n, err := a.nodeFor(rq, "baremetal:node:get")
-	if err != nil {
-		return nil, nil, err
-	}
-	return n, fields, nil
-}
-
-// getNode is get_one.
+// getNode is get_one (get_one below a chassis refuses to serve a node);
+// GET /nodes/{node}/<x> passes x as fields.
 func (a *API) getNode(rq *Request) (*Response, error) {
-	n, fields, err := a.nodeWithFields(rq)
+	return a.getNodeFrom(rq, rq.positional(), false)
+}
+
+func (a *API) getNodeFrom(rq *Request, positional []string, fromChassis bool) (*Response, error) {
+	b, err := nodeGetArgs.bind(rq, positional...)
 	if err != nil {
 		return nil, err
 	}
-	if fields != nil && !rq.Ver.AtLeast(mv.FetchingSubsetOfFields) {
-		return nil, notAcceptable()
+	if fromChassis {
+		return nil, operationNotPermitted()
+	}
+	fields := b.list("fields")
+	n, err := a.nodeFor(rq, "baremetal:node:get", b.ident("node_ident"))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFieldsVersion(rq.Ver, fields); err != nil {
+		return nil, err
 	}
 	if err := checkNodeFieldsAllowed(rq.Ver, fields); err != nil {
 		return nil, err
@@ -671,14 +476,6 @@ func (a *API) getNode(rq *Request) (*Response, error) {
 	return OK(o), nil
 }
 
-// nodeBodyString reads a string-or-null schema field.
-func optString(v any) *string {
-	if s, ok := v.(string); ok {
-		return &s
-	}
-	return nil
-}
-
 // nodeBoolArg is args.boolean on a body value (strings allowed).
 func nodeBoolArg(name string, v any) (*bool, error) {
 	switch x := v.(type) {
@@ -693,7 +490,7 @@ func nodeBoolArg(name string, v any) (*bool, error) {
 		}
 		return &b, nil
 	}
-	return nil, ironic.Errorf(ironic.InvalidParameterValue, "Invalid %s: %s", name, pyschemaRepr(v))
+	return nil, ironic.Errorf(ironic.InvalidParameterValue, "Invalid %s: %s", name, pyschema.Repr(v))
 }
 
 // validateNodeExtra is NODE_VALIDATE_EXTRA: booleans and UUIDs.
@@ -707,7 +504,7 @@ func validateNodeExtra(body map[string]any) error {
 		switch k {
 		case "chassis_uuid", "instance_uuid", "uuid":
 			s, _ := v.(string)
-			if err := checkUUID(k, s); err != nil {
+			if _, err := uuidArg(k, s); err != nil {
 				return err
 			}
 		default:
@@ -721,21 +518,17 @@ func validateNodeExtra(body map[string]any) error {
 	return nil
 }
 
-// createNode is NodesController.post.
+// nodeCreateArgs are NodesController.post's parameters.
+var nodeCreateArgs = params(req("node", bodyOf("object"))).takesBody("node")
+
+// createNode is NodesController.post (POST /nodes/<x> binds x to the
+// body parameter, which refuses it).
 func (a *API) createNode(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	raw, err := rq.ReadBody()
+	b, err := nodeCreateArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	var doc any = pyjson.Object{}
-	if len(raw) > 0 {
-		if doc, err = decodeBody(raw); err != nil {
-			return nil, err
-		}
-	}
+	doc := b.body
 	if verr := a.schemas.node.Validate(doc); verr != nil {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("node"))
 	}
@@ -835,15 +628,6 @@ func (a *API) createNode(rq *Request) (*Response, error) {
 	return &Response{Status: http.StatusCreated, Body: o, Location: rq.BaseURL() + "/v1/nodes/" + created.UUID}, nil
 }
 
-// as400 re-codes a fault of class c to 400, as Ironic does for lookups of
-// things referenced from a request body.
-func as400(err error, c ironic.Class) error {
-	if f := ironic.AsFault(err); f.Class == c {
-		return f.WithStatus(http.StatusBadRequest)
-	}
-	return err
-}
-
 // applyNodeBody copies the writable fields of a create body onto n.
 func applyNodeBody(n *models.Node, body map[string]any) {
 	str := func(k string) *string { return optString(body[k]) }
@@ -940,21 +724,27 @@ func (a *API) checkNodeNames(v mv.Version, names []string, errFmt string) error 
 	return nil
 }
 
-// decodeBody decodes a JSON body keeping key order.
-func decodeBody(raw []byte) (any, error) {
-	doc, err := pyschemaDecode(raw)
-	if err != nil {
-		return nil, malformedJSON(raw)
-	}
-	return doc, nil
-}
+// nodeDeleteArgs are NodesController.delete's parameters: node_ident and
+// *args.
+var nodeDeleteArgs = params(req("node_ident", uuidOrNameArg)).withVarargs()
 
-// deleteNode is NodesController.delete.
-func (a *API) deleteNode(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
+// deleteNode is NodesController.delete: extra path segments are
+// NotFound (DELETE of traits below an old version), and a node is not
+// deleted through a chassis.
+func (a *API) deleteNode(rq *Request) (*Response, error) { return a.deleteNodeFrom(rq, false) }
+
+func (a *API) deleteNodeFrom(rq *Request, fromChassis bool) (*Response, error) {
+	b, err := nodeDeleteArgs.bind(rq, rq.positional()...)
+	if err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:delete")
+	if len(b.varargs) > 0 {
+		return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
+	}
+	if fromChassis {
+		return nil, operationNotPermitted()
+	}
+	n, err := a.nodeFor(rq, "baremetal:node:delete", b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
@@ -978,18 +768,24 @@ func (a *API) updateNodeViaConductor(ctx context.Context, n *models.Node, change
 	return a.d.Conductor.UpdateNode(ctx, topic, rpc.NodeUpdate{Node: *n, Changes: changes}, reset)
 }
 
+// The parameters of NodeMaintenanceController.put and delete.
+var (
+	maintenanceSetArgs   = params(req("node_ident", uuidOrNameArg), opt("reason", strArg))
+	maintenanceClearArgs = params(req("node_ident", uuidOrNameArg))
+)
+
 // setMaintenance / clearMaintenance are NodeMaintenanceController.
 func (a *API) setMaintenance(rq *Request) (*Response, error) {
-	reason, err := argOrBody(rq, "reason")
+	b, err := maintenanceSetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:set_maintenance")
+	n, err := a.nodeFor(rq, "baremetal:node:set_maintenance", b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
 	n.Maintenance = true
-	n.MaintenanceReason = reason
+	n.MaintenanceReason = b.str("reason")
 	if _, err := a.updateNodeViaConductor(rq.Ctx(), n, []string{"maintenance", "maintenance_reason"}, false); err != nil {
 		return nil, err
 	}
@@ -997,10 +793,11 @@ func (a *API) setMaintenance(rq *Request) (*Response, error) {
 }
 
 func (a *API) clearMaintenance(rq *Request) (*Response, error) {
-	if _, err := argOrBody(rq); err != nil {
+	b, err := maintenanceClearArgs.bind(rq, rq.positional()...)
+	if err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:clear_maintenance")
+	n, err := a.nodeFor(rq, "baremetal:node:clear_maintenance", b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
@@ -1013,12 +810,25 @@ func (a *API) clearMaintenance(rq *Request) (*Response, error) {
 	return &Response{Status: http.StatusAccepted}, nil
 }
 
+// nodeIdentArgs are the parameters of the node controllers' methods that
+// take the node alone.
+var nodeIdentArgs = params(req("node_ident", uuidOrNameArg))
+
 // getNodeStates is NodeStatesController.get.
-func (a *API) getNodeStates(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
+func (a *API) getNodeStates(rq *Request) (*Response, error) { return a.nodeStates(rq, rq.positional()) }
+
+// getNodeStatesOf is GET /nodes/states/<action>: get with the action's
+// name for a node ident.
+func (a *API) getNodeStatesOf(action string) handlerFunc {
+	return func(rq *Request) (*Response, error) { return a.nodeStates(rq, []string{action}) }
+}
+
+func (a *API) nodeStates(rq *Request, positional []string) (*Response, error) {
+	b, err := nodeIdentArgs.bind(rq, positional...)
+	if err != nil {
 		return nil, err
 	}
-	n, err := a.nodeFor(rq, "baremetal:node:get_states")
+	n, err := a.nodeFor(rq, "baremetal:node:get_states", b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
@@ -1043,26 +853,18 @@ func (a *API) getNodeStates(rq *Request) (*Response, error) {
 	return OK(o), nil
 }
 
+// powerArgs are NodeStatesController.power's parameters.
+var powerArgs = params(req("node_ident", uuidOrNameArg), req("target", strArg), opt("timeout", intArg))
+
 // setPowerState is PUT /states/power; the conductor decides.
 func (a *API) setPowerState(rq *Request) (*Response, error) {
-	args, err := bodyArgs(rq, "target", "timeout")
+	b, err := powerArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	target, ok := args["target"].(string)
-	if !ok {
-		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: target")
-	}
-	var timeout *int
-	if t, ok := args["timeout"]; ok && t != nil {
-		ti, err := intArg("timeout", t)
-		if err != nil {
-			return nil, err
-		}
-		timeout = &ti
-	}
-	n, topic, err := a.nodeAction(rq, "baremetal:node:set_power_state", func(n *models.Node) error {
-		return checkPowerRequest(rq, n, target, timeout)
+	target, timeout := b.strOr("target", "None"), b.integer("timeout")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_power_state", b.ident("node_ident"), func(n *models.Node) error {
+		return checkPowerRequest(rq, n, b.ident("node_ident"), target, timeout)
 	})
 	if err != nil {
 		return nil, err
@@ -1074,12 +876,12 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 	if err := a.d.Conductor.ChangeNodePowerState(rq.Ctx(), topic, n.UUID, target, to); err != nil {
 		return nil, err
 	}
-	return &Response{Status: http.StatusAccepted, Location: rq.BaseURL() + "/v1/nodes/" + rq.Var("node") + "/states"}, nil
+	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, b, "")}, nil
 }
 
 // checkPowerRequest is PUT /states/power's checks of the target and
 // timeout against the request's version and the node.
-func checkPowerRequest(rq *Request, n *models.Node, target string, timeout *int) error {
+func checkPowerRequest(rq *Request, n *models.Node, ident, target string, timeout *int) error {
 	soft := target == states.SoftRebooting || target == states.SoftPowerOff
 	if (soft || (timeout != nil && *timeout != 0)) && !rq.Ver.AtLeast(mv.SoftPowerOff) {
 		return notAcceptable()
@@ -1092,55 +894,37 @@ func checkPowerRequest(rq *Request, n *models.Node, target string, timeout *int)
 	default:
 		return ironic.Errorf(ironic.InvalidStateRequested,
 			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
-			target, rq.Var("node"), pyStr(n.PowerState))
+			target, ident, pyStr(n.PowerState))
 	}
 	if ps := pyStr(n.ProvisionState); ps == states.Cleaning || ps == states.CleanWait {
 		return ironic.Errorf(ironic.InvalidStateRequested,
 			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
-			target, rq.Var("node"), ps)
+			target, ident, ps)
 	}
 	return nil
 }
 
-// validate handlers.
-func (a *API) validateNodeQuery(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("node", "node_uuid"); err != nil {
-		return nil, err
-	}
-	node, _ := rq.Str("node")
-	nodeUUID, hasUUID := rq.Str("node_uuid")
-	if !rq.Has("node") && !hasUUID {
-		return nil, ironic.Errorf(ironic.InvalidUuidOrName, "Expected a logical name or UUID but received None.")
-	}
-	if rq.Has("node") {
-		if err := checkUUIDOrName(rq.Ver, "node", node); err != nil {
-			return nil, err
-		}
-		if !rq.Ver.AtLeast(mv.NodeName) && !isUUID(node) {
-			return nil, notAcceptable()
-		}
-	}
-	if hasUUID {
-		if err := checkUUID("node_uuid", nodeUUID); err != nil {
-			return nil, err
-		}
-		node = nodeUUID
-	}
-	return a.validateIdent(rq, node)
-}
+// nodeValidateArgs are NodesController.validate's parameters.
+var nodeValidateArgs = params(opt("node", uuidOrNameArg), opt("node_uuid", uuidArg))
 
+// validateNode is NodesController.validate: GET /nodes/validate?node=,
+// or the custom action below a node (/nodes/{node}/validate).
 func (a *API) validateNode(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
+	b, err := nodeValidateArgs.bind(rq, rq.positional()...)
+	if err != nil {
 		return nil, err
 	}
-	ident := rq.Var("node")
-	if err := checkUUIDOrName(rq.Ver, "node", ident); err != nil {
-		return nil, err
-	}
-	if !rq.Ver.AtLeast(mv.NodeName) && !isUUID(ident) {
+	node, nodeUUID := b.str("node"), b.str("node_uuid")
+	if node != nil && !rq.Ver.AtLeast(mv.NodeName) && !isUUID(*node) {
 		return nil, notAcceptable()
 	}
-	return a.validateIdent(rq, ident)
+	switch {
+	case nodeUUID != nil:
+		return a.validateIdent(rq, *nodeUUID)
+	case node != nil:
+		return a.validateIdent(rq, *node)
+	}
+	return nil, ironic.Errorf(ironic.InvalidUuidOrName, "Expected a logical name or UUID but received None.")
 }
 
 func (a *API) validateIdent(rq *Request, ident string) (*Response, error) {
@@ -1171,9 +955,9 @@ func (a *API) validateIdent(rq *Request, ident string) (*Response, error) {
 	return OK(out), nil
 }
 
-// nodeVendorMethods is GET /nodes/{n}/vendor_passthru/methods.
-func (a *API) nodeVendorMethods(rq *Request) (*Response, error) {
-	ms, err := nodeRead(a, rq, "baremetal:node:vendor_passthru", a.d.Conductor.GetNodeVendorPassthruMethods)
+// nodeVendorMethods is NodeVendorPassthruController.methods.
+func (a *API) nodeVendorMethods(rq *Request, positional []string) (*Response, error) {
+	ms, err := nodeRead(a, rq, positional, "baremetal:node:vendor_passthru", a.d.Conductor.GetNodeVendorPassthruMethods)
 	if err != nil {
 		return nil, err
 	}
@@ -1195,12 +979,9 @@ func vendorMethodsBody(ms map[string]rpc.VendorMethod) map[string]any {
 	return out
 }
 
-// listShards is GET /v1/shards.
+// listShards is ShardController.get_all (its _route is a gate).
 func (a *API) listShards(rq *Request) (*Response, error) {
-	if !rq.Ver.AtLeast(mv.NodeShard) {
-		return nil, ironic.Webob(ironic.NotFound, "The API version does not allow shards")
-	}
-	if err := rq.CheckArgs(); err != nil {
+	if _, err := params().bind(rq); err != nil {
 		return nil, err
 	}
 	if err := a.d.Policy.Authorize(rq.Ctx(), "baremetal:shards:get", nil); err != nil {
@@ -1217,5 +998,8 @@ func (a *API) listShards(rq *Request) (*Response, error) {
 	return OK(pyjson.Object{{Key: "shards", Value: items}}), nil
 }
 
-// timeNow is used by history views.
-var _ = time.Now
+// shardsNotAllowed is any verb but GET on /shards: ShardController has
+// no other methods, but answers 405 without an Allow header.
+func (a *API) shardsNotAllowed(*Request) (*Response, error) {
+	return nil, ironic.Webob(ironic.MethodNotAllowed, "")
+}

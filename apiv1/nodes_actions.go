@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/goironic/ironic"
@@ -81,146 +80,24 @@ var deployStepsSchema = pyschema.MustCompile(`{
 // in base64 values.
 const b64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\n\r\t "
 
-// bindArgs binds a handler's arguments as pecan does: query parameters,
-// then the keys of a JSON object body (its values as decoded, JSON objects
-// in their key order). unexpected lists, sorted, the names not in allowed.
-func bindArgs(rq *Request, allowed []string) (args map[string]any, unexpected []string, err error) {
-	args = map[string]any{}
-	for k, v := range rq.Query() {
-		if len(v) == 1 {
-			args[k] = v[0]
-		} else {
-			args[k] = pyListRepr(v)
-		}
-	}
-	ct := rq.HTTP.Header.Get("Content-Type")
-	if ct == "application/json" || strings.HasPrefix(ct, "application/json;") {
-		raw, err := rq.ReadBody()
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(raw) > 0 {
-			// pecan binds nothing from a body it can't decode.
-			doc, _ := pyschemaDecode(raw)
-			if o, ok := doc.(pyjson.Object); ok {
-				for _, m := range o {
-					args[m.Key] = m.Value
-				}
-			}
-		}
-	}
-	for k := range args {
-		if !slices.Contains(allowed, k) {
-			unexpected = append(unexpected, k)
-		}
-	}
-	sort.Strings(unexpected)
-	return args, unexpected, nil
-}
-
-// actionArgs binds the arguments of a node action (bindArgs), keeping
-// JSON objects in their key order, and refuses arguments the handler
-// doesn't take.
-func actionArgs(rq *Request, allowed ...string) (map[string]any, error) {
-	args, bad, err := bindArgs(rq, allowed)
-	if err != nil {
-		return nil, err
-	}
-	if len(bad) > 0 {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Unexpected arguments: %s", strings.Join(bad, ", "))
-	}
-	return args, nil
-}
-
-// stringArg is args.string: absent and null are nil, anything but a
-// string is refused.
-func stringArg(args map[string]any, name string) (*string, error) {
-	v, ok := args[name]
-	if !ok || v == nil {
-		return nil, nil
-	}
-	s, ok := v.(string)
-	if !ok {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Expected string for %s: %s", name, pyStrValue(v))
-	}
-	return &s, nil
-}
-
-// boolArg is args.boolean: oslo's strict bool_from_string on str(value).
-func boolArg(args map[string]any, name string) (*bool, error) {
-	v, ok := args[name]
-	if !ok || v == nil {
-		return nil, nil
-	}
-	if b, ok := v.(bool); ok {
-		return &b, nil
-	}
-	b, err := parseBool(name, pyStrValue(v))
-	if err != nil {
-		return nil, err
-	}
-	return &b, nil
-}
-
-// typesArg is args.types: value must be null (when nullable) or of one of
-// the named Python types.
-func typesArg(args map[string]any, name string, nullable bool, types ...string) error {
-	v, ok := args[name]
-	if !ok {
-		return nil
-	}
-	var got string
-	switch v.(type) {
-	case nil:
-		if nullable {
-			return nil
-		}
-		got = "NoneType"
-	case pyjson.Object, map[string]any:
-		got = "dict"
-	case []any:
-		got = "list"
-	case string:
-		got = "str"
-	case bool:
-		got = "bool"
-	default:
-		got = "number"
-	}
-	if slices.Contains(types, got) {
-		return nil
-	}
-	names := []string{}
-	if nullable {
-		names = append(names, "<class 'NoneType'>")
-	}
-	for _, t := range types {
-		names = append(names, "<class '"+t+"'>")
-	}
-	return ironic.Errorf(ironic.InvalidParameterValue, "Expected types %s for %s: %s",
-		strings.Join(names, ", "), name, pyStrValue(v))
-}
-
-// missingArg is args.validate's answer for an absent mandatory argument.
-func missingArg(args map[string]any, name string) error {
-	if _, ok := args[name]; !ok {
-		return ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: %s", name)
-	}
-	return nil
-}
-
 // statesLocation is the Location of an accepted state change:
 // /v1/nodes/<ident as given>/states[/<sub>].
-func statesLocation(rq *Request, sub string) string {
-	loc := rq.BaseURL() + "/v1/nodes/" + rq.Var("node") + "/states"
+func statesLocation(rq *Request, b args, sub string) string {
+	loc := rq.BaseURL() + "/v1/nodes/" + b.ident("node_ident") + "/states"
 	if sub != "" {
 		loc += "/" + sub
 	}
 	return loc
 }
 
-// provisionArgs are the arguments of NodeStatesController.provision.
-type provisionArgs struct {
+// provisionArgs are NodeStatesController.provision's parameters.
+var provisionArgs = params(req("node_ident", uuidOrNameArg), req("target", strArg),
+	opt("configdrive", typesArg("NoneType", "dict", "str")), opt("clean_steps", typesArg("NoneType", "list")),
+	opt("deploy_steps", typesArg("NoneType", "list")), opt("rescue_password", strArg),
+	opt("disable_ramdisk", boolArg))
+
+// provisionRequest are provision's bound arguments.
+type provisionRequest struct {
 	target         string
 	configdrive    any
 	cleanSteps     []any
@@ -230,43 +107,17 @@ type provisionArgs struct {
 	disableRamdisk *bool
 }
 
-// parseProvisionArgs is args.validate for provision, in parameter order.
-func parseProvisionArgs(rq *Request) (*provisionArgs, error) {
-	args, err := actionArgs(rq, "target", "configdrive", "clean_steps", "deploy_steps", "rescue_password", "disable_ramdisk")
-	if err != nil {
-		return nil, err
+func newProvisionRequest(b args) *provisionRequest {
+	p := &provisionRequest{
+		// A null target is Python's None, refused as a state.
+		target:         b.strOr("target", "None"),
+		configdrive:    b.value("configdrive"),
+		rescuePassword: b.str("rescue_password"),
+		disableRamdisk: b.boolean("disable_ramdisk"),
 	}
-	p := &provisionArgs{}
-	if err := missingArg(args, "target"); err != nil {
-		return nil, err
-	}
-	target, err := stringArg(args, "target")
-	if err != nil {
-		return nil, err
-	}
-	p.target = "None" // a null target is Python's None, refused as a state
-	if target != nil {
-		p.target = *target
-	}
-	if err := typesArg(args, "configdrive", true, "dict", "str"); err != nil {
-		return nil, err
-	}
-	p.configdrive = args["configdrive"]
-	if err := typesArg(args, "clean_steps", true, "list"); err != nil {
-		return nil, err
-	}
-	p.cleanSteps, _ = args["clean_steps"].([]any)
-	if err := typesArg(args, "deploy_steps", true, "list"); err != nil {
-		return nil, err
-	}
-	p.deploySteps, p.hasDeploySteps = args["deploy_steps"].([]any)
-	if p.rescuePassword, err = stringArg(args, "rescue_password"); err != nil {
-		return nil, err
-	}
-	if p.disableRamdisk, err = boolArg(args, "disable_ramdisk"); err != nil {
-		return nil, err
-	}
-	return p, nil
+	p.cleanSteps, _ = b.value("clean_steps").([]any)
+	p.deploySteps, p.hasDeploySteps = b.value("deploy_steps").([]any)
+	return p
 }
 
 // verbMinVersion is MIN_VERB_VERSIONS: provision verbs newer than the
@@ -307,8 +158,8 @@ func verbEvent(target string) string {
 // the node under policy (check_node_policy_and_retrieve), then each of
 // checks in turn (the version gates and argument checks Ironic makes
 // before it routes the call), then the topic of the node's conductor.
-func (a *API) nodeAction(rq *Request, policy string, checks ...func(*models.Node) error) (*models.Node, string, error) {
-	n, err := a.nodeFor(rq, policy)
+func (a *API) nodeAction(rq *Request, policy, ident string, checks ...func(*models.Node) error) (*models.Node, string, error) {
+	n, err := a.nodeFor(rq, policy, ident)
 	if err != nil {
 		return nil, "", err
 	}
@@ -334,14 +185,15 @@ func minVersion(rq *Request, min mv.Version) func(*models.Node) error {
 	}
 }
 
-// nodeRead is a GET of what a node's conductor holds: no arguments, the
-// node under policy, then get on its conductor.
-func nodeRead[T any](a *API, rq *Request, policy string, get func(ctx context.Context, topic, uuid string) (T, error)) (T, error) {
+// nodeRead is a GET of what a node's conductor holds: the node_ident
+// argument alone, the node under policy, then get on its conductor.
+func nodeRead[T any](a *API, rq *Request, positional []string, policy string, get func(ctx context.Context, topic, uuid string) (T, error)) (T, error) {
 	var zero T
-	if err := rq.CheckArgs(); err != nil {
+	b, err := nodeIdentArgs.bind(rq, positional...)
+	if err != nil {
 		return zero, err
 	}
-	n, topic, err := a.nodeAction(rq, policy)
+	n, topic, err := a.nodeAction(rq, policy, b.ident("node_ident"))
 	if err != nil {
 		return zero, err
 	}
@@ -350,11 +202,12 @@ func nodeRead[T any](a *API, rq *Request, policy string, get func(ctx context.Co
 
 // setProvisionState is NodeStatesController.provision.
 func (a *API) setProvisionState(rq *Request) (*Response, error) {
-	p, err := parseProvisionArgs(rq)
+	b, err := provisionArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	n, topic, err := a.nodeAction(rq, "baremetal:node:set_provision_state", func(n *models.Node) error {
+	p := newProvisionRequest(b)
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_provision_state", b.ident("node_ident"), func(n *models.Node) error {
 		return checkProvisionRequest(rq, n, p)
 	})
 	if err != nil {
@@ -363,12 +216,12 @@ func (a *API) setProvisionState(rq *Request) (*Response, error) {
 	if err := a.doProvisionAction(rq, n, topic, p); err != nil {
 		return nil, err
 	}
-	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "")}, nil
+	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, b, "")}, nil
 }
 
 // checkProvisionRequest is provision's checks of the verb and its
 // arguments against the node and the request's version.
-func checkProvisionRequest(rq *Request, n *models.Node, p *provisionArgs) error {
+func checkProvisionRequest(rq *Request, n *models.Node, p *provisionRequest) error {
 	target := p.target
 	if !rq.Ver.AtLeast(verbMinVersion(target)) {
 		return notAcceptable()
@@ -427,7 +280,7 @@ func checkProvisionRequest(rq *Request, n *models.Node, p *provisionArgs) error 
 
 // doProvisionAction is _do_provision_action: the conductor call for the
 // verb.
-func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *provisionArgs) error {
+func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *provisionRequest) error {
 	ctx := rq.Ctx()
 	c := a.d.Conductor
 	switch target := p.target; target {
@@ -524,7 +377,7 @@ func checkConfigDrive(v mv.Version, target string, cd any) error {
 
 // setBootMode is NodeStatesController.boot_mode (1.76).
 func (a *API) setBootMode(rq *Request) (*Response, error) {
-	return changeBootState(a, rq, "baremetal:node:set_boot_mode", stringArg, func(target *string) error {
+	return changeBootState(a, rq, "baremetal:node:set_boot_mode", bootModeArgs, args.str, func(target *string) error {
 		if target == nil || (*target != "bios" && *target != "uefi") {
 			return ironic.Errorf(ironic.InvalidParameterValue,
 				"Invalid boot mode %s requested for node. Allowed boot modes are: bios, uefi", pyStr(target))
@@ -535,7 +388,7 @@ func (a *API) setBootMode(rq *Request) (*Response, error) {
 
 // setSecureBoot is NodeStatesController.secure_boot (1.76).
 func (a *API) setSecureBoot(rq *Request) (*Response, error) {
-	return changeBootState(a, rq, "baremetal:node:set_secure_boot", boolArg, func(target *bool) error {
+	return changeBootState(a, rq, "baremetal:node:set_secure_boot", secureBootArgs, args.boolean, func(target *bool) error {
 		if target == nil {
 			return ironic.Errorf(ironic.InvalidParameterValue,
 				"Invalid secure_boot None requested for node. Allowed secure_boot states are: True, False) ")
@@ -544,24 +397,24 @@ func (a *API) setSecureBoot(rq *Request) (*Response, error) {
 	}, a.d.Conductor.ChangeNodeSecureBoot)
 }
 
-// changeBootState is what boot_mode and secure_boot share: the mandatory
-// target read by arg, the node routed to its conductor, the 1.76 gate,
-// the target's validity, the node's stability, then change.
-func changeBootState[T any](a *API, rq *Request, policy string,
-	arg func(map[string]any, string) (*T, error), valid func(*T) error,
+// The parameters of NodeStatesController.boot_mode and secure_boot.
+var (
+	bootModeArgs   = params(req("node_ident", uuidOrNameArg), req("target", strArg))
+	secureBootArgs = params(req("node_ident", uuidOrNameArg), req("target", boolArg))
+)
+
+// changeBootState is what boot_mode and secure_boot share: the arguments
+// (the target read by arg), the node routed to its conductor, the 1.76
+// gate, the target's validity, the node's stability, then change.
+func changeBootState[T any](a *API, rq *Request, policy string, spec argSpec,
+	arg func(args, string) *T, valid func(*T) error,
 	change func(ctx context.Context, topic, uuid string, target T) error) (*Response, error) {
-	args, err := actionArgs(rq, "target")
+	b, err := spec.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := missingArg(args, "target"); err != nil {
-		return nil, err
-	}
-	target, err := arg(args, "target")
-	if err != nil {
-		return nil, err
-	}
-	n, topic, err := a.nodeAction(rq, policy)
+	target := arg(b, "target")
+	n, topic, err := a.nodeAction(rq, policy, b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
@@ -577,7 +430,7 @@ func changeBootState[T any](a *API, rq *Request, policy string,
 	if err := change(rq.Ctx(), topic, n.UUID, *target); err != nil {
 		return nil, err
 	}
-	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "")}, nil
+	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, b, "")}, nil
 }
 
 func changeBootModeNotFound() error {
@@ -600,34 +453,32 @@ func checkStableForBootMode(state string) error {
 	return nil
 }
 
+// raidArgs are NodeStatesController.raid's parameters.
+var raidArgs = params(req("node_ident", uuidOrNameArg), req("target_raid_config", typesArg("dict"))).
+	takesBody("target_raid_config")
+
 // setRAIDConfig is NodeStatesController.raid: the whole body is the
 // target RAID configuration; the conductor validates it.
 func (a *API) setRAIDConfig(rq *Request) (*Response, error) {
-	doc, err := miscReadBody(rq)
+	b, err := raidArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	if err := typesArg(map[string]any{"target_raid_config": doc}, "target_raid_config", false, "dict"); err != nil {
-		return nil, err
-	}
-	n, topic, err := a.nodeAction(rq, "baremetal:node:set_raid_state", minVersion(rq, mv.RAIDConfig))
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_raid_state", b.ident("node_ident"), minVersion(rq, mv.RAIDConfig))
 	if err != nil {
 		return nil, err
 	}
-	cfg, _ := plain(doc).(map[string]any)
+	cfg, _ := plain(b.value("target_raid_config")).(map[string]any)
 	if err := a.d.Conductor.SetTargetRAIDConfig(rq.Ctx(), topic, n.UUID, cfg); err != nil {
 		// RAID is a standard interface a driver may lack: 404.
-		return nil, miscAsStatus(err, ironic.UnsupportedDriverExtension, http.StatusNotFound)
+		return nil, withStatus(err, ironic.UnsupportedDriverExtension, http.StatusNotFound)
 	}
 	return &Response{Status: http.StatusNoContent}, nil
 }
 
 // getConsole is NodeConsoleController.get.
 func (a *API) getConsole(rq *Request) (*Response, error) {
-	info, err := nodeRead(a, rq, "baremetal:node:get_console", a.d.Conductor.GetConsoleInformation)
+	info, err := nodeRead(a, rq, rq.positional(), "baremetal:node:get_console", a.d.Conductor.GetConsoleInformation)
 	switch {
 	case ironic.IsClass(err, ironic.NodeConsoleNotEnabled):
 		return OK(pyjson.Object{{Key: "console_enabled", Value: false}, {Key: "console_info", Value: nil}}), nil
@@ -641,32 +492,29 @@ func (a *API) getConsole(rq *Request) (*Response, error) {
 	return OK(pyjson.Object{{Key: "console_enabled", Value: true}, {Key: "console_info", Value: infoVal}}), nil
 }
 
+// consoleArgs are NodeConsoleController.put's parameters.
+var consoleArgs = params(req("node_ident", uuidOrNameArg), req("enabled", boolArg))
+
 // setConsole is NodeConsoleController.put.
 func (a *API) setConsole(rq *Request) (*Response, error) {
-	args, err := actionArgs(rq, "enabled")
+	b, err := consoleArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := missingArg(args, "enabled"); err != nil {
-		return nil, err
-	}
-	enabled, err := boolArg(args, "enabled")
-	if err != nil {
-		return nil, err
-	}
-	n, topic, err := a.nodeAction(rq, "baremetal:node:set_console_state")
+	enabled := b.boolean("enabled")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_console_state", b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
 	if err := a.d.Conductor.SetConsoleMode(rq.Ctx(), topic, n.UUID, enabled != nil && *enabled); err != nil {
 		return nil, err
 	}
-	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, "console")}, nil
+	return &Response{Status: http.StatusAccepted, Location: statesLocation(rq, b, "console")}, nil
 }
 
 // getBootDevice is BootDeviceController.get.
 func (a *API) getBootDevice(rq *Request) (*Response, error) {
-	bd, err := nodeRead(a, rq, "baremetal:node:get_boot_device", a.d.Conductor.GetBootDevice)
+	bd, err := nodeRead(a, rq, rq.positional(), "baremetal:node:get_boot_device", a.d.Conductor.GetBootDevice)
 	if err != nil {
 		return nil, err
 	}
@@ -679,7 +527,7 @@ func (a *API) getBootDevice(rq *Request) (*Response, error) {
 
 // supportedBootDevices is BootDeviceController.supported.
 func (a *API) supportedBootDevices(rq *Request) (*Response, error) {
-	devs, err := nodeRead(a, rq, "baremetal:node:get_boot_device", a.d.Conductor.GetSupportedBootDevices)
+	devs, err := nodeRead(a, rq, rq.positional(), "baremetal:node:get_boot_device", a.d.Conductor.GetSupportedBootDevices)
 	if err != nil {
 		return nil, err
 	}
@@ -689,24 +537,17 @@ func (a *API) supportedBootDevices(rq *Request) (*Response, error) {
 	return OK(pyjson.Object{{Key: "supported_boot_devices", Value: devs}}), nil
 }
 
+// bootDeviceArgs are BootDeviceController.put's parameters.
+var bootDeviceArgs = params(req("node_ident", uuidOrNameArg), req("boot_device", strArg), opt("persistent", boolArg))
+
 // setBootDevice is BootDeviceController.put.
 func (a *API) setBootDevice(rq *Request) (*Response, error) {
-	args, err := actionArgs(rq, "boot_device", "persistent")
+	b, err := bootDeviceArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := missingArg(args, "boot_device"); err != nil {
-		return nil, err
-	}
-	dev, err := stringArg(args, "boot_device")
-	if err != nil {
-		return nil, err
-	}
-	persistent, err := boolArg(args, "persistent")
-	if err != nil {
-		return nil, err
-	}
-	n, topic, err := a.nodeAction(rq, "baremetal:node:set_boot_device")
+	dev, persistent := b.str("boot_device"), b.boolean("persistent")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:set_boot_device", b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
@@ -719,13 +560,14 @@ func (a *API) setBootDevice(rq *Request) (*Response, error) {
 // injectNMI is InjectNmiController.put (1.29): older versions don't know
 // the endpoint.
 func (a *API) injectNMI(rq *Request) (*Response, error) {
-	if _, err := actionArgs(rq); err != nil {
+	b, err := nodeIdentArgs.bind(rq, rq.positional()...)
+	if err != nil {
 		return nil, err
 	}
 	if !rq.Ver.AtLeast(mv.InjectNMI) {
-		return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
+		return nil, resourceNotFound()
 	}
-	n, topic, err := a.nodeAction(rq, "baremetal:node:inject_nmi")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:inject_nmi", b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
@@ -735,48 +577,31 @@ func (a *API) injectNMI(rq *Request) (*Response, error) {
 	return &Response{Status: http.StatusNoContent}, nil
 }
 
-// passthruMethod reads a vendor passthru call's method (from the path or
-// ?method=) and its data (the body, {} when empty), as method.body and
-// args.validate bind them.
-func passthruMethod(rq *Request) (method string, data any, err error) {
-	if data, err = miscReadBody(rq); err != nil {
-		return "", nil, err
-	}
-	pathMethod, positional := rq.Vars["method"]
-	if positional && rq.Has("method") {
-		// Pecan would pass the method twice (a TypeError in Ironic).
-		return "", nil, ironic.Errorf(ironic.ClientSideError, "Unexpected arguments: method")
-	}
-	if err := rq.CheckArgs("method", "data"); err != nil {
-		return "", nil, err
-	}
-	if positional {
-		return pathMethod, data, nil
-	}
-	s, err := strArg(rq, "method")
-	if err != nil {
-		return "", nil, err
-	}
-	if s == nil {
-		return "", nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: method")
-	}
-	return *s, data, nil
-}
+// nodeVendorArgs are NodeVendorPassthruController._default's parameters.
+var nodeVendorArgs = params(req("node_ident", uuidOrNameArg), req("method", strArg), opt("data", nil)).
+	takesBody("data")
 
-// nodeVendorPassthru is NodeVendorPassthruController._default.
+// nodeVendorPassthru is NodeVendorPassthruController: a GET whose last
+// segment is "methods" is its methods action; any other verb or path is
+// _default, a call of the node's vendor method.
 func (a *API) nodeVendorPassthru(rq *Request) (*Response, error) {
-	method, data, err := passthruMethod(rq)
+	pos := rq.positional()
+	if rq.HTTP.Method == http.MethodGet && len(pos) > 0 && pos[len(pos)-1] == "methods" {
+		return a.nodeVendorMethods(rq, pos[:len(pos)-1])
+	}
+	b, err := nodeVendorArgs.bind(rq, pos...)
 	if err != nil {
 		return nil, err
 	}
-	n, topic, err := a.nodeAction(rq, "baremetal:node:vendor_passthru")
+	n, topic, err := a.nodeAction(rq, "baremetal:node:vendor_passthru", b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
+	method := b.strOr("method", "")
 	if method == "" {
 		return nil, ironic.Errorf(ironic.ClientSideError, "Method not specified")
 	}
-	res, err := a.d.Conductor.VendorPassthru(rq.Ctx(), topic, n.UUID, method, rq.HTTP.Method, plain(data))
+	res, err := a.d.Conductor.VendorPassthru(rq.Ctx(), topic, n.UUID, method, rq.HTTP.Method, plain(b.body))
 	if err != nil {
 		return nil, err
 	}

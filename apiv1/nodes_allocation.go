@@ -8,23 +8,22 @@ import (
 	"github.com/goironic/ironic/db/models"
 )
 
-// nodeAllocation is NodeAllocationController: the node's allocation, or
-// "Allocation for node <ident> was not found".
+// nodeAllocationArgs are NodeAllocationController.get_all's parameters.
+var nodeAllocationArgs = params(opt("fields", stringListArg))
+
+// nodeAllocation is NodeAllocationController.get_all: the node's
+// allocation, or "Allocation for node <ident> was not found". As
+// _get_allocations_collection looks the parent node up, a node that is not
+// found is a 400.
 func (a *API) nodeAllocation(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("fields"); err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
+	b, err := nodeAllocationArgs.bind(rq)
 	if err != nil {
 		return nil, err
 	}
-	ident := rq.Var("node")
-	if err := checkUUIDOrName(rq.Ver, "node_ident", ident); err != nil {
-		return nil, err
-	}
-	n, err := a.findNode(rq, ident)
+	fields := b.list("fields")
+	n, err := a.findNodeOnce(rq, rq.Var("node"))
 	if err != nil {
-		return nil, err
+		return nil, withStatus(err, ironic.NodeNotFound, http.StatusBadRequest)
 	}
 	// _get_allocations_collection(parent_node): the node must be visible
 	// (else a plain 404), then the allocation under allocation:get.
@@ -55,7 +54,7 @@ func (a *API) nodeAllocation(rq *Request) (*Response, error) {
 // deleteNodeAllocation is NodeAllocationController.delete: the node's
 // allocation is removed by the conductor (destroy_allocation).
 func (a *API) deleteNodeAllocation(rq *Request) (*Response, error) {
-	n, err := a.nodeFor(rq, "baremetal:node:get")
+	n, err := a.subNode(rq, "baremetal:node:get")
 	if err != nil {
 		return nil, err
 	}

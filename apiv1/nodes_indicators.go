@@ -19,12 +19,19 @@ func splitIndicator(unique string) (name, component string, err error) {
 	return unique[:i], unique[i+1:], nil
 }
 
-// indicatorAction is the node action on the {indicator} of the path: the
-// node under policy, the indicator's name and component, then the node's
-// conductor topic.
-func (a *API) indicatorAction(rq *Request, policy string) (n *models.Node, topic, name, comp string, err error) {
-	n, topic, err = a.nodeAction(rq, policy, func(*models.Node) (err error) {
-		name, comp, err = splitIndicator(rq.Var("indicator"))
+// The parameters of IndicatorController's methods.
+var (
+	indicatorListArgs = params(req("node_ident", uuidOrNameArg)).withKwargs()
+	indicatorGetArgs  = params(req("node_ident", uuidOrNameArg), req("indicator", strArg))
+	indicatorSetArgs  = params(req("node_ident", uuidOrNameArg), req("indicator", strArg), req("state", strArg))
+)
+
+// indicatorAction is the node action on an indicator: the node under
+// policy, the indicator's name and component, then the node's conductor
+// topic.
+func (a *API) indicatorAction(rq *Request, b args, policy string) (n *models.Node, topic, name, comp string, err error) {
+	n, topic, err = a.nodeAction(rq, policy, b.ident("node_ident"), func(*models.Node) (err error) {
+		name, comp, err = splitIndicator(b.strOr("indicator", "None"))
 		return err
 	})
 	return n, topic, name, comp, err
@@ -32,7 +39,11 @@ func (a *API) indicatorAction(rq *Request, policy string) (n *models.Node, topic
 
 // listIndicators is IndicatorController.get_all.
 func (a *API) listIndicators(rq *Request) (*Response, error) {
-	n, topic, err := a.nodeAction(rq, "baremetal:node:get_indicator_state")
+	b, err := indicatorListArgs.bind(rq, rq.positional()...)
+	if err != nil {
+		return nil, err
+	}
+	n, topic, err := a.nodeAction(rq, "baremetal:node:get_indicator_state", b.ident("node_ident"))
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +56,7 @@ func (a *API) listIndicators(rq *Request) (*Response, error) {
 		comps = append(comps, c)
 	}
 	slices.Sort(comps)
-	base, ident := rq.BaseURL(), rq.Var("node")
+	base, ident := rq.BaseURL(), b.ident("node_ident")
 	items := []any{}
 	for _, c := range comps {
 		names := make([]string, 0, len(inds[c]))
@@ -77,7 +88,11 @@ func (a *API) listIndicators(rq *Request) (*Response, error) {
 
 // getIndicator is IndicatorController.get_one.
 func (a *API) getIndicator(rq *Request) (*Response, error) {
-	n, topic, name, comp, err := a.indicatorAction(rq, "baremetal:node:get_indicator_state")
+	b, err := indicatorGetArgs.bind(rq, rq.positional()...)
+	if err != nil {
+		return nil, err
+	}
+	n, topic, name, comp, err := a.indicatorAction(rq, b, "baremetal:node:get_indicator_state")
 	if err != nil {
 		return nil, err
 	}
@@ -90,15 +105,12 @@ func (a *API) getIndicator(rq *Request) (*Response, error) {
 
 // setIndicator is IndicatorController.put.
 func (a *API) setIndicator(rq *Request) (*Response, error) {
-	args, err := bodyArgs(rq, "state")
+	b, err := indicatorSetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	state, ok := args["state"].(string)
-	if !ok {
-		return nil, ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: state")
-	}
-	n, topic, name, comp, err := a.indicatorAction(rq, "baremetal:node:set_indicator_state")
+	state := b.strOr("state", "None")
+	n, topic, name, comp, err := a.indicatorAction(rq, b, "baremetal:node:set_indicator_state")
 	if err != nil {
 		return nil, err
 	}

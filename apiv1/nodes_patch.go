@@ -57,26 +57,30 @@ func deepCopy(v any) any {
 	return v
 }
 
-// patchNode is NodesController.patch.
-func (a *API) patchNode(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("reset_interfaces"); err != nil {
-		return nil, err
-	}
-	ident := rq.Var("node")
-	if err := checkUUIDOrName(rq.Ver, "node_ident", ident); err != nil {
-		return nil, err
-	}
-	reset, err := rq.Bool("reset_interfaces")
+// nodePatchArgs are NodesController.patch's parameters.
+var nodePatchArgs = params(req("node_ident", uuidOrNameArg), opt("reset_interfaces", boolArg),
+	opt("patch", bodyOf("array"))).takesBody("patch")
+
+// patchNode is NodesController.patch (below a chassis, the arguments are
+// checked and the patch refused).
+func (a *API) patchNode(rq *Request) (*Response, error) { return a.patchNodeFrom(rq, false) }
+
+func (a *API) patchNodeFrom(rq *Request, fromChassis bool) (*Response, error) {
+	b, err := nodePatchArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	ops, err := a.parsePatch(rq)
+	ident, reset := b.ident("node_ident"), b.boolean("reset_interfaces")
+	ops, err := a.patchOps(b.body)
 	if err != nil {
 		return nil, err
 	}
 	v := rq.Ver
 	if reset != nil && !v.AtLeast(mv.ResetInterfaces) {
 		return nil, notAcceptable()
+	}
+	if fromChassis {
+		return nil, operationNotPermitted()
 	}
 	// _validate_patch
 	if err := checkPatchAllowed(ops, nodePatchAllowed); err != nil {
@@ -101,13 +105,13 @@ func (a *API) patchNode(rq *Request) (*Response, error) {
 		}
 	}
 	policies := nodePatchPolicies(ops)
-	n, err := a.nodeForAll(rq, policies)
+	n, err := a.nodeForAll(rq, ident, policies)
 	if err != nil {
 		return nil, err
 	}
 	defer a.lockNode(n.UUID)()
 	// Read again under the lock: another PATCH may have just changed it.
-	if n, err = a.nodeForAll(rq, policies); err != nil {
+	if n, err = a.nodeForAll(rq, ident, policies); err != nil {
 		return nil, err
 	}
 	removeInstanceOnly := len(ops) == 1 && ops[0].Op == "remove" && ops[0].Path == "/instance_uuid"
@@ -401,8 +405,8 @@ func isInterfaceField(path string) bool {
 // nodeForAll is check_multiple_node_policies_and_retrieve: the node,
 // checked against the first rule as nodeFor does and against the others
 // with its owner and lessee as the target.
-func (a *API) nodeForAll(rq *Request, rules []string) (*models.Node, error) {
-	n, err := a.nodeFor(rq, rules[0])
+func (a *API) nodeForAll(rq *Request, ident string, rules []string) (*models.Node, error) {
+	n, err := a.nodeFor(rq, rules[0], ident)
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,6 @@ package apiv1
 
 import (
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -13,135 +11,53 @@ import (
 	mv "github.com/goironic/ironic/microversions"
 )
 
-func pyschemaRepr(v any) string { return pyschema.Repr(v) }
-
-func pyschemaDecode(b []byte) (any, error) { return pyschema.DecodeOrdered(b) }
-
-// subNode resolves the node of a sub-resource path as NodesController's
-// _lookup does: the ident must be a UUID or a name (else a 400 in webob's
-// shape) and the sub-resource must exist at this version (else 404).
-func (a *API) subNode(rq *Request, policy string, min mv.Version) (*models.Node, error) {
-	ident := rq.Var("node")
-	if !isLogicalName(rq.Ver, ident) && !isUUID(ident) {
-		return nil, ironic.Webob(ironic.HTTPBadRequest, "Expected UUID or name for node: "+ident)
-	}
-	if !rq.Ver.AtLeast(min) {
-		return nil, ironic.Webob(ironic.NotFound, "")
-	}
-	n, err := a.findNode(rq, ident)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.authorizeNode(rq.Ctx(), policy, ident, n); err != nil {
-		return nil, err
-	}
-	return n, nil
-}
-
-// bodyArgs binds handler arguments as bindArgs does, with the body's
-// values as plain Go values; anything not allowed is "Unexpected
-// arguments".
-func bodyArgs(rq *Request, allowed ...string) (map[string]any, error) {
-	args, bad, err := bindArgs(rq, allowed)
-	if err != nil {
-		return nil, err
-	}
-	if len(bad) > 0 {
-		return nil, ironic.Errorf(ironic.ClientSideError, "Unexpected arguments: %s", strings.Join(bad, ", "))
-	}
-	for k, v := range args {
-		args[k] = plain(v)
-	}
-	return args, nil
-}
-
-// argOrBody reads an optional string argument (args.string).
-func argOrBody(rq *Request, names ...string) (*string, error) {
-	args, err := bodyArgs(rq, names...)
-	if err != nil {
-		return nil, err
-	}
-	if len(names) == 0 {
-		return nil, nil
-	}
-	return stringArg(args, names[0])
-}
-
-// pyStrValue is Python's str() of a decoded JSON value.
-func pyStrValue(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case bool:
-		return pyBool(x)
-	case nil:
-		return "None"
-	}
-	if n, ok := v.(interface{ String() string }); ok {
-		return n.String()
-	}
-	return pyschema.Repr(v)
-}
-
-// intArg is args.integer on an argument value.
-func intArg(name string, v any) (int, error) {
-	s := pyStrValue(v)
-	if b, ok := v.(bool); ok {
-		if b {
-			return 1, nil
-		}
-		return 0, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, ironic.Errorf(ironic.InvalidParameterValue, "Expected an integer for %s: %s", name, s)
-	}
-	return n, nil
+// subNode is the node of a sub-controller NodesController._lookup built
+// (its ident and version checked by nodeLookupGate), under policy.
+func (a *API) subNode(rq *Request, policy string) (*models.Node, error) {
+	return a.nodeFor(rq, policy, rq.Var("node"))
 }
 
 // Traits.
 
 func (a *API) listTraits(rq *Request) (*Response, error) {
 	if !rq.Ver.AtLeast(mv.NodeTraits) {
-		return nil, notAcceptable()
+		// NodesController.get_one(node, fields="traits") in older versions.
+		return a.getNodeFrom(rq, []string{rq.Var("node"), "traits"}, false)
 	}
-	n, err := a.subNode(rq, "baremetal:node:traits:list", mv.InitialVersion)
+	n, err := a.subNode(rq, "baremetal:node:traits:list")
 	if err != nil {
 		return nil, err
 	}
 	return OK(pyjson.Object{{Key: "traits", Value: n.TraitNames()}}), nil
 }
 
-func (a *API) setTraits(rq *Request) (*Response, error) { return a.putTraits(rq, nil) }
+// The parameters of NodeTraitsController.put and delete; put's trait and
+// body are checked against their schemas by setTraits.
+var (
+	traitsSetArgs    = params(opt("trait", nil), opt("body", nil)).takesBody("body")
+	traitsDeleteArgs = params(opt("trait", strArg))
+)
 
-func (a *API) addTrait(rq *Request) (*Response, error) {
-	t := rq.Var("trait")
-	return a.putTraits(rq, &t)
-}
-
-// putTraits is NodeTraitsController.put: either one trait in the path and
+// setTraits is NodeTraitsController.put: either one trait in the path and
 // no body, or the whole list in the body.
-func (a *API) putTraits(rq *Request, trait *string) (*Response, error) {
+func (a *API) setTraits(rq *Request) (*Response, error) {
 	if !rq.Ver.AtLeast(mv.NodeTraits) {
 		return nil, ironic.Webob(ironic.MethodNotAllowed, "")
 	}
-	if trait != nil {
-		if verr := a.schemas.trait.Validate(*trait); verr != nil {
-			return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("trait"))
-		}
-	}
-	raw, err := rq.ReadBody()
+	b, err := traitsSetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	var doc any
-	if len(raw) > 0 {
-		if doc, err = decodeBody(raw); err != nil {
-			return nil, err
+	var trait *string
+	if t := b.value("trait"); t != nil {
+		if verr := a.schemas.trait.Validate(t); verr != nil {
+			return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("trait"))
 		}
-		if verr := a.schemas.traits.Validate(doc); verr != nil {
-			return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("body"))
-		}
+		trait = b.str("trait")
+	}
+	doc := b.body
+	if verr := a.schemas.traits.Validate(doc); verr != nil {
+		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("body"))
 	}
 	var traits []string
 	hasTraits := false
@@ -158,7 +74,7 @@ func (a *API) putTraits(rq *Request, trait *string) (*Response, error) {
 			}
 		}
 	}
-	n, err := a.subNode(rq, "baremetal:node:traits:set", mv.InitialVersion)
+	n, err := a.subNode(rq, "baremetal:node:traits:set")
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +82,7 @@ func (a *API) putTraits(rq *Request, trait *string) (*Response, error) {
 	if (single && hasTraits) || !(single || hasTraits) {
 		return nil, ironic.Errorf(ironic.Invalid, "A single node trait may be added via PUT /v1/nodes/<node identifier>/traits/<trait> with no body, or all node traits may be replaced via PUT /v1/nodes/<node identifier>/traits with the list of traits specified in the request body.")
 	}
-	if single && doc != nil && pyjson.Truthy(plain(doc)) {
+	if single && pyjson.Truthy(plain(doc)) {
 		return nil, ironic.Errorf(ironic.Invalid, "No body should be provided when adding a trait")
 	}
 	ctx := rq.Ctx()
@@ -187,18 +103,19 @@ func (a *API) putTraits(rq *Request, trait *string) (*Response, error) {
 	return &Response{Status: http.StatusNoContent}, nil
 }
 
-func (a *API) deleteTraits(rq *Request) (*Response, error) { return a.removeTraits(rq, nil) }
-
-func (a *API) deleteTrait(rq *Request) (*Response, error) {
-	t := rq.Var("trait")
-	return a.removeTraits(rq, &t)
-}
-
-func (a *API) removeTraits(rq *Request, trait *string) (*Response, error) {
+// deleteTraits is NodeTraitsController.delete: one trait (in the path,
+// or given as the trait argument) or all of them.
+func (a *API) deleteTraits(rq *Request) (*Response, error) {
 	if !rq.Ver.AtLeast(mv.NodeTraits) {
-		return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
+		// NodesController.delete(node, "traits", ...) in older versions.
+		return nil, resourceNotFound()
 	}
-	n, err := a.subNode(rq, "baremetal:node:traits:delete", mv.InitialVersion)
+	b, err := traitsDeleteArgs.bind(rq, rq.positional()...)
+	if err != nil {
+		return nil, err
+	}
+	trait := b.str("trait")
+	n, err := a.subNode(rq, "baremetal:node:traits:delete")
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +140,7 @@ func (a *API) removeTraits(rq *Request, trait *string) (*Response, error) {
 // VIFs.
 
 func (a *API) vifNode(rq *Request, policy string) (*models.Node, string, error) {
-	n, err := a.subNode(rq, policy, mv.VIFSSubcontroller)
+	n, err := a.subNode(rq, policy)
 	if err != nil {
 		return nil, "", err
 	}
@@ -239,7 +156,7 @@ func (a *API) listVIFs(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.CheckArgs(); err != nil {
+	if _, err := params().bind(rq); err != nil {
 		return nil, err
 	}
 	vifs, err := a.d.Conductor.VIFList(rq.Ctx(), topic, n.UUID)
@@ -253,23 +170,23 @@ func (a *API) listVIFs(rq *Request) (*Response, error) {
 	return OK(pyjson.Object{{Key: "vifs", Value: items}}), nil
 }
 
+// The parameters of NodeVIFController.post and delete.
+var (
+	vifAttachArgs = params(req("vif", bodyOf("object"))).takesBody("vif")
+	vifDetachArgs = params(req("vif_id", uuidOrNameArg))
+)
+
+// attachVIF is NodeVIFController.post.
 func (a *API) attachVIF(rq *Request) (*Response, error) {
-	if !rq.Ver.AtLeast(mv.VIFSSubcontroller) {
-		return nil, ironic.Webob(ironic.NotFound, "")
-	}
-	raw, err := rq.ReadBody()
+	b, err := vifAttachArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := decodeBody(raw)
-	if err != nil {
-		return nil, err
-	}
-	if verr := a.schemas.vif.Validate(doc); verr != nil {
+	if verr := a.schemas.vif.Validate(b.body); verr != nil {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("vif"))
 	}
-	vif := plain(doc).(map[string]any)
-	if err := checkUUIDOrName(rq.Ver, "id", vif["id"].(string)); err != nil {
+	vif := plain(b.body).(map[string]any)
+	if _, err := uuidOrNameArg("id", vif["id"]); err != nil {
 		return nil, err
 	}
 	n, topic, err := a.vifNode(rq, "baremetal:node:vif:attach")
@@ -289,14 +206,13 @@ func (a *API) attachVIF(rq *Request) (*Response, error) {
 	return &Response{Status: http.StatusNoContent}, nil
 }
 
+// detachVIF is NodeVIFController.delete.
 func (a *API) detachVIF(rq *Request) (*Response, error) {
-	vifID := rq.Var("vif")
-	if !rq.Ver.AtLeast(mv.VIFSSubcontroller) {
-		return nil, ironic.Webob(ironic.NotFound, "")
-	}
-	if err := checkUUIDOrName(rq.Ver, "vif_id", vifID); err != nil {
+	b, err := vifDetachArgs.bind(rq, rq.positional()...)
+	if err != nil {
 		return nil, err
 	}
+	vifID := b.ident("vif_id")
 	n, topic, err := a.vifNode(rq, "baremetal:node:vif:detach")
 	if err != nil {
 		return nil, err
@@ -361,19 +277,20 @@ func intOrNil(p *int64) any {
 	return *p
 }
 
+// The parameters of NodeBiosController.get_all and get_one.
+var (
+	biosListArgs = params(opt("detail", boolArg), opt("fields", stringListArg))
+	biosGetArgs  = params(req("setting_name", nameArg))
+)
+
+// listBIOS is NodeBiosController.get_all.
 func (a *API) listBIOS(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("detail", "fields"); err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
+	b, err := biosListArgs.bind(rq)
 	if err != nil {
 		return nil, err
 	}
-	detail, err := rq.Bool("detail")
-	if err != nil {
-		return nil, err
-	}
-	n, err := a.subNode(rq, "baremetal:node:bios:get", mv.BIOSInterface)
+	fields, detail := b.list("fields"), b.boolean("detail")
+	n, err := a.subNode(rq, "baremetal:node:bios:get")
 	if err != nil {
 		return nil, err
 	}
@@ -412,14 +329,16 @@ func toAnySlice(s []string) []any {
 	return out
 }
 
+// getBIOS is NodeBiosController.get_one.
 func (a *API) getBIOS(rq *Request) (*Response, error) {
-	name := rq.Var("setting")
-	n, err := a.subNode(rq, "baremetal:node:bios:get", mv.BIOSInterface)
+	b, err := biosGetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if !isLogicalName(rq.Ver, name) {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Expected name for setting_name: %s", name)
+	name := b.ident("setting_name")
+	n, err := a.subNode(rq, "baremetal:node:bios:get")
+	if err != nil {
+		return nil, err
 	}
 	s, err := a.d.Store.GetBIOSSetting(rq.Ctx(), n.ID, name)
 	if err != nil {
@@ -462,23 +381,20 @@ func historyView(base, nodeUUID string, h *models.NodeHistory, detail bool) pyjs
 	}})
 }
 
+// The parameters of NodeHistoryController.get_all and get_one.
+var (
+	historyListArgs = params(opt("detail", boolArg), opt("marker", uuidArg), opt("limit", intArg))
+	historyGetArgs  = params(req("event", uuidOrNameArg))
+)
+
+// listHistory is NodeHistoryController.get_all.
 func (a *API) listHistory(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("detail", "marker", "limit"); err != nil {
-		return nil, err
-	}
-	detail, err := rq.Bool("detail")
+	b, err := historyListArgs.bind(rq)
 	if err != nil {
 		return nil, err
 	}
-	marker, err := uuidArg(rq, "marker")
-	if err != nil {
-		return nil, err
-	}
-	limitArg, err := rq.Int("limit")
-	if err != nil {
-		return nil, err
-	}
-	n, err := a.subNode(rq, "baremetal:node:history:get", mv.NodeHistory)
+	detail, marker := b.boolean("detail"), b.str("marker")
+	n, err := a.subNode(rq, "baremetal:node:history:get")
 	if err != nil {
 		return nil, err
 	}
@@ -491,7 +407,7 @@ func (a *API) listHistory(rq *Request) (*Response, error) {
 		}
 		opts.Marker = h.ID
 	}
-	limit, err := a.validateLimit(limitArg)
+	limit, err := a.limit(b.integer("limit"))
 	if err != nil {
 		return nil, err
 	}
@@ -517,13 +433,15 @@ func (a *API) listHistory(rq *Request) (*Response, error) {
 	return OK(collection("history", items, next)), nil
 }
 
+// getHistory is NodeHistoryController.get_one.
 func (a *API) getHistory(rq *Request) (*Response, error) {
-	ev := rq.Var("event")
-	n, err := a.subNode(rq, "baremetal:node:history:get", mv.NodeHistory)
+	b, err := historyGetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUUIDOrName(rq.Ver, "event", ev); err != nil {
+	ev := b.ident("event")
+	n, err := a.subNode(rq, "baremetal:node:history:get")
+	if err != nil {
 		return nil, err
 	}
 	h, err := a.d.Store.GetNodeHistory(rq.Ctx(), db.ByUUID(ev))
@@ -536,7 +454,7 @@ func (a *API) getHistory(rq *Request) (*Response, error) {
 // Inventory.
 
 func (a *API) getInventory(rq *Request) (*Response, error) {
-	n, err := a.subNode(rq, "baremetal:node:inventory:get", mv.NodeInventory)
+	n, err := a.subNode(rq, "baremetal:node:inventory:get")
 	if err != nil {
 		return nil, err
 	}

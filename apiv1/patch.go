@@ -41,22 +41,10 @@ type patchOp struct {
 	raw      pyjson.Object // as sent, for error messages
 }
 
-// parsePatch validates a PATCH body against Ironic's patch schema.
-func (a *API) parsePatch(rq *Request) ([]patchOp, error) {
-	b, err := rq.ReadBody()
-	if err != nil {
-		return nil, err
-	}
-	return parsePatchBody(a.schemas.patch, b)
-}
-
-// parsePatchBody decodes and validates a PATCH body.
-func parsePatchBody(schema *pyschema.Schema, b []byte) ([]patchOp, error) {
-	doc, err := pyschema.DecodeOrdered(b)
-	if err != nil {
-		return nil, malformedJSON(b)
-	}
-	if verr := schema.Validate(doc); verr != nil {
+// patchOps is args.patch: a PATCH body (as method.body decoded it)
+// validated against Ironic's patch schema, as operations.
+func (a *API) patchOps(doc any) ([]patchOp, error) {
+	if verr := a.schemas.patch.Validate(doc); verr != nil {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage("patch"))
 	}
 	items, _ := doc.([]any)

@@ -35,18 +35,24 @@ func FuzzPatch(f *testing.F) {
 				t.Fatalf("%q: %v (status %d)", body, err, code)
 			}
 		}
-		ops, err := parsePatchBody(sch.patch, []byte(body))
+		a := &API{schemas: sch}
+		doc, err := decodeBody([]byte(body))
 		if err != nil {
 			check(err)
 			return
 		}
-		doc := map[string]any{
+		ops, err := a.patchOps(doc)
+		if err != nil {
+			check(err)
+			return
+		}
+		node := map[string]any{
 			"name":        "n",
 			"extra":       map[string]any{"l": []any{json.Number("1"), "x"}, "d": map[string]any{"k": nil}},
 			"driver_info": map[string]any{},
 			"maintenance": false,
 		}
-		_, err = applyPatch(doc, ops)
+		_, err = applyPatch(node, ops)
 		check(err)
 	})
 }

@@ -3,8 +3,7 @@ package apiv1
 import (
 	"context"
 	"net/http"
-
-	"github.com/gorilla/mux"
+	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -24,71 +23,46 @@ type portgroupStore interface {
 	CreatePortgroup(ctx context.Context, p *models.Portgroup) (*models.Portgroup, error)
 }
 
-// routesPortgroups registers /portgroups and /nodes/{node}/portgroups,
-// routed as pecan routes PortgroupsController (its _lookup first, for any
-// path below the collection).
-func (a *API) routesPortgroups(m *mux.Router) {
-	top := func(rq *Request) (*Response, error) { return a.portgroupsController(rq, "", restSegments(rq)) }
-	ms := methods{"GET": top, "POST": top, "PATCH": top, "DELETE": top}
-	a.handle(m, "/portgroups", ms, "DELETE, GET, PATCH, POST")
-	a.handle(m, "/portgroups/{rest:.+}", ms, "DELETE, GET, PATCH, POST")
+// PortgroupsController's parameters.
+var (
+	portgroupListArgs = params(opt("node", uuidOrNameArg), opt("address", macArg)).
+				and(paging(uuidArg)...).
+				and(opt("fields", stringListArg), opt("detail", boolArg))
+	portgroupDetailArgs = portgroupListArgs.without("fields", "detail")
+	portgroupGetArgs    = params(req("portgroup_ident", uuidOrNameArg), opt("fields", stringListArg))
+	portgroupCreateArgs = params(req("portgroup", bodyOf("object"))).takesBody("portgroup")
+	portgroupPatchArgs  = params(req("portgroup_ident", uuidOrNameArg), req("patch", bodyOf("array"))).
+				takesBody("patch")
+	portgroupDeleteArgs = params(req("portgroup_ident", uuidOrNameArg))
+)
 
-	byNode := a.nodeLookup("portgroups", func(rq *Request) (*Response, error) {
-		return a.portgroupsController(rq, rq.Var("node"), restSegments(rq))
-	})
-	nms := methods{"GET": byNode, "POST": byNode, "PATCH": byNode, "DELETE": byNode}
-	a.handle(m, "/nodes/{node}/portgroups", nms, "DELETE, GET, PATCH, POST")
-	a.handle(m, "/nodes/{node}/portgroups/{rest:.+}", nms, "DELETE, GET, PATCH, POST")
+// portgroupsController is PortgroupsController, at /portgroups and below
+// a node.
+func (a *API) portgroupsController() restController {
+	return restController{getAll: a.listPortgroups, getOne: a.getPortgroup, post: a.createPortgroup,
+		patch: a.patchPortgroup, delete: a.deletePortgroup,
+		actions: map[string]handlerFunc{"detail": a.listPortgroupsDetail}}
 }
 
-// portgroupsController dispatches one request to PortgroupsController.
-func (a *API) portgroupsController(rq *Request, parentNode string, rem []string) (*Response, error) {
-	if len(rem) > 0 {
-		// _lookup: pecan tries it before any handler that gets positional
-		// arguments. Its answers are webob's.
-		if !rq.Ver.AtLeast(mv.Portgroups) {
-			return nil, ironic.Webob(ironic.NotFound, "")
-		}
-		if !validLogicalName(rem[0]) && !isUUID(rem[0]) {
-			return nil, ironic.Webob(ironic.HTTPBadRequest, "Expected UUID or name for portgroup: "+rem[0])
-		}
-		if len(rem) > 1 && rem[1] == "ports" {
-			if !rq.Ver.AtLeast(mv.PortgroupsSubcontrollers) {
-				return nil, ironic.Webob(ironic.NotFound, "")
-			}
-			return a.portsController(rq, portParent{node: parentNode, pg: rem[0]}, rem[2:])
-		}
+// portgroupLookupGate is PortgroupsController._lookup, for any path below
+// the collection: port groups exist from 1.23, the ident must be a UUID or
+// a logical name, and their ports from 1.24.
+func portgroupLookupGate(rq *Request) *ironic.Fault {
+	if !rq.Ver.AtLeast(mv.Portgroups) {
+		return ironic.Webob(ironic.NotFound, "")
 	}
-	switch rq.HTTP.Method {
-	case http.MethodGet:
-		switch {
-		case len(rem) == 0:
-			return a.listPortgroups(rq, parentNode, false, nil)
-		case rem[len(rem)-1] == "detail":
-			return a.listPortgroups(rq, parentNode, true, rem[:len(rem)-1])
-		case len(rem) == 1:
-			return a.getPortgroup(rq, parentNode, rem[0], nil)
-		case len(rem) == 2:
-			return a.getPortgroup(rq, parentNode, rem[0], &rem[1])
-		}
-		// Ironic fails with a 500 TypeError (too many positional
-		// arguments); there is no such resource.
-		return nil, ironic.Webob(ironic.NotFound, "")
-	case http.MethodPost:
-		return a.createPortgroup(rq, parentNode, rem)
-	case http.MethodPatch:
-		return a.patchPortgroup(rq, parentNode, rem)
-	case http.MethodDelete:
-		return a.deletePortgroup(rq, parentNode, rem)
+	ident := rq.Var("pg")
+	if !isName(ident) && !isUUID(ident) {
+		return ironic.Webob(ironic.HTTPBadRequest, "Expected UUID or name for portgroup: "+ident)
 	}
-	// Other verbs, HEAD included: pecan finds no handler.
-	return nil, ironic.Webob(ironic.MethodNotAllowed, "")
+	if sub, _, _ := strings.Cut(rq.below, "/"); sub == "ports" && !rq.Ver.AtLeast(mv.PortgroupsSubcontrollers) {
+		return ironic.Webob(ironic.NotFound, "")
+	}
+	return nil
 }
 
 // portgroupsNotFound is the answer of every handler before 1.23.
-func portgroupsNotFound() error {
-	return ironic.Errorf(ironic.NotFound, "Resource could not be found.")
-}
+func portgroupsNotFound() error { return resourceNotFound() }
 
 // retrievePortgroup is check_port_policy_and_retrieve for a port group:
 // objects.Portgroup.get takes an id, a UUID, a MAC address or a name.
@@ -104,7 +78,7 @@ func (a *API) retrievePortgroup(rq *Request, policy, ident string) (*models.Port
 		pg, err = a.d.Store.GetPortgroupByUUID(ctx, ident)
 	case isMAC(ident):
 		pg, err = a.d.Store.GetPortgroupByAddress(ctx, ident, "")
-	case validLogicalName(ident):
+	case isName(ident):
 		pg, err = a.d.Store.GetPortgroupByName(ctx, ident)
 	default:
 		err = ironic.Errorf(ironic.InvalidIdentity, "Expected a UUID or int but received %s.", ident)
@@ -138,61 +112,35 @@ func (a *API) findPortgroupWithSuffix(rq *Request, ident string) (*models.Portgr
 
 // portgroupListParams are the validated arguments of a port group list.
 type portgroupListParams struct {
-	node, address, marker *string
-	limit                 *int
-	sortKey, sortDir      string
-	fields                []string
-	detail                *bool
+	node, address *string
+	page          page
+	fields        []string
+	detail        *bool
 }
 
-// listPortgroups is PortgroupsController.get_all, or detail (see
-// listPorts for positional).
-func (a *API) listPortgroups(rq *Request, parentNode string, detailPath bool, positional []string) (*Response, error) {
-	allowed := []string{"node", "address", "marker", "limit", "sort_key", "sort_dir"}
+func (a *API) listPortgroups(rq *Request) (*Response, error) { return a.portgroupList(rq, false) }
+
+func (a *API) listPortgroupsDetail(rq *Request) (*Response, error) { return a.portgroupList(rq, true) }
+
+// portgroupList is PortgroupsController.get_all, or detail (see portList
+// for the segments before "detail").
+func (a *API) portgroupList(rq *Request, detailPath bool) (*Response, error) {
+	spec := portgroupListArgs
 	if detailPath {
-		withPositional(rq, allowed, positional)
-	} else {
-		allowed = append(allowed, "fields", "detail")
+		spec = portgroupDetailArgs
 	}
-	if err := rq.CheckArgs(allowed...); err != nil {
+	positional := rq.positional()
+	b, err := spec.bind(rq, positional...)
+	if err != nil {
 		return nil, err
 	}
-	p := &portgroupListParams{sortKey: "id", sortDir: "asc"}
-	var err error
-	if p.node, err = uuidOrNameArg(rq, "node"); err != nil {
-		return nil, err
-	}
-	if p.address, err = macArg(rq, "address"); err != nil {
-		return nil, err
-	}
-	if p.marker, err = uuidQueryArg(rq, "marker"); err != nil {
-		return nil, err
-	}
-	if p.limit, err = rq.Int("limit"); err != nil {
-		return nil, err
-	}
-	if s, err := strArg(rq, "sort_key"); err != nil {
-		return nil, err
-	} else if s != nil {
-		p.sortKey = *s
-	}
-	if s, err := strArg(rq, "sort_dir"); err != nil {
-		return nil, err
-	} else if s != nil {
-		p.sortDir = *s
-	}
-	if !detailPath {
-		if p.fields, err = stringList(rq, "fields"); err != nil {
-			return nil, err
-		}
-		if p.detail, err = rq.Bool("detail"); err != nil {
-			return nil, err
-		}
-	}
+	p := &portgroupListParams{node: b.str("node"), address: b.str("address"), fields: b.list("fields"),
+		detail: b.boolean("detail")}
 	v := rq.Ver
 	if !v.AtLeast(mv.Portgroups) {
 		return nil, portgroupsNotFound()
 	}
+	parentNode := rq.Var("node")
 	if parentNode != "" {
 		p.node = &parentNode
 	}
@@ -200,9 +148,10 @@ func (a *API) listPortgroups(rq *Request, parentNode string, detailPath bool, po
 	if err != nil {
 		return nil, err
 	}
+	sortKey := b.strOr("sort_key", "id")
 	resource := "portgroups"
 	if detailPath {
-		if err := checkPortgroupFields(v, []string{p.sortKey}); err != nil {
+		if err := checkPortgroupFields(v, []string{sortKey}); err != nil {
 			return nil, err
 		}
 		if len(positional) > 0 {
@@ -213,12 +162,15 @@ func (a *API) listPortgroups(rq *Request, parentNode string, detailPath bool, po
 		if err := checkPortgroupFields(v, p.fields); err != nil {
 			return nil, err
 		}
-		if err := checkPortgroupFields(v, []string{p.sortKey}); err != nil {
+		if err := checkPortgroupFields(v, []string{sortKey}); err != nil {
 			return nil, err
 		}
 		if p.fields, err = returnFields(v, p.fields, p.detail, defaultPortgroupFields()); err != nil {
 			return nil, err
 		}
+	}
+	if p.page, err = a.page(b); err != nil {
+		return nil, err
 	}
 	return a.portgroupCollection(rq, p, project, resource)
 }
@@ -226,27 +178,17 @@ func (a *API) listPortgroups(rq *Request, parentNode string, detailPath bool, po
 // portgroupCollection is _get_portgroups_collection.
 func (a *API) portgroupCollection(rq *Request, p *portgroupListParams, project, resource string) (*Response, error) {
 	ctx := rq.Ctx()
-	limit, err := a.validateLimit(p.limit)
+	opts, err := p.page.listOpts(markerFirst, portgroupUnsortable, func(marker string) (int64, error) {
+		mk, err := a.d.Store.GetPortgroupByUUID(ctx, marker)
+		if err != nil {
+			return 0, err
+		}
+		return mk.ID, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := validateSortDir(p.sortDir); err != nil {
-		return nil, err
-	}
-	opts := db.ListOpts{Limit: limit, SortKey: p.sortKey, SortDir: p.sortDir}
-	if p.marker != nil {
-		mk, err := a.d.Store.GetPortgroupByUUID(ctx, *p.marker)
-		if err != nil {
-			return nil, err
-		}
-		opts.Marker = mk.ID
-	}
-	if portgroupInvalidSortKey(p.sortKey) {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value %s is an invalid field for sorting", p.sortKey)
-	}
-	if opts.SortKey == "id" {
-		opts.SortKey = ""
-	}
+	sortKey, limit := p.page.sortKey, p.page.limit
 	f := db.PortgroupFilter{Project: project}
 	var pgs []models.Portgroup
 	switch {
@@ -257,7 +199,7 @@ func (a *API) portgroupCollection(rq *Request, p *portgroupListParams, project, 
 		}
 		f.NodeID = &n.ID
 		if pgs, err = a.d.Store.ListPortgroups(ctx, f, opts); err != nil {
-			return nil, badSortKey(err, p.sortKey)
+			return nil, badSortKey(err, sortKey)
 		}
 	case p.address != nil:
 		pg, err := a.d.Store.GetPortgroupByAddress(ctx, *p.address, project)
@@ -270,7 +212,7 @@ func (a *API) portgroupCollection(rq *Request, p *portgroupListParams, project, 
 		}
 	default:
 		if pgs, err = a.d.Store.ListPortgroups(ctx, f, opts); err != nil {
-			return nil, badSortKey(err, p.sortKey)
+			return nil, badSortKey(err, sortKey)
 		}
 	}
 	pr := a.newPortRenderer(rq)
@@ -280,40 +222,31 @@ func (a *API) portgroupCollection(rq *Request, p *portgroupListParams, project, 
 		if err != nil {
 			return nil, err
 		}
-		if err := checkFieldsValid(p.fields, o); err != nil {
+		if err := checkFields(p.fields, o); err != nil {
 			return nil, err
 		}
 		items = append(items, o)
-	}
-	args := []nextArg{{"sort_key", p.sortKey}, {"sort_dir", p.sortDir}}
-	if p.detail != nil {
-		args = append(args, nextArg{"detail", *p.detail})
 	}
 	var marker string
 	if len(items) > 0 {
 		marker = pgs[len(pgs)-1].UUID
 	}
-	next := nextLink(rq, resource, len(items), limit, marker, args, p.fields)
+	next := nextLink(rq, resource, len(items), limit, marker, p.page.nextArgs(p.detail), p.fields)
 	out := make([]any, len(items))
 	for i, o := range items {
-		out[i] = sanitizeFields(o, p.fields)
+		out[i] = keepFields(o, p.fields)
 	}
 	return OK(collection("portgroups", out, next)), nil
 }
 
-// getPortgroup is PortgroupsController.get_one; fieldsArg is a fields
-// value given as a path segment.
-func (a *API) getPortgroup(rq *Request, parentNode, ident string, fieldsArg *string) (*Response, error) {
-	if fieldsArg != nil {
-		withPositional(rq, []string{"fields"}, []string{*fieldsArg})
-	}
-	if err := rq.CheckArgs("fields"); err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
+// getPortgroup is PortgroupsController.get_one; GET /portgroups/{pg}/{x}
+// passes x as fields.
+func (a *API) getPortgroup(rq *Request) (*Response, error) {
+	b, err := portgroupGetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
+	ident, fields, parentNode := b.ident("portgroup_ident"), b.list("fields"), rq.Var("node")
 	v := rq.Ver
 	if !v.AtLeast(mv.Portgroups) {
 		return nil, portgroupsNotFound()
@@ -340,17 +273,12 @@ func (a *API) getPortgroup(rq *Request, parentNode, ident string, fieldsArg *str
 
 // createPortgroup is PortgroupsController.post: port groups are created by
 // the API directly, not by a conductor.
-func (a *API) createPortgroup(rq *Request, parentNode string, rem []string) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	if len(rem) > 0 {
-		return nil, positionalBodyError(portSchemas.portgroup, "portgroup", rem[0])
-	}
-	doc, err := readObjectBody(rq)
+func (a *API) createPortgroup(rq *Request) (*Response, error) {
+	b, err := portgroupCreateArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
+	doc, parentNode := b.body, rq.Var("node")
 	if verr := portSchemas.portgroup.Validate(doc); verr != nil {
 		return nil, schemaError("portgroup", verr)
 	}
@@ -377,8 +305,8 @@ func (a *API) createPortgroup(rq *Request, parentNode string, rem []string) (*Re
 	}
 	name := body["name"]
 	if pyjson.Truthy(name) {
-		if s, ok := name.(string); !ok || !validLogicalName(s) {
-			return nil, ironic.Errorf(ironic.ClientSideError, "Cannot create portgroup with invalid name '%s'", pyStrValue(name))
+		if s, ok := name.(string); !ok || !isName(s) {
+			return nil, ironic.Errorf(ironic.ClientSideError, "Cannot create portgroup with invalid name '%s'", pyStr(name))
 		}
 	}
 	pg := &models.Portgroup{NodeID: &node.ID}
@@ -416,18 +344,13 @@ func portgroupPatchAllowed() []string {
 }
 
 // patchPortgroup is PortgroupsController.patch.
-func (a *API) patchPortgroup(rq *Request, parentNode string, rem []string) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	ident, err := itemIdent(rem, "portgroup_ident")
+func (a *API) patchPortgroup(rq *Request) (*Response, error) {
+	b, err := portgroupPatchArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if len(rem) > 1 {
-		return nil, a.positionalPatchError(rem[1])
-	}
-	ops, err := a.parsePatch(rq)
+	ident, parentNode := b.ident("portgroup_ident"), rq.Var("node")
+	ops, err := a.patchOps(b.body)
 	if err != nil {
 		return nil, err
 	}
@@ -452,9 +375,9 @@ func (a *API) patchPortgroup(rq *Request, parentNode string, rem []string) (*Res
 		if !pyjson.Truthy(name) {
 			continue
 		}
-		if s, ok := name.(string); !ok || !validLogicalName(s) {
+		if s, ok := name.(string); !ok || !isName(s) {
 			return nil, ironic.Errorf(ironic.ClientSideError, "Portgroup %s: Cannot change name to invalid name '%s'",
-				ident, pyStrValue(name))
+				ident, pyStr(name))
 		}
 	}
 	if node == nil {
@@ -563,18 +486,12 @@ func applyPortgroupChanges(pg *models.Portgroup, vals map[string]any, node *mode
 }
 
 // deletePortgroup is PortgroupsController.delete.
-func (a *API) deletePortgroup(rq *Request, parentNode string, rem []string) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	ident, err := itemIdent(rem, "portgroup_ident")
+func (a *API) deletePortgroup(rq *Request) (*Response, error) {
+	b, err := portgroupDeleteArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if len(rem) > 1 {
-		// Ironic fails with a 500 TypeError (too many positional arguments).
-		return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
-	}
+	ident, parentNode := b.ident("portgroup_ident"), rq.Var("node")
 	if !rq.Ver.AtLeast(mv.Portgroups) {
 		return nil, portgroupsNotFound()
 	}

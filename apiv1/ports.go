@@ -5,13 +5,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gorilla/mux"
-
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
-	"github.com/goironic/ironic/internal/pyschema"
 	mv "github.com/goironic/ironic/microversions"
 	"github.com/goironic/ironic/states"
 )
@@ -31,7 +28,7 @@ type portStore interface {
 
 // portParent is the collection a PortsController serves: all ports, or
 // those of a node (/nodes/{node}/ports) or of a port group
-// (/portgroups/{pg}/ports).
+// (/portgroups/{pg}/ports), as _lookup built it.
 type portParent struct {
 	node string
 	pg   string
@@ -39,68 +36,28 @@ type portParent struct {
 
 func (p portParent) set() bool { return p.node != "" || p.pg != "" }
 
-// restSegments splits the {rest} path variable into pecan's remainder.
-func restSegments(rq *Request) []string {
-	rest := rq.Var("rest")
-	if rest == "" {
-		return nil
-	}
-	var out []string
-	for _, s := range strings.Split(rest, "/") {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// parentOf is the parent of a PortsController or PortgroupsController
+// request (the context of the routes below /nodes/{node} and
+// /portgroups/{pg}).
+func parentOf(rq *Request) portParent { return portParent{node: rq.Var("node"), pg: rq.Var("pg")} }
 
-// routesPorts registers /ports and /nodes/{node}/ports. Everything below
-// them is routed the way pecan routes PortsController: the path segments
-// become the handler's positional arguments.
-func (a *API) routesPorts(m *mux.Router) {
-	top := func(rq *Request) (*Response, error) { return a.portsController(rq, portParent{}, restSegments(rq)) }
-	ms := methods{"GET": top, "POST": top, "PATCH": top, "DELETE": top}
-	a.handle(m, "/ports", ms, "DELETE, GET, PATCH, POST")
-	a.handle(m, "/ports/{rest:.+}", ms, "DELETE, GET, PATCH, POST")
+// PortsController's parameters.
+var (
+	portListArgs = params(opt("node", uuidOrNameArg), opt("node_uuid", uuidArg), opt("address", macArg)).
+			and(paging(uuidArg)...).
+			and(opt("fields", stringListArg), opt("portgroup", uuidOrNameArg), opt("detail", boolArg),
+			opt("shard", stringListArg))
+	portDetailArgs = portListArgs.without("fields", "detail")
+	portGetArgs    = params(req("port_uuid", uuidArg), opt("fields", stringListArg))
+	portCreateArgs = params(req("port", bodyOf("object"))).takesBody("port")
+	portPatchArgs  = params(req("port_uuid", uuidArg), req("patch", bodyOf("array"))).takesBody("patch")
+	portDeleteArgs = params(req("port_uuid", uuidArg))
+)
 
-	byNode := a.nodeLookup("ports", func(rq *Request) (*Response, error) {
-		return a.portsController(rq, portParent{node: rq.Var("node")}, restSegments(rq))
-	})
-	nms := methods{"GET": byNode, "POST": byNode, "PATCH": byNode, "DELETE": byNode}
-	a.handle(m, "/nodes/{node}/ports", nms, "DELETE, GET, PATCH, POST")
-	a.handle(m, "/nodes/{node}/ports/{rest:.+}", nms, "DELETE, GET, PATCH, POST")
-}
-
-// portsController dispatches one request to PortsController's handlers.
-func (a *API) portsController(rq *Request, par portParent, rem []string) (*Response, error) {
-	switch rq.HTTP.Method {
-	case http.MethodGet:
-		switch {
-		case len(rem) == 0:
-			return a.listPorts(rq, par, false, nil)
-		case rem[len(rem)-1] == "detail":
-			return a.listPorts(rq, par, true, rem[:len(rem)-1])
-		case len(rem) == 1:
-			return a.getPort(rq, par, rem[0], nil)
-		case len(rem) == 2:
-			return a.getPort(rq, par, rem[0], &rem[1])
-		}
-		// Ironic fails with a 500 TypeError (too many positional
-		// arguments); there is no such resource.
-		return nil, ironic.Webob(ironic.NotFound, "")
-	case http.MethodPost:
-		return a.createPort(rq, par, rem)
-	case http.MethodPatch:
-		return a.patchPort(rq, par, rem)
-	case http.MethodDelete:
-		return a.deletePort(rq, par, rem)
-	}
-	// Other verbs, HEAD included: pecan finds no handler.
-	return nil, ironic.Webob(ironic.MethodNotAllowed, "")
-}
-
-func operationNotPermitted() error {
-	return ironic.Errorf(ironic.OperationNotPermitted, "Operation not permitted.")
+// portsController is PortsController, wherever it is mounted.
+func (a *API) portsController() restController {
+	return restController{getAll: a.listPorts, getOne: a.getPort, post: a.createPort, patch: a.patchPort,
+		delete: a.deletePort, actions: map[string]handlerFunc{"detail": a.listPortsDetail}}
 }
 
 // ownerTarget is the policy target of a port, port group or volume
@@ -233,7 +190,7 @@ func (a *API) findPortgroup(ctx context.Context, ident string) (*models.Portgrou
 	if isUUID(ident) {
 		return a.d.Store.GetPortgroupByUUID(ctx, ident)
 	}
-	if validLogicalName(ident) {
+	if isName(ident) {
 		return a.d.Store.GetPortgroupByName(ctx, ident)
 	}
 	return nil, ironic.Errorf(ironic.InvalidUuidOrName, "Expected a logical name or UUID but received %s.", ident)
@@ -247,85 +204,37 @@ func shardNotAcceptable() error {
 
 // portListParams are the validated arguments of a port list.
 type portListParams struct {
-	node, nodeUUID, address, marker, portgroup *string
-	limit                                      *int
-	sortKey, sortDir                           string
-	fields                                     []string
-	detail                                     *bool
-	shard                                      []string
+	node, nodeUUID, address, portgroup *string
+	page                               page
+	fields                             []string
+	detail                             *bool
+	shard                              []string
 }
 
-// parsePortListArgs is args.validate for get_all (detail: for detail),
-// in the order of the handler's parameters.
-func parsePortListArgs(rq *Request, detailPath bool) (*portListParams, error) {
-	p := &portListParams{sortKey: "id", sortDir: "asc"}
-	var err error
-	if p.node, err = uuidOrNameArg(rq, "node"); err != nil {
-		return nil, err
-	}
-	if p.nodeUUID, err = uuidQueryArg(rq, "node_uuid"); err != nil {
-		return nil, err
-	}
-	if p.address, err = macArg(rq, "address"); err != nil {
-		return nil, err
-	}
-	if p.marker, err = uuidQueryArg(rq, "marker"); err != nil {
-		return nil, err
-	}
-	if p.limit, err = rq.Int("limit"); err != nil {
-		return nil, err
-	}
-	if s, err := strArg(rq, "sort_key"); err != nil {
-		return nil, err
-	} else if s != nil {
-		p.sortKey = *s
-	}
-	if s, err := strArg(rq, "sort_dir"); err != nil {
-		return nil, err
-	} else if s != nil {
-		p.sortDir = *s
-	}
-	if !detailPath {
-		if p.fields, err = stringList(rq, "fields"); err != nil {
-			return nil, err
-		}
-	}
-	if p.portgroup, err = uuidOrNameArg(rq, "portgroup"); err != nil {
-		return nil, err
-	}
-	if !detailPath {
-		if p.detail, err = rq.Bool("detail"); err != nil {
-			return nil, err
-		}
-	}
-	if p.shard, err = stringList(rq, "shard"); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
+func (a *API) listPorts(rq *Request) (*Response, error) { return a.portList(rq, false) }
 
-// listPorts is PortsController.get_all, or detail when detailPath is set
-// (positional holds path segments before "detail", which pecan binds to
-// detail's parameters and which make the request a 404 in the end).
-func (a *API) listPorts(rq *Request, par portParent, detailPath bool, positional []string) (*Response, error) {
-	allowed := []string{"node", "node_uuid", "address", "marker", "limit", "sort_key", "sort_dir"}
+func (a *API) listPortsDetail(rq *Request) (*Response, error) { return a.portList(rq, true) }
+
+// portList is PortsController.get_all, or detail when detailPath is set
+// (path segments before "detail" bind to detail's parameters, and make the
+// request a 404 in the end).
+func (a *API) portList(rq *Request, detailPath bool) (*Response, error) {
+	spec := portListArgs
 	if detailPath {
-		allowed = append(allowed, "portgroup", "shard")
-		withPositional(rq, allowed, positional)
-	} else {
-		allowed = append(allowed, "fields", "portgroup", "detail", "shard")
+		spec = portDetailArgs
 	}
-	if err := rq.CheckArgs(allowed...); err != nil {
-		return nil, err
-	}
-	p, err := parsePortListArgs(rq, detailPath)
+	positional := rq.positional()
+	b, err := spec.bind(rq, positional...)
 	if err != nil {
 		return nil, err
 	}
+	par := parentOf(rq)
 	project, err := a.checkPortListPolicy(rq, "port", par)
 	if err != nil {
 		return nil, err
 	}
+	p := &portListParams{node: b.str("node"), nodeUUID: b.str("node_uuid"), address: b.str("address"),
+		portgroup: b.str("portgroup"), fields: b.list("fields"), detail: b.boolean("detail"), shard: b.list("shard")}
 	if par.node != "" {
 		p.node = &par.node
 	}
@@ -334,14 +243,14 @@ func (a *API) listPorts(rq *Request, par portParent, detailPath bool, positional
 	}
 	v := rq.Ver
 	if !detailPath {
-		if p.fields != nil && !v.AtLeast(mv.FetchingSubsetOfFields) {
-			return nil, notAcceptable()
+		if err := checkFieldsVersion(v, p.fields); err != nil {
+			return nil, err
 		}
 		if err := checkPortFields(v, p.fields); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkPortFields(v, []string{p.sortKey}); err != nil {
+	if err := checkPortFields(v, []string{b.strOr("sort_key", "id")}); err != nil {
 		return nil, err
 	}
 	if p.portgroup != nil && !v.AtLeast(mv.PortgroupsSubcontrollers) {
@@ -366,33 +275,26 @@ func (a *API) listPorts(rq *Request, par portParent, detailPath bool, positional
 		}
 		resource = "ports/detail"
 	}
+	if p.page, err = a.page(b); err != nil {
+		return nil, err
+	}
 	return a.portCollection(rq, par, p, project, resource)
 }
 
 // portCollection is _get_ports_collection.
 func (a *API) portCollection(rq *Request, par portParent, p *portListParams, project, resource string) (*Response, error) {
 	ctx := rq.Ctx()
-	limit, err := a.validateLimit(p.limit)
+	opts, err := p.page.listOpts(markerFirst, portUnsortable, func(marker string) (int64, error) {
+		mk, err := a.d.Store.GetPortByUUID(ctx, marker)
+		if err != nil {
+			return 0, err
+		}
+		return mk.ID, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := validateSortDir(p.sortDir); err != nil {
-		return nil, err
-	}
-	opts := db.ListOpts{Limit: limit, SortKey: p.sortKey, SortDir: p.sortDir}
-	if p.marker != nil {
-		mk, err := a.d.Store.GetPortByUUID(ctx, *p.marker)
-		if err != nil {
-			return nil, err
-		}
-		opts.Marker = mk.ID
-	}
-	if portInvalidSortKey(p.sortKey) {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value %s is an invalid field for sorting", p.sortKey)
-	}
-	if opts.SortKey == "id" {
-		opts.SortKey = ""
-	}
+	sortKey, limit := p.page.sortKey, p.page.limit
 	nodeIdent := par.node
 	if nodeIdent == "" {
 		if p.nodeUUID != nil {
@@ -425,7 +327,7 @@ func (a *API) portCollection(rq *Request, par portParent, p *portListParams, pro
 		f.PortgroupID = &pg.ID
 		ports, err = a.d.Store.ListPorts(ctx, f, opts)
 		if err != nil {
-			return nil, badSortKey(err, p.sortKey)
+			return nil, badSortKey(err, sortKey)
 		}
 	case nodeIdent != "":
 		n, err := a.findNodeOnce(rq, nodeIdent)
@@ -435,7 +337,7 @@ func (a *API) portCollection(rq *Request, par portParent, p *portListParams, pro
 		f.NodeID = &n.ID
 		ports, err = a.d.Store.ListPorts(ctx, f, opts)
 		if err != nil {
-			return nil, badSortKey(err, p.sortKey)
+			return nil, badSortKey(err, sortKey)
 		}
 	case p.address != nil:
 		pt, err := a.d.Store.GetPortByAddress(ctx, *p.address, "", project)
@@ -452,7 +354,7 @@ func (a *API) portCollection(rq *Request, par portParent, p *portListParams, pro
 		}
 		ports, err = a.d.Store.ListPorts(ctx, f, opts)
 		if err != nil {
-			return nil, badSortKey(err, p.sortKey)
+			return nil, badSortKey(err, sortKey)
 		}
 	}
 	pr := a.newPortRenderer(rq)
@@ -469,7 +371,7 @@ func (a *API) portCollection(rq *Request, par portParent, p *portListParams, pro
 		if err != nil {
 			return nil, err
 		}
-		if err := checkFieldsValid(p.fields, o); err != nil {
+		if err := checkFields(p.fields, o); err != nil {
 			return nil, err
 		}
 		// The node was deleted after the ports were read: so was the port.
@@ -478,48 +380,36 @@ func (a *API) portCollection(rq *Request, par portParent, p *portListParams, pro
 		}
 		items = append(items, o)
 	}
-	args := []nextArg{{"sort_key", p.sortKey}, {"sort_dir", p.sortDir}}
-	if p.detail != nil {
-		args = append(args, nextArg{"detail", *p.detail})
-	}
 	var marker string
 	if len(items) > 0 {
 		u, _ := items[len(items)-1].Get("uuid")
 		marker, _ = u.(string)
 	}
-	next := nextLink(rq, resource, len(items), limit, marker, args, p.fields)
+	next := nextLink(rq, resource, len(items), limit, marker, p.page.nextArgs(p.detail), p.fields)
 	out := make([]any, len(items))
 	for i, o := range items {
-		out[i] = sanitizeFields(hidePortFields(rq.Ver, o), p.fields)
+		out[i] = keepFields(hidePortFields(rq.Ver, o), p.fields)
 	}
 	return OK(collection("ports", out, next)), nil
 }
 
-// getPort is PortsController.get_one; fieldsArg is a fields value given as
-// a path segment (GET /ports/{uuid}/{fields}).
-func (a *API) getPort(rq *Request, par portParent, ident string, fieldsArg *string) (*Response, error) {
-	if fieldsArg != nil {
-		withPositional(rq, []string{"fields"}, []string{*fieldsArg})
-	}
-	if err := rq.CheckArgs("fields"); err != nil {
-		return nil, err
-	}
-	if err := checkUUID("port_uuid", ident); err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
+// getPort is PortsController.get_one; GET /ports/{uuid}/{x} passes x as
+// fields.
+func (a *API) getPort(rq *Request) (*Response, error) {
+	b, err := portGetArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if par.set() {
+	fields := b.list("fields")
+	if parentOf(rq).set() {
 		return nil, operationNotPermitted()
 	}
-	p, _, err := a.retrievePort(rq, "baremetal:port:get", ident)
+	p, _, err := a.retrievePort(rq, "baremetal:port:get", b.ident("port_uuid"))
 	if err != nil {
 		return nil, err
 	}
-	if fields != nil && !rq.Ver.AtLeast(mv.FetchingSubsetOfFields) {
-		return nil, notAcceptable()
+	if err := checkFieldsVersion(rq.Ver, fields); err != nil {
+		return nil, err
 	}
 	if err := checkPortFields(rq.Ver, fields); err != nil {
 		return nil, err
@@ -531,45 +421,13 @@ func (a *API) getPort(rq *Request, par portParent, ident string, fieldsArg *stri
 	return OK(o), nil
 }
 
-// positionalBodyError is what pecan's binding of a path segment to a
-// handler's body parameter gives: the schema rejects the string.
-func positionalBodyError(sch *pyschema.Schema, name, value string) error {
-	if verr := sch.Validate(value); verr != nil {
-		return schemaError(name, verr)
-	}
-	return ironic.Errorf(ironic.InvalidParameterValue, "Schema error for %s: %s is not of type 'object'", name, pyschema.Repr(value))
-}
-
-// readObjectBody reads a create body as method.body does: no body is {}.
-func readObjectBody(rq *Request) (any, error) {
-	raw, err := rq.ReadBody()
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) == 0 {
-		return pyjson.Object{}, nil
-	}
-	return decodeBody(raw)
-}
-
-// cannotBeNone is the error of an oslo BooleanField given None; Ironic lets
-// it escape as a 500, we answer it as the client error it is.
-func cannotBeNone(field string) error {
-	return ironic.Errorf(ironic.ClientSideError, "Field `%s' cannot be None", field)
-}
-
 // createPort is PortsController.post.
-func (a *API) createPort(rq *Request, par portParent, rem []string) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	if len(rem) > 0 {
-		return nil, positionalBodyError(portSchemas.port, "port", rem[0])
-	}
-	doc, err := readObjectBody(rq)
+func (a *API) createPort(rq *Request) (*Response, error) {
+	b, err := portCreateArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
+	doc := b.body
 	if verr := portSchemas.port.Validate(doc); verr != nil {
 		return nil, schemaError("port", verr)
 	}
@@ -577,7 +435,7 @@ func (a *API) createPort(rq *Request, par portParent, rem []string) (*Response, 
 	if err := validateBodyExtra(ob, portBodyValidators()); err != nil {
 		return nil, err
 	}
-	if par.set() {
+	if parentOf(rq).set() {
 		return nil, operationNotPermitted()
 	}
 	body := plain(ob).(map[string]any)
@@ -676,32 +534,6 @@ func (a *API) bodyNode(ctx context.Context, policy, nodeUUID string) (*models.No
 	return node, nil
 }
 
-// dictValue is a FlexibleDictField value: a dict, or {} for None.
-func dictValue(v any) models.JSONDict {
-	if d, ok := v.(map[string]any); ok {
-		return d
-	}
-	return models.JSONDict{}
-}
-
-// itemIdent is the identity argument of an item handler (PATCH and DELETE):
-// missing without a path segment.
-func itemIdent(rem []string, param string) (string, error) {
-	if len(rem) == 0 {
-		return "", ironic.Errorf(ironic.MissingParameterValue, "Missing mandatory parameter: %s", param)
-	}
-	return rem[0], nil
-}
-
-// positionalPatchError: a second path segment is bound to the patch
-// parameter, which the patch schema rejects.
-func (a *API) positionalPatchError(value string) error {
-	if verr := a.schemas.patch.Validate(value); verr != nil {
-		return schemaError("patch", verr)
-	}
-	return ironic.Errorf(ironic.InvalidParameterValue, "Schema error for patch: %s is not of type 'array'", pyschema.Repr(value))
-}
-
 // portPatchAllowed is port.py's PATCH_ALLOWED_FIELDS.
 func portPatchAllowed() []string {
 	return []string{"address", "extra", "is_smartnic", "local_link_connection", "node_uuid",
@@ -738,7 +570,7 @@ func (a *API) patchedNode(ctx context.Context, v any) (*models.Node, error) {
 	} else if s, ok := v.(string); ok && isUUID(s) {
 		n, err = a.d.Store.GetNodeByUUID(ctx, s)
 	} else {
-		return nil, ironic.Errorf(ironic.InvalidIdentity, "Expected a UUID or int but received %s.", pyStrValue(v))
+		return nil, ironic.Errorf(ironic.InvalidIdentity, "Expected a UUID or int but received %s.", pyStr(v))
 	}
 	if err != nil {
 		return nil, as400(err, ironic.NodeNotFound)
@@ -759,25 +591,17 @@ func orderedDoc(doc map[string]any, order []string) pyjson.Object {
 }
 
 // patchPort is PortsController.patch.
-func (a *API) patchPort(rq *Request, par portParent, rem []string) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	ident, err := itemIdent(rem, "port_uuid")
+func (a *API) patchPort(rq *Request) (*Response, error) {
+	b, err := portPatchArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUUID("port_uuid", ident); err != nil {
-		return nil, err
-	}
-	if len(rem) > 1 {
-		return nil, a.positionalPatchError(rem[1])
-	}
-	ops, err := a.parsePatch(rq)
+	ident := b.ident("port_uuid")
+	ops, err := a.patchOps(b.body)
 	if err != nil {
 		return nil, err
 	}
-	if par.set() {
+	if parentOf(rq).set() {
 		return nil, operationNotPermitted()
 	}
 	if err := checkPatchAllowed(ops, portPatchAllowed()); err != nil {
@@ -818,7 +642,7 @@ func (a *API) patchPort(rq *Request, par portParent, rem []string) (*Response, e
 		if pgu := doc["portgroup_uuid"]; pyjson.Truthy(pgu) {
 			s, ok := pgu.(string)
 			if !ok {
-				s = pyStrValue(pgu)
+				s = pyStr(pgu)
 			}
 			if pg, err = a.d.Store.GetPortgroupByUUID(ctx, s); err != nil {
 				return nil, as400(err, ironic.PortgroupNotFound)
@@ -965,22 +789,13 @@ func normJSON(v any) any {
 }
 
 // deletePort is PortsController.delete.
-func (a *API) deletePort(rq *Request, par portParent, rem []string) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
-		return nil, err
-	}
-	ident, err := itemIdent(rem, "port_uuid")
+func (a *API) deletePort(rq *Request) (*Response, error) {
+	b, err := portDeleteArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUUID("port_uuid", ident); err != nil {
-		return nil, err
-	}
-	if len(rem) > 1 {
-		// Ironic fails with a 500 TypeError (too many positional arguments).
-		return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
-	}
-	if par.set() {
+	ident := b.ident("port_uuid")
+	if parentOf(rq).set() {
 		return nil, operationNotPermitted()
 	}
 	port, node, err := a.retrievePort(rq, "baremetal:port:delete", ident)

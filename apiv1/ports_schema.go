@@ -3,7 +3,6 @@ package apiv1
 import (
 	"strings"
 
-	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/internal/pyschema"
 )
 
@@ -94,9 +93,3 @@ func compilePortSchemas() portSchemaSet {
 // never change after initialisation (like the package's regular
 // expressions).
 var portSchemas = compilePortSchemas()
-
-// schemaError is args.schema's failure: InvalidParameterValue with
-// "Schema error for <name>: …".
-func schemaError(name string, verr *pyschema.ValidationError) error {
-	return ironic.Errorf(ironic.InvalidParameterValue, "%s", verr.IronicMessage(name))
-}

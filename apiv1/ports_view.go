@@ -3,7 +3,6 @@ package apiv1
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
@@ -17,15 +16,12 @@ func defaultPortFields() []string { return []string{"uuid", "address"} }
 // defaultPortgroupFields are the fields of a non-detailed port group list.
 func defaultPortgroupFields() []string { return []string{"uuid", "address", "name"} }
 
-// portInvalidSortKey and portgroupInvalidSortKey are the controllers'
+// portUnsortable and portgroupUnsortable are the controllers'
 // invalid_sort_key_list.
-func portInvalidSortKey(k string) bool {
-	return k == "extra" || k == "internal_info" || k == "local_link_connection"
-}
-
-func portgroupInvalidSortKey(k string) bool {
-	return k == "extra" || k == "internal_info" || k == "properties"
-}
+var (
+	portUnsortable      = []string{"extra", "internal_info", "local_link_connection"}
+	portgroupUnsortable = []string{"extra", "internal_info", "properties"}
+)
 
 // checkPortFields is PortsController._check_allowed_port_fields for a list
 // of field names (requested fields, a sort key, or the fields a patch
@@ -73,39 +69,6 @@ func checkPortgroupFields(v mv.Version, fields []string) error {
 		return notAcceptable()
 	}
 	return nil
-}
-
-// checkFieldsValid is check_for_invalid_fields: every requested field must
-// be a key of the rendered object.
-func checkFieldsValid(fields []string, obj pyjson.Object) error {
-	if fields == nil {
-		return nil
-	}
-	var bad []string
-	for _, f := range fields {
-		if _, ok := obj.Get(f); !ok && !slices.Contains(bad, f) {
-			bad = append(bad, f)
-		}
-	}
-	if len(bad) > 0 {
-		return ironic.Errorf(ironic.InvalidParameterValue, "Field(s) \"%s\" are not valid", strings.Join(bad, ", "))
-	}
-	return nil
-}
-
-// sanitizeFields is sanitize_dict: only the requested fields and the links
-// are kept (nil keeps everything).
-func sanitizeFields(obj pyjson.Object, fields []string) pyjson.Object {
-	if fields == nil {
-		return obj
-	}
-	out := obj[:0:0]
-	for _, m := range obj {
-		if m.Key == "links" || slices.Contains(fields, m.Key) {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // without drops keys from obj.
@@ -259,10 +222,10 @@ func (pr *portRenderer) portOne(ctx context.Context, p *models.Port, fields []st
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFieldsValid(fields, o); err != nil {
+	if err := checkFields(fields, o); err != nil {
 		return nil, err
 	}
-	return sanitizeFields(hidePortFields(pr.rq.Ver, o), fields), nil
+	return keepFields(hidePortFields(pr.rq.Ver, o), fields), nil
 }
 
 // portgroup is portgroup.py's convert_with_links before sanitizing.
@@ -298,8 +261,8 @@ func (pr *portRenderer) portgroupOne(ctx context.Context, pg *models.Portgroup, 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFieldsValid(fields, o); err != nil {
+	if err := checkFields(fields, o); err != nil {
 		return nil, err
 	}
-	return sanitizeFields(o, fields), nil
+	return keepFields(o, fields), nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -28,99 +27,37 @@ type Request struct {
 	api        *API
 	jsonSuffix bool
 	query      url.Values
+	// argVars are the route's path variables that are positional
+	// arguments, in path order.
+	argVars []string
+	// gateVars and below are a gate's path variables and the path below
+	// its path; gateFault its answer.
+	gateVars  gateVars
+	below     string
+	gateFault *ironic.Fault
 }
 
 // Ctx is the request's context (carrying the ironic.RequestContext).
 func (rq *Request) Ctx() context.Context { return rq.HTTP.Context() }
 
-// Var is a path variable.
-func (rq *Request) Var(name string) string { return rq.Vars[name] }
+// Var is a path variable (while a gate runs, one of the gate's path).
+func (rq *Request) Var(name string) string {
+	if rq.Vars == nil {
+		for _, v := range rq.gateVars.v[:rq.gateVars.n] {
+			if v[0] == name {
+				return v[1]
+			}
+		}
+	}
+	return rq.Vars[name]
+}
 
 // Query returns the parsed query string.
 func (rq *Request) Query() url.Values {
-	if rq.query == nil {
+	if rq.query == nil && rq.HTTP.URL.RawQuery != "" {
 		rq.query = rq.HTTP.URL.Query()
 	}
 	return rq.query
-}
-
-// Has reports whether query parameter k was given.
-func (rq *Request) Has(k string) bool { _, ok := rq.Query()[k]; return ok }
-
-// Str returns query parameter k ("" when absent). Repeated parameters are
-// rendered like Python's list repr, as pecan hands a list to the handler.
-func (rq *Request) Str(k string) (string, bool) {
-	v, ok := rq.Query()[k]
-	if !ok {
-		return "", false
-	}
-	if len(v) == 1 {
-		return v[0], true
-	}
-	return pyListRepr(v), true
-}
-
-func pyListRepr(v []string) string {
-	parts := make([]string, len(v))
-	for i, s := range v {
-		parts[i] = "'" + s + "'"
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-// CheckArgs answers 400 "Unexpected arguments: …" when the query holds a
-// parameter the handler doesn't take, as pecan's argument binding does.
-func (rq *Request) CheckArgs(allowed ...string) error {
-	var bad []string
-	for k := range rq.Query() {
-		if !slices.Contains(allowed, k) {
-			bad = append(bad, k)
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	slices.Sort(bad)
-	return ironic.Errorf(ironic.ClientSideError, "Unexpected arguments: %s", strings.Join(bad, ", "))
-}
-
-// Bool parses an optional boolean query parameter with oslo's strict rules.
-func (rq *Request) Bool(k string) (*bool, error) {
-	s, ok := rq.Str(k)
-	if !ok {
-		return nil, nil
-	}
-	b, err := parseBool(k, s)
-	if err != nil {
-		return nil, err
-	}
-	return &b, nil
-}
-
-// parseBool is oslo_utils.strutils.bool_from_string(strict=True) with
-// Ironic's error text.
-func parseBool(name, s string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "t", "true", "on", "y", "yes":
-		return true, nil
-	case "0", "f", "false", "off", "n", "no":
-		return false, nil
-	}
-	return false, ironic.Errorf(ironic.InvalidParameterValue,
-		"Invalid %s: Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", name, s)
-}
-
-// Int parses an optional integer query parameter.
-func (rq *Request) Int(k string) (*int, error) {
-	s, ok := rq.Str(k)
-	if !ok {
-		return nil, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Expected an integer for %s: %s", k, s)
-	}
-	return &n, nil
 }
 
 // errBodyTooLarge marks a body over Config.MaxBodyBytes.

@@ -2,10 +2,6 @@ package apiv1
 
 import (
 	"context"
-	"slices"
-	"strings"
-
-	"github.com/gorilla/mux"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -28,34 +24,20 @@ type volumeStore interface {
 	GetNodeByUUID(ctx context.Context, uuid string) (*models.Node, error)
 }
 
-// routesVolume registers /volume and /nodes/{node}/volume with their
-// connectors and targets (API 1.32).
-func (a *API) routesVolume(m *mux.Router) {
-	// VolumeController._lookup hides connectors and targets from older
-	// versions; under a node, NodesController._lookup checks the ident
-	// first.
-	a.routeGate(m.PathPrefix("/volume/"), func(rq *Request) *ironic.Fault {
-		if !rq.Ver.AtLeast(mv.Volume) {
-			return ironic.Webob(ironic.NotFound, "")
-		}
-		return nil
-	})
-	a.routeGate(m.PathPrefix("/nodes/{node}/volume/"), func(rq *Request) *ironic.Fault {
-		ident, _, _ := strings.Cut(strings.TrimPrefix(rq.HTTP.URL.Path, "/nodes/"), "/")
-		switch {
-		case isNodeSubcontroller(ident):
-			return ironic.Webob(ironic.NotFound, "")
-		case !isLogicalName(rq.Ver, ident) && !isUUID(ident):
-			return ironic.Webob(ironic.HTTPBadRequest, "Expected UUID or name for node: "+ident)
-		case !rq.Ver.AtLeast(mv.Volume):
-			return ironic.Webob(ironic.NotFound, "")
-		}
-		return nil
-	})
-	a.handle(m, "/volume", methods{"GET": a.volumeRoot})
-	a.handle(m, "/nodes/{node}/volume", methods{"GET": a.nodeLookup("", a.volumeRoot)})
-	registerVolumeResource(a, m, connectorKind{a: a, schema: mustCompileConnectorSchema()})
-	registerVolumeResource(a, m, targetKind{a: a, schema: mustCompileTargetSchema()})
+// volumeGate is VolumeController._lookup: connectors and targets exist
+// from 1.32.
+func volumeGate(rq *Request) *ironic.Fault {
+	if !rq.Ver.AtLeast(mv.Volume) {
+		return ironic.Webob(ironic.NotFound, "")
+	}
+	return nil
+}
+
+// volumeControllers are VolumeConnectorsController and
+// VolumeTargetsController, at /volume and below a node.
+func (a *API) volumeControllers() (connectors, targets restController) {
+	return newVolumeResource(a, connectorKind{a: a, schema: mustCompileConnectorSchema()}).controller(),
+		newVolumeResource(a, targetKind{a: a, schema: mustCompileTargetSchema()}).controller()
 }
 
 // volumeRoot is VolumeController.get: links to the connectors and targets,
@@ -63,11 +45,11 @@ func (a *API) routesVolume(m *mux.Router) {
 func (a *API) volumeRoot(rq *Request) (*Response, error) {
 	// Ironic answers unexpected arguments with a 500 (TypeError); they
 	// are a client error.
-	if err := rq.CheckArgs(); err != nil {
+	if _, err := params().bind(rq); err != nil {
 		return nil, err
 	}
 	if !rq.Ver.AtLeast(mv.Volume) {
-		return nil, ironic.Errorf(ironic.NotFound, "Resource could not be found.")
+		return nil, resourceNotFound()
 	}
 	if err := a.d.Policy.Authorize(rq.Ctx(), "baremetal:volume:get", nil); err != nil {
 		return nil, err
@@ -132,29 +114,30 @@ type volumeKind[T any] interface {
 }
 
 // volumeResource serves one of VolumeConnectorsController and
-// VolumeTargetsController, at /volume/<plural> and under a node.
+// VolumeTargetsController, at /volume/<plural> and under a node: the
+// kind, and the parameters of its methods (named after the kind).
 type volumeResource[T any, K volumeKind[T]] struct {
-	a *API
-	k K
+	a                                          *API
+	k                                          K
+	getArgs, createArgs, patchArgs, deleteArgs argSpec
 }
 
-func registerVolumeResource[T any, K volumeKind[T]](a *API, m *mux.Router, k K) {
-	r := &volumeResource[T, K]{a: a, k: k}
+// volumeListArgs are get_all's parameters (project is taken as given).
+var volumeListArgs = params(opt("node", uuidOrNameArg)).and(paging(uuidArg)...).
+	and(opt("fields", stringListArg), opt("detail", boolArg), opt("project", nil))
+
+func newVolumeResource[T any, K volumeKind[T]](a *API, k K) *volumeResource[T, K] {
 	n := k.names()
-	missing := missingPositional(n.param)
-	for _, prefix := range []string{"/volume/" + n.plural, "/nodes/{node}/volume/" + n.plural} {
-		a.handle(m, prefix, methods{"GET": r.list, "POST": r.create, "PATCH": missing, "DELETE": missing})
-		a.handle(m, prefix+"/{ident}", methods{"GET": r.get, "POST": postOnItemAsBody(n.kind, "ident"),
-			"PATCH": r.patch, "DELETE": r.delete}, "DELETE, GET, PATCH, POST")
-		a.handle(m, prefix+"/{ident}/{extra}", methods{"GET": getFieldsSegment(r.get),
-			"PATCH":  patchSegment(func(rq *Request) error { return checkUUID(n.param, rq.Var("ident")) }),
-			"DELETE": deleteSegment}, "DELETE, GET, PATCH, POST")
+	return &volumeResource[T, K]{a: a, k: k,
+		getArgs:    params(req(n.param, uuidArg), opt("fields", stringListArg)),
+		createArgs: params(req(n.kind, bodyOf("object"))).takesBody(n.kind),
+		patchArgs:  params(req(n.param, uuidArg), req("patch", bodyOf("array"))).takesBody("patch"),
+		deleteArgs: params(req(n.param, uuidArg)),
 	}
 }
 
-// notPermitted is OperationNotPermitted.
-func notPermitted() error {
-	return ironic.Errorf(ironic.OperationNotPermitted, "Operation not permitted.")
+func (r *volumeResource[T, K]) controller() restController {
+	return restController{getAll: r.list, getOne: r.get, post: r.create, patch: r.patch, delete: r.delete}
 }
 
 // volumeRenderer renders volume objects for one request, looking each
@@ -193,7 +176,7 @@ func (vr *volumeRenderer[T, K]) render(v *T, fields []string) (pyjson.Object, er
 			return nil, err
 		}
 	}
-	return vr.r.k.sanitize(keepViewFields(o, fields)), nil
+	return vr.r.k.sanitize(keepFields(o, fields)), nil
 }
 
 // redactUnlessAllowed applies the view_target_properties policy.
@@ -266,19 +249,7 @@ func (r *volumeResource[T, K]) retrieve(rq *Request, policy, ident string) (*T, 
 // list is get_all with _get_volume_*_collection.
 func (r *volumeResource[T, K]) list(rq *Request) (*Response, error) {
 	n := r.k.names()
-	if err := rq.CheckArgs("node", "marker", "limit", "sort_key", "sort_dir", "fields", "detail", "project"); err != nil {
-		return nil, err
-	}
-	node, err := strArg(rq, "node")
-	if err != nil {
-		return nil, err
-	}
-	if node != nil {
-		if err := checkUUIDOrNameArg("node", *node); err != nil {
-			return nil, err
-		}
-	}
-	p, err := parseListArgs(rq, markerUUID, true)
+	b, err := volumeListArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
@@ -287,37 +258,34 @@ func (r *volumeResource[T, K]) list(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	detail := p.detail != nil && *p.detail
-	fields := p.fields
+	detail := b.boolean("detail") != nil && *b.boolean("detail")
+	fields := b.list("fields")
 	if fields == nil && !detail {
 		fields = n.defaultFields
 	}
 	if len(fields) > 0 && detail {
 		return nil, ironic.Errorf(ironic.InvalidParameterValue, "Can't fetch a subset of fields with 'detail' set")
 	}
-	limit, err := r.a.validateLimit(p.limit)
+	pg, err := r.a.page(b)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateSortDir(p.sortDir); err != nil {
-		return nil, err
-	}
 	ctx := rq.Ctx()
-	opts := db.ListOpts{Limit: limit, SortKey: p.sortKey, SortDir: p.sortDir}
-	if p.marker != nil {
-		mk, err := r.k.get(ctx, *p.marker)
+	opts, err := pg.listOpts(markerFirst, n.badSortKeys, func(marker string) (int64, error) {
+		mk, err := r.k.get(ctx, marker)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		opts.Marker, _, _ = r.k.ids(mk)
-	}
-	if slices.Contains(n.badSortKeys, p.sortKey) {
-		return nil, ironic.Errorf(ironic.InvalidParameterValue, "The sort_key value %s is an invalid field for sorting", p.sortKey)
+		id, _, _ := r.k.ids(mk)
+		return id, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	filter := db.VolumeFilter{Project: project}
 	nodeIdent := parent
-	if nodeIdent == "" && node != nil {
-		nodeIdent = *node
+	if nodeIdent == "" {
+		nodeIdent = b.strOr("node", "")
 	}
 	if nodeIdent != "" {
 		nd, err := r.a.findNodeOnce(rq, nodeIdent)
@@ -344,36 +312,30 @@ func (r *volumeResource[T, K]) list(rq *Request) (*Response, error) {
 		}
 		items = append(items, o)
 	}
-	args := p.nextArgs()
-	if detail {
-		args = append(args, nextArg{"detail", true})
-	}
 	var marker string
 	if len(ptrs) > 0 {
 		_, marker, _ = r.k.ids(ptrs[len(ptrs)-1])
 	}
-	return OK(collection(n.plural, items, nextLink(rq, "volume/"+n.plural, len(objs), limit, marker, args, fields))), nil
+	args := pg.nextArgs(nil)
+	if detail {
+		args = append(args, nextArg{"detail", true})
+	}
+	return OK(collection(n.plural, items, nextLink(rq, "volume/"+n.plural, len(objs), pg.limit, marker, args, fields))), nil
 }
 
 // get is get_one.
 func (r *volumeResource[T, K]) get(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs("fields"); err != nil {
-		return nil, err
-	}
-	ident := rq.Var("ident")
-	if err := checkUUID(r.k.names().param, ident); err != nil {
-		return nil, err
-	}
-	fields, err := stringList(rq, "fields")
+	b, err := r.getArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
+	ident, fields := b.ident(r.k.names().param), b.list("fields")
 	v, _, err := r.retrieve(rq, "baremetal:volume:get", ident)
 	if err != nil {
 		return nil, err
 	}
 	if rq.Var("node") != "" {
-		return nil, notPermitted()
+		return nil, operationNotPermitted()
 	}
 	r.redactUnlessAllowed(rq.Ctx(), v)
 	o, err := r.renderer(rq).render(v, fields)
@@ -387,19 +349,16 @@ func (r *volumeResource[T, K]) get(rq *Request) (*Response, error) {
 // caller may not see is reported as invalid input, as a missing one is.
 func (r *volumeResource[T, K]) create(rq *Request) (*Response, error) {
 	n := r.k.names()
-	doc, err := readMethodBody(rq)
+	b, err := r.createArgs.bind(rq, rq.positional()...)
 	if err != nil {
 		return nil, err
 	}
-	if err := rq.CheckArgs(); err != nil {
+	if err := r.k.validate(b.body, n.kind); err != nil {
 		return nil, err
 	}
-	if err := r.k.validate(doc, n.kind); err != nil {
-		return nil, err
-	}
-	body, _ := plain(doc).(map[string]any)
+	body, _ := plain(b.body).(map[string]any)
 	for _, k := range []string{"node_uuid", "uuid"} {
-		if err := checkBodyUUID(body, k); err != nil {
+		if _, err := uuidArg(k, body[k]); err != nil {
 			return nil, err
 		}
 	}
@@ -427,7 +386,7 @@ func (r *volumeResource[T, K]) create(rq *Request) (*Response, error) {
 		return nil, ironic.Errorf(ironic.ClientSideError, "Invalid input for field/attribute node_uuid. Value: '%s'. ", nodeUUID)
 	}
 	if rq.Var("node") != "" {
-		return nil, notPermitted()
+		return nil, operationNotPermitted()
 	}
 	uuid, _ := body["uuid"].(string)
 	if uuid == "" {
@@ -451,13 +410,12 @@ func (r *volumeResource[T, K]) create(rq *Request) (*Response, error) {
 // powered off.
 func (r *volumeResource[T, K]) patch(rq *Request) (*Response, error) {
 	n := r.k.names()
-	ident := rq.Var("ident")
-	ops, err := r.a.readPatchBody(rq, func() error {
-		if err := rq.CheckArgs(); err != nil {
-			return err
-		}
-		return checkUUID(n.param, ident)
-	})
+	b, err := r.patchArgs.bind(rq, rq.positional()...)
+	if err != nil {
+		return nil, err
+	}
+	ident := b.ident(n.param)
+	ops, err := r.a.patchOps(b.body)
 	if err != nil {
 		return nil, err
 	}
@@ -466,14 +424,14 @@ func (r *volumeResource[T, K]) patch(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	if rq.Var("node") != "" {
-		return nil, notPermitted()
+		return nil, operationNotPermitted()
 	}
 	if err := checkPatchAllowed(ops, n.patchAllowed); err != nil {
 		return nil, err
 	}
 	for _, val := range patchValues(ops, "/node_uuid") {
 		if s, ok := val.(string); !ok || !isUUID(s) {
-			return nil, ironic.Errorf(ironic.InvalidUUID, "Expected a UUID for node_uuid, but received %s.", pyStrValue(val))
+			return nil, ironic.Errorf(ironic.InvalidUUID, "Expected a UUID for node_uuid, but received %s.", pyStr(val))
 		}
 	}
 	ctx := rq.Ctx()
@@ -503,7 +461,7 @@ func (r *volumeResource[T, K]) patch(rq *Request) (*Response, error) {
 		return nil, err
 	}
 	for _, k := range []string{"node_uuid", "uuid"} {
-		if err := checkBodyUUID(kept, k); err != nil {
+		if _, err := uuidArg(k, kept[k]); err != nil {
 			return nil, err
 		}
 	}
@@ -531,19 +489,17 @@ func (r *volumeResource[T, K]) patch(rq *Request) (*Response, error) {
 // delete is VolumeConnectorsController/VolumeTargetsController.delete,
 // done by the node's conductor.
 func (r *volumeResource[T, K]) delete(rq *Request) (*Response, error) {
-	if err := rq.CheckArgs(); err != nil {
+	b, err := r.deleteArgs.bind(rq, rq.positional()...)
+	if err != nil {
 		return nil, err
 	}
-	ident := rq.Var("ident")
-	if err := checkUUID(r.k.names().param, ident); err != nil {
-		return nil, err
-	}
+	ident := b.ident(r.k.names().param)
 	v, node, err := r.retrieve(rq, "baremetal:volume:delete", ident)
 	if err != nil {
 		return nil, err
 	}
 	if rq.Var("node") != "" {
-		return nil, notPermitted()
+		return nil, operationNotPermitted()
 	}
 	ctx := rq.Ctx()
 	_, _, nodeID := r.k.ids(v)

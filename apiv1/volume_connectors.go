@@ -73,7 +73,7 @@ func (connectorKind) notFound(ident string) error {
 
 func (k connectorKind) validate(doc any, name string) error {
 	if verr := k.schema.Validate(doc); verr != nil {
-		return bodySchemaFault(verr, name)
+		return schemaError(name, verr)
 	}
 	return nil
 }

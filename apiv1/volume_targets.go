@@ -79,7 +79,7 @@ func (targetKind) notFound(ident string) error {
 
 func (k targetKind) validate(doc any, name string) error {
 	if verr := k.schema.Validate(doc); verr != nil {
-		return bodySchemaFault(verr, name)
+		return schemaError(name, verr)
 	}
 	return nil
 }
