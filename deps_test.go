@@ -19,7 +19,9 @@ import (
 // interfaces it declares) and RPC only through package rpc (no codec or
 // transport); drivers never see the conductor. Ironic's objects
 // (package objects, field tables and as_dict) and internal/rawjson are
-// leaves that both rpc/oslo and the conductor use.
+// leaves that both rpc/oslo and the conductor use. states, the typed
+// vocabulary of node states, is below all of them: the models, objects,
+// rpc, drivers, the conductor and the API use its types.
 //
 // A forbidden entry ending in "/" forbids the packages below it but not
 // the package itself ("/drivers/": drivers/pxe, not drivers).
@@ -35,7 +37,7 @@ func TestImportDirection(t *testing.T) {
 		"/states":           {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions", "/objects"},
 		"/db/models":        {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions", "/objects"},
 		"/db":               {"/apiv1", "/conductor", "/drivers", "/rpc", "/conf", "/objects"},
-		"/objects":          {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions", "/states"},
+		"/objects":          {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions"},
 		"/internal/rawjson": {"/apiv1", "/conductor", "/db", "/drivers", "/rpc", "/conf", "/microversions", "/states", "/objects"},
 		"/drivers":          {"/apiv1", "/conductor", "/db", "/rpc", "/conf"},
 		"/rpc":              {"/apiv1", "/conductor", "/drivers", "/conf"},

@@ -17,6 +17,8 @@ export IRONIC_TEST_REQUIRE_MARIADB=1 IRONIC_TEST_REQUIRE_PYTHON=1 IRONIC_TEST_RE
   IRONIC_TEST_REQUIRE_KEYSTONE=1
 
 go vet ./...
+# The linter at its pinned version, zero findings (.golangci.yml).
+./scripts/lint.sh
 # Unit and in-process tests in parallel; then the black-box packages one
 # at a time (each starts servers, MariaDB, RabbitMQ or Python Ironic and
 # runs the CLI: in parallel on a small machine they starve each other).

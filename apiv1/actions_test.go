@@ -45,7 +45,9 @@ func TestProvisionVersionGates(t *testing.T) {
 		{"adopt", "1.17"}, {"rescue", "1.38"}, {"unrescue", "1.38"}, {"deploy", "1.73"}, {"delete", "1.73"},
 	} {
 		var major, minor int
-		fmt.Sscanf(c.min, "%d.%d", &major, &minor)
+		if _, err := fmt.Sscanf(c.min, "%d.%d", &major, &minor); err != nil {
+			t.Fatalf("version %q: %v", c.min, err)
+		}
 		below := fmt.Sprintf("1.%d", minor-1)
 		r := s.Do("PUT", "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": c.verb},
 			"X-OpenStack-Ironic-API-Version", below)

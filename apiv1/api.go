@@ -10,6 +10,7 @@ package apiv1
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
@@ -139,7 +140,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A bug must cost one request, answered in Ironic's format, not
 		// the connection.
 		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
+			if err, ok := p.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 				panic(p)
 			}
 			a.d.Log.ErrorContext(r.Context(), "panic serving request", "method", r.Method, "path", r.URL.Path,

@@ -12,6 +12,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
+	"github.com/goironic/ironic/states"
 )
 
 // Arguments. Every handler declares the parameters of the Ironic
@@ -143,6 +144,17 @@ func (b args) value(name string) any {
 func (b args) str(name string) *string {
 	if s, ok := b.value(name).(string); ok {
 		return &s
+	}
+	return nil
+}
+
+// strAs is a string argument of one of the string types of package
+// states (nil when absent or null): a client's provision state, fault or
+// verb, unchecked.
+func strAs[S ~string](b args, name string) *S {
+	if s, ok := b.value(name).(string); ok {
+		v := S(s)
+		return &v
 	}
 	return nil
 }
@@ -506,16 +518,27 @@ func pyStr(v any) string {
 	case string:
 		return x
 	case *string:
-		if x == nil {
-			return "None"
-		}
-		return *x
+		return optStr(x)
+	case *states.Provision:
+		return optStr(x)
+	case *states.Power:
+		return optStr(x)
+	case *states.Fault:
+		return optStr(x)
 	case int, int64:
 		return fmt.Sprint(x)
 	case interface{ String() string }:
 		return x.String()
 	}
 	return pyschema.Repr(v)
+}
+
+// optStr is Python's "%s" of an optional string (or state): None for nil.
+func optStr[S ~string](p *S) string {
+	if p == nil {
+		return "None"
+	}
+	return string(*p)
 }
 
 func pyBool(b bool) string {

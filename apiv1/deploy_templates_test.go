@@ -22,7 +22,7 @@ func TestDeployTemplatesVersionGate(t *testing.T) {
 	} {
 		r := s.Do(c.method, c.path, nil, old...)
 		wantError(t, r, c.status, "The API version does not allow deploy templates")
-		if len(r.Header["X-OpenStack-Ironic-API-Version"]) != 0 || r.Header.Get("Allow") != "" {
+		if len(r.versionHeaders()) != 0 || r.Header.Get("Allow") != "" {
 			t.Errorf("%s %s: webob answers carry no version headers nor Allow: %v", c.method, c.path, r.Header)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
 )
 
 // Call is one conductor call a FakeConductor saw: the RPC method's name
@@ -69,8 +70,8 @@ func (f *FakeConductor) DoNodeTearDown(_ context.Context, _, node string) error 
 	return f.record("DoNodeTearDown", node)
 }
 
-func (f *FakeConductor) DoProvisioningAction(_ context.Context, _, node, action string) error {
-	return f.record("DoProvisioningAction", node, action)
+func (f *FakeConductor) DoProvisioningAction(_ context.Context, _, node string, action states.Event) error {
+	return f.record("DoProvisioningAction", node, string(action))
 }
 
 func (f *FakeConductor) DoNodeClean(_ context.Context, _, node string, steps []map[string]any, disableRamdisk *bool) error {

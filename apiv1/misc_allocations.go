@@ -12,6 +12,7 @@ import (
 	"github.com/goironic/ironic/internal/pyschema"
 	mv "github.com/goironic/ironic/microversions"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
 )
 
 // allocationSchema is allocation.py's ALLOCATION_SCHEMA.
@@ -84,7 +85,7 @@ func (a *API) listAllocations(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := db.AllocationFilter{ResourceClass: b.str("resource_class"), State: b.str("state"), Owner: owner}
+	f := db.AllocationFilter{ResourceClass: b.str("resource_class"), State: strAs[states.Allocation](b, "state"), Owner: owner}
 	if node != nil {
 		n, err := a.findNodeOnce(rq, *node)
 		if err != nil {
@@ -465,7 +466,7 @@ func (a *API) renderAllocation(rq *Request, al *models.Allocation) (pyjson.Objec
 		{Key: "name", Value: strOrNil(al.Name)},
 		{Key: "owner", Value: strOrNil(al.Owner)},
 		{Key: "resource_class", Value: strOrNil(al.ResourceClass)},
-		{Key: "state", Value: al.State},
+		{Key: "state", Value: string(al.State)},
 		{Key: "traits", Value: list(al.Traits)},
 		{Key: "links", Value: selfLinks(rq.BaseURL(), "allocations", al.UUID)},
 		{Key: "node_uuid", Value: nodeUUID},
@@ -507,7 +508,7 @@ func allocationPatchDoc(al *models.Allocation) map[string]any {
 	return map[string]any{
 		"uuid": al.UUID, "name": strOrNil(al.Name), "extra": extra, "owner": strOrNil(al.Owner),
 		"resource_class": strOrNil(al.ResourceClass), "traits": list(al.Traits),
-		"candidate_nodes": list(al.CandidateNodes), "state": al.State, "last_error": strOrNil(al.LastError),
+		"candidate_nodes": list(al.CandidateNodes), "state": string(al.State), "last_error": strOrNil(al.LastError),
 		"node_id": nil, "conductor_affinity": nil, "id": al.ID, "created_at": nil, "updated_at": nil,
 	}
 }

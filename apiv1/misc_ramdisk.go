@@ -122,7 +122,7 @@ func (a *API) lookup(rq *Request) (*Response, error) {
 		}
 		if !ok {
 			a.d.Log.ErrorContext(ctx, "lookup is not allowed for the node in its provision state",
-				"node", n.UUID, "state", pyStr(n.ProvisionState))
+				"node", n.UUID, "state", optStr(n.ProvisionState))
 			return nil, resourceNotFound()
 		}
 	}
@@ -162,14 +162,10 @@ func lookupAllowed(cfg RamdiskConfig, n *models.Node) (bool, error) {
 			fast = b
 		}
 	}
-	switch pyStr(n.ProvisionState) {
-	case states.Deploying, states.DeployWait, states.Cleaning, states.CleanWait,
-		states.Inspecting, states.InspectWait, states.Rescuing, states.RescueWait:
-		return true, nil
-	case states.Enroll, states.Manageable, states.Available:
-		return fast, nil
+	if fast {
+		return states.FastTrackLookupAllowed(models.Deref(n.ProvisionState)), nil
 	}
-	return false, nil
+	return states.LookupAllowed(models.Deref(n.ProvisionState)), nil
 }
 
 // agentConfig is ramdisk.config: the settings a lookup hands the agent.

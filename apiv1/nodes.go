@@ -211,15 +211,22 @@ var nodeListFilters = []struct {
 	{"lessee", mv.NodeLessee}, {"shard", mv.NodeShard}, {"sharded", mv.NodeShard},
 }
 
-// nodeFaults are the faults a node list can filter by.
-var nodeFaults = []string{"power failure", "clean failure", "rescue abort failure"}
-
 // nodeList is a node list's validated arguments: the database filter, the
 // conductor filter (the API's own) and the fields to show (nil: all).
 type nodeList struct {
 	filter    db.NodeFilter
 	conductor *string
 	fields    []string
+}
+
+// pyTuple is Python's repr of a tuple of two or more strings.
+func pyTuple[S ~string](ss []S) string {
+	items := make([]any, len(ss))
+	for i, s := range ss {
+		items[i] = string(s)
+	}
+	list := pyschema.Repr(items)
+	return "(" + list[1:len(list)-1] + ")"
 }
 
 // checkNodeList makes get_all's (detail's with detailPath) checks of the
@@ -245,7 +252,7 @@ func checkNodeList(v mv.Version, b args, detailPath, below bool) (*nodeList, err
 		}
 		return nil
 	}
-	if ps := b.str("provision_state"); ps != nil {
+	if ps := strAs[states.Provision](b, "provision_state"); ps != nil {
 		if !v.AtLeast(mv.ProvisionStateFilter) {
 			return nil, notAcceptable()
 		}
@@ -261,9 +268,9 @@ func checkNodeList(v mv.Version, b args, detailPath, below bool) (*nodeList, err
 			return nil, err
 		}
 	}
-	if fault := b.str("fault"); fault != nil && !slices.Contains(nodeFaults, *fault) {
+	if fault := strAs[states.Fault](b, "fault"); fault != nil && !slices.Contains(states.Faults(), *fault) {
 		return nil, ironic.Errorf(ironic.ClientSideError,
-			"Unrecognized fault \"%s\" is specified, allowed faults are ('power failure', 'clean failure', 'rescue abort failure')", *fault)
+			"Unrecognized fault \"%s\" is specified, allowed faults are %s", *fault, pyTuple(states.Faults()))
 	}
 	if detailPath {
 		// detail() checks owner and lessee before sort_key, conductor after.
@@ -295,8 +302,8 @@ func checkNodeList(v mv.Version, b args, detailPath, below bool) (*nodeList, err
 	l.filter = db.NodeFilter{
 		ChassisUUID: b.str("chassis_uuid"), InstanceUUID: b.str("instance_uuid"),
 		Associated: b.boolean("associated"), Maintenance: b.boolean("maintenance"), Retired: b.boolean("retired"),
-		ProvisionState: b.str("provision_state"), Driver: b.str("driver"), ResourceClass: b.str("resource_class"),
-		Fault: b.str("fault"), ConductorGroup: b.str("conductor_group"), Owner: b.str("owner"),
+		ProvisionState: strAs[states.Provision](b, "provision_state"), Driver: b.str("driver"),
+		ResourceClass: b.str("resource_class"), Fault: strAs[states.Fault](b, "fault"), ConductorGroup: b.str("conductor_group"), Owner: b.str("owner"),
 		Lessee: b.str("lessee"), Project: b.str("project"), DescriptionContains: b.str("description_contains"),
 		Sharded: b.boolean("sharded"), ShardIn: b.list("shard"),
 	}
@@ -862,7 +869,7 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	target, timeout := b.strOr("target", "None"), b.integer("timeout")
+	target, timeout := states.Power(b.strOr("target", "None")), b.integer("timeout")
 	n, topic, err := a.nodeAction(rq, "baremetal:node:set_power_state", b.ident("node_ident"), func(n *models.Node) error {
 		return checkPowerRequest(rq, n, b.ident("node_ident"), target, timeout)
 	})
@@ -881,7 +888,7 @@ func (a *API) setPowerState(rq *Request) (*Response, error) {
 
 // checkPowerRequest is PUT /states/power's checks of the target and
 // timeout against the request's version and the node.
-func checkPowerRequest(rq *Request, n *models.Node, ident, target string, timeout *int) error {
+func checkPowerRequest(rq *Request, n *models.Node, ident string, target states.Power, timeout *int) error {
 	soft := target == states.SoftRebooting || target == states.SoftPowerOff
 	if (soft || (timeout != nil && *timeout != 0)) && !rq.Ver.AtLeast(mv.SoftPowerOff) {
 		return notAcceptable()
@@ -894,9 +901,9 @@ func checkPowerRequest(rq *Request, n *models.Node, ident, target string, timeou
 	default:
 		return ironic.Errorf(ironic.InvalidStateRequested,
 			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
-			target, ident, pyStr(n.PowerState))
+			target, ident, optStr(n.PowerState))
 	}
-	if ps := pyStr(n.ProvisionState); ps == states.Cleaning || ps == states.CleanWait {
+	if ps := models.Deref(n.ProvisionState); ps == states.Cleaning || ps == states.CleanWait {
 		return ironic.Errorf(ironic.InvalidStateRequested,
 			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
 			target, ident, ps)

@@ -98,7 +98,7 @@ var provisionArgs = params(req("node_ident", uuidOrNameArg), req("target", strAr
 
 // provisionRequest are provision's bound arguments.
 type provisionRequest struct {
-	target         string
+	target         states.Verb
 	configdrive    any
 	cleanSteps     []any
 	deploySteps    []any
@@ -110,7 +110,7 @@ type provisionRequest struct {
 func newProvisionRequest(b args) *provisionRequest {
 	p := &provisionRequest{
 		// A null target is Python's None, refused as a state.
-		target:         b.strOr("target", "None"),
+		target:         states.Verb(b.strOr("target", "None")),
 		configdrive:    b.value("configdrive"),
 		rescuePassword: b.str("rescue_password"),
 		disableRamdisk: b.boolean("disable_ramdisk"),
@@ -123,35 +123,24 @@ func newProvisionRequest(b args) *provisionRequest {
 // verbMinVersion is MIN_VERB_VERSIONS: provision verbs newer than the
 // request are 406. Ironic keys the table by event, so "delete" (not
 // "undeploy") is the 1.73 verb, and "undeploy" passes at any version.
-func verbMinVersion(verb string) mv.Version {
+func verbMinVersion(verb states.Verb) mv.Version {
 	switch verb {
-	case "manage", "provide":
+	case states.VerbManage, states.VerbProvide:
 		return mv.ManageableState
-	case "inspect":
+	case states.VerbInspect:
 		return mv.InspectState
-	case "abort":
+	case states.VerbAbort:
 		return mv.AbortVerb
-	case "clean":
+	case states.VerbClean:
 		return mv.ManualClean
-	case "adopt":
+	case states.VerbAdopt:
 		return mv.AdoptVerb
-	case "rescue", "unrescue":
+	case states.VerbRescue, states.VerbUnrescue:
 		return mv.RescueInterface
-	case "deploy", "delete":
+	case states.VerbDeploy, states.Verb(states.EventDelete):
 		return mv.DeployUndeployVerbs
 	}
 	return mv.InitialVersion
-}
-
-// verbEvent is ir_states.VERBS.get(target, target).
-func verbEvent(target string) string {
-	switch target {
-	case "active", "deploy":
-		return states.EventDeploy
-	case "deleted", "undeploy":
-		return states.EventDelete
-	}
-	return target
 }
 
 // nodeAction is how a node action starts once its arguments are read:
@@ -226,12 +215,12 @@ func checkProvisionRequest(rq *Request, n *models.Node, p *provisionRequest) err
 	if !rq.Ver.AtLeast(verbMinVersion(target)) {
 		return notAcceptable()
 	}
-	if (target == states.Active || target == "rebuild") && n.Maintenance {
+	if (target == states.VerbActive || target == states.VerbRebuild) && n.Maintenance {
 		return ironic.Errorf(ironic.NodeInMaintenance,
 			"The provisioning operation can't be performed on node %s because it's in maintenance mode.", n.UUID)
 	}
-	state := pyStr(n.ProvisionState)
-	if !states.NewMachine().Actionable(state, verbEvent(target)) {
+	state := models.Deref(n.ProvisionState)
+	if !states.NewMachine().Actionable(state, target.Event()) {
 		// A node being worked on is locked: 409 as Ironic has always
 		// answered, rather than 400.
 		if n.Reservation != nil {
@@ -248,13 +237,13 @@ func checkProvisionRequest(rq *Request, n *models.Node, p *provisionRequest) err
 		if !rq.Ver.AtLeast(mv.CleanDisableRamdisk) {
 			return ironic.Errorf(ironic.NotAcceptable, "disable_ramdisk is not acceptable in this API version")
 		}
-		if target != "clean" {
+		if target != states.VerbClean {
 			// exception.BadRequest has no code: a 500 in Ironic.
 			return ironic.Errorf(ironic.BadRequest, "disable_ramdisk is supported only with manual cleaning").
 				WithStatus(http.StatusBadRequest)
 		}
 	}
-	if len(p.cleanSteps) > 0 && target != "clean" {
+	if len(p.cleanSteps) > 0 && target != states.VerbClean {
 		return ironic.Errorf(ironic.ClientSideError,
 			"\"clean_steps\" is only valid when setting target provision state to clean")
 	}
@@ -263,16 +252,16 @@ func checkProvisionRequest(rq *Request, n *models.Node, p *provisionRequest) err
 			return ironic.Errorf(ironic.NotAcceptable,
 				"Request not acceptable. The minimal required API version should be %s", mv.DeploySteps)
 		}
-		if target != states.Active && target != "rebuild" {
+		if target != states.VerbActive && target != states.VerbRebuild {
 			return ironic.Errorf(ironic.ClientSideError,
 				"\"deploy_steps\" is only valid when setting target provision state to active or rebuild")
 		}
 	}
-	if p.rescuePassword != nil && target != "rescue" {
+	if p.rescuePassword != nil && target != states.VerbRescue {
 		return ironic.Errorf(ironic.ClientSideError,
 			"\"rescue_password\" is only valid when setting target provision state to rescue")
 	}
-	if state == states.InspectWait && target == "abort" && !rq.Ver.AtLeast(mv.InspectionAbort) {
+	if state == states.InspectWait && target == states.VerbAbort && !rq.Ver.AtLeast(mv.InspectionAbort) {
 		return notAcceptable()
 	}
 	return nil
@@ -284,7 +273,7 @@ func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *pr
 	ctx := rq.Ctx()
 	c := a.d.Conductor
 	switch target := p.target; target {
-	case states.Active, "rebuild", "deploy":
+	case states.VerbActive, states.VerbRebuild, states.VerbDeploy:
 		var steps []map[string]any
 		if len(p.deploySteps) > 0 {
 			if verr := deployStepsSchema.Validate(p.deploySteps); verr != nil {
@@ -297,20 +286,20 @@ func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *pr
 		// The configdrive dict goes as Python's ironic-api sends what
 		// json.loads made of it: keys in the client's order (Ironic writes
 		// meta_data and the rest out in it), numbers as Python holds them.
-		return c.DoNodeDeploy(ctx, topic, n.UUID, target == "rebuild", pyjson.PythonNumbers(p.configdrive), steps)
-	case "unrescue":
+		return c.DoNodeDeploy(ctx, topic, n.UUID, target == states.VerbRebuild, pyjson.PythonNumbers(p.configdrive), steps)
+	case states.VerbUnrescue:
 		return c.DoNodeUnrescue(ctx, topic, n.UUID)
-	case "rescue":
+	case states.VerbRescue:
 		if p.rescuePassword == nil || strings.TrimSpace(*p.rescuePassword) == "" {
 			return ironic.Errorf(ironic.ClientSideError,
 				"A non-empty \"rescue_password\" is required when setting target provision state to rescue")
 		}
 		return c.DoNodeRescue(ctx, topic, n.UUID, *p.rescuePassword)
-	case "deleted", "undeploy":
+	case states.VerbDeleted, states.VerbUndeploy:
 		return c.DoNodeTearDown(ctx, topic, n.UUID)
-	case "inspect":
+	case states.VerbInspect:
 		return c.InspectHardware(ctx, topic, n.UUID)
-	case "clean":
+	case states.VerbClean:
 		if len(p.cleanSteps) == 0 {
 			return ironic.Errorf(ironic.ClientSideError,
 				"\"clean_steps\" is required when setting target provision state to clean")
@@ -319,8 +308,8 @@ func (a *API) doProvisionAction(rq *Request, n *models.Node, topic string, p *pr
 			return ironic.Errorf(ironic.InvalidParameterValue, "Invalid clean_steps: %s", verr.Verbose())
 		}
 		return c.DoNodeClean(ctx, topic, n.UUID, stepMaps(p.cleanSteps), p.disableRamdisk)
-	case "manage", "provide", "abort", "adopt":
-		return c.DoProvisioningAction(ctx, topic, n.UUID, target)
+	case states.VerbManage, states.VerbProvide, states.VerbAbort, states.VerbAdopt:
+		return c.DoProvisioningAction(ctx, topic, n.UUID, target.Event())
 	default:
 		return ironic.Errorf(ironic.InvalidStateRequested, "The requested action \"%s\" could not be understood.", target)
 	}
@@ -338,17 +327,17 @@ func stepMaps(steps []any) []map[string]any {
 }
 
 // checkConfigDrive is check_allow_configdrive.
-func checkConfigDrive(v mv.Version, target string, cd any) error {
+func checkConfigDrive(v mv.Version, target states.Verb, cd any) error {
 	if !pyjson.Truthy(cd) {
 		return nil
 	}
-	allowed := []string{states.Active}
+	allowed := []states.Verb{states.VerbActive}
 	if v.AtLeast(mv.RebuildConfigDrive) {
-		allowed = append(allowed, "rebuild")
+		allowed = append(allowed, states.VerbRebuild)
 	}
 	if !slices.Contains(allowed, target) {
 		return ironic.Errorf(ironic.ClientSideError,
-			"Adding a config drive is only supported when setting provision state to %s", strings.Join(allowed, ", "))
+			"Adding a config drive is only supported when setting provision state to %s", states.Join(allowed, ", "))
 	}
 	if verr := configDriveSchema.Validate(cd); verr != nil {
 		return ironic.Errorf(ironic.ClientSideError, "Invalid configdrive format: %s", verr.Verbose())
@@ -424,7 +413,7 @@ func changeBootState[T any](a *API, rq *Request, policy string, spec argSpec,
 	if err := valid(target); err != nil {
 		return nil, err
 	}
-	if err := checkStableForBootMode(pyStr(n.ProvisionState)); err != nil {
+	if err := checkStableForBootMode(models.Deref(n.ProvisionState)); err != nil {
 		return nil, err
 	}
 	if err := change(rq.Ctx(), topic, n.UUID, *target); err != nil {
@@ -441,11 +430,8 @@ func changeBootModeNotFound() error {
 // checkStableForBootMode refuses boot mode changes in UNSTABLE_STATES.
 // Ironic passes its message as the exception's text, so the "%(state)s"
 // placeholder reaches the client as written.
-func checkStableForBootMode(state string) error {
-	switch state {
-	case states.Deploying, states.DeployWait, states.Cleaning, states.CleanWait, states.Verifying,
-		states.Deleting, states.Inspecting, states.InspectWait, states.Adopting, states.Rescuing,
-		states.RescueWait, states.Unrescuing:
+func checkStableForBootMode(state states.Provision) error {
+	if states.Unstable(state) {
 		return ironic.Errorf(ironic.Conflict, "%s", "Node is in %(state)s state. Since node is transitioning, "+
 			"the boot mode will not be set as this may interfere with ongoing changes and result in "+
 			"erroneous modification. Try again later.")

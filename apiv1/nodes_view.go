@@ -4,12 +4,12 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
 	mv "github.com/goironic/ironic/microversions"
+	"github.com/goironic/ironic/states"
 )
 
 // nodeFieldVersions is Ironic's VERSIONED_FIELDS for nodes: the version at
@@ -137,11 +137,11 @@ func isoTime(t models.Time) any {
 	return u.Format("2006-01-02T15:04:05.000000+00:00")
 }
 
-func strOrNil(p *string) any {
+func strOrNil[S ~string](p *S) any {
 	if p == nil {
 		return nil
 	}
-	return *p
+	return string(*p)
 }
 
 func boolOrNil(p *bool) any {
@@ -611,11 +611,11 @@ func nodeStrField(n *models.Node, f string) *string {
 	case "instance_uuid":
 		return n.InstanceUUID
 	case "power_state":
-		return n.PowerState
+		return (*string)(n.PowerState)
 	case "target_power_state":
-		return n.TargetPowerState
+		return (*string)(n.TargetPowerState)
 	case "target_provision_state":
-		return n.TargetProvisionState
+		return (*string)(n.TargetProvisionState)
 	case "last_error":
 		return n.LastError
 	case "maintenance_reason":
@@ -631,7 +631,7 @@ func nodeStrField(n *models.Node, f string) *string {
 	case "description":
 		return n.Description
 	case "fault":
-		return n.Fault
+		return (*string)(n.Fault)
 	case "shard":
 		return n.Shard
 	case "boot_mode":
@@ -683,17 +683,17 @@ func lookupUUID(seen map[int64]string, id int64, notFound ironic.Class, get func
 
 // legacyProvisionState renames states for old clients: "available" is
 // null before 1.2, "inspect wait" is "inspecting" before 1.39.
-func legacyProvisionState(v mv.Version, s *string) any {
+func legacyProvisionState(v mv.Version, s *states.Provision) any {
 	if s == nil {
 		return nil
 	}
 	switch {
-	case *s == "available" && !v.AtLeast(mv.AvailableState):
+	case *s == states.Available && !v.AtLeast(mv.AvailableState):
 		return nil
-	case *s == "inspect wait" && !v.AtLeast(mv.InspectWait):
-		return "inspecting"
+	case *s == states.InspectWait && !v.AtLeast(mv.InspectWait):
+		return string(states.Inspecting)
 	}
-	return *s
+	return string(*s)
 }
 
 func copyDict(d map[string]any) map[string]any {
@@ -703,6 +703,3 @@ func copyDict(d map[string]any) map[string]any {
 	}
 	return out
 }
-
-// nodeTime is the clock read for a request, used by views that compare.
-func (a *API) now() time.Time { return a.d.Clock.Now() }

@@ -128,16 +128,6 @@ func patchValues(ops []patchOp, path string) []any {
 	return out
 }
 
-// patchTouches reports whether any op is on path or below it.
-func patchTouches(ops []patchOp, path string) bool {
-	for _, op := range ops {
-		if op.Path == path || strings.HasPrefix(op.Path, path+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // applyPatch is apply_jsonpatch on a document built from the object.
 func applyPatch(doc map[string]any, ops []patchOp) (map[string]any, error) {
 	for _, op := range ops {

@@ -60,9 +60,6 @@ func (rq *Request) Query() url.Values {
 	return rq.query
 }
 
-// errBodyTooLarge marks a body over Config.MaxBodyBytes.
-var errBodyTooLarge = errors.New("request body too large")
-
 // ReadBody reads the raw body, bounded by the configured maximum.
 func (rq *Request) ReadBody() ([]byte, error) {
 	lr := io.LimitReader(rq.HTTP.Body, rq.api.cfg.MaxBodyBytes+1)

@@ -93,7 +93,7 @@ func NewSetup(t testing.TB, opts ...SetupOption) *Setup {
 	if err := cond.Register(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var calls rpc.ConductorAPI = wire.InProcess(cond, store, log)
+	calls := wire.InProcess(cond, store, log)
 	if so.wrap != nil {
 		calls = so.wrap(calls)
 	}
@@ -172,4 +172,17 @@ func (s *Setup) Must(want int, method, path string, body any, headers ...string)
 func (r Result) Field(k string) any {
 	m, _ := r.JSON.(map[string]any)
 	return m[k]
+}
+
+// versionHeaders are the values of the X-OpenStack-Ironic-API-Version
+// header under any spelling of its name (the API writes Ironic's
+// spelling, which is not Go's canonical one).
+func (r Result) versionHeaders() []string {
+	var out []string
+	for k, v := range r.Header {
+		if strings.EqualFold(k, "X-OpenStack-Ironic-API-Version") {
+			out = append(out, v...)
+		}
+	}
+	return out
 }

@@ -15,13 +15,6 @@ import (
 	"github.com/goironic/ironic/states"
 )
 
-// Allocation states (ironic.common.states).
-const (
-	allocationAllocating = "allocating"
-	allocationActive     = "active"
-	allocationError      = "error"
-)
-
 // unexpectedAllocationError is the reason an allocation fails with when
 // something else than an AllocationFailed went wrong.
 const unexpectedAllocationError = "Unexpected exception during allocation: %s"
@@ -136,9 +129,9 @@ func (m *Manager) doAllocate(ctx context.Context, a *models.Allocation) {
 // to "error" with reason as last_error. It is not an error if the
 // allocation is gone meanwhile.
 func (m *Manager) failAllocation(ctx context.Context, a *models.Allocation, reason string) {
-	a.NodeID, a.State, a.LastError = nil, allocationError, &reason
+	a.NodeID, a.State, a.LastError = nil, states.AllocationError, &reason
 	_, err := m.store.UpdateAllocation(context.WithoutCancel(ctx), db.ByID(a.ID),
-		db.Values{"node_id": nil, "state": allocationError, "last_error": reason}, true)
+		db.Values{"node_id": nil, "state": states.AllocationError, "last_error": reason}, true)
 	switch {
 	case ironic.IsClass(err, ironic.AllocationNotFound):
 		m.log.DebugContext(ctx, "not saving a failed allocation", "allocation", a.UUID, "error", err)
@@ -281,7 +274,7 @@ func (m *Manager) reserveForAllocation(ctx context.Context, a *models.Allocation
 		m.log.DebugContext(ctx, "node's traits no longer match, skipping", "node", n.UUID, "allocation", a.UUID)
 		return false, nil
 	}
-	updated, err := m.store.UpdateAllocation(ctx, db.ByID(a.ID), db.Values{"node_id": n.ID, "state": allocationActive}, true)
+	updated, err := m.store.UpdateAllocation(ctx, db.ByID(a.ID), db.Values{"node_id": n.ID, "state": states.AllocationActive}, true)
 	if err != nil {
 		return false, err
 	}
@@ -340,7 +333,7 @@ func (m *Manager) doBackfillAllocation(ctx context.Context, a *models.Allocation
 	if len(errs) > 0 {
 		return nil, allocationFailed(a, "Cannot backfill an allocation for node %s: %s", n.UUID, strings.Join(errs, "; "))
 	}
-	updated, err := m.store.UpdateAllocation(ctx, db.ByID(a.ID), db.Values{"node_id": n.ID, "state": allocationActive}, true)
+	updated, err := m.store.UpdateAllocation(ctx, db.ByID(a.ID), db.Values{"node_id": n.ID, "state": states.AllocationActive}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +346,7 @@ func (m *Manager) doBackfillAllocation(ctx context.Context, a *models.Allocation
 // runs it on a worker once the conductor has started.
 func (m *Manager) ResumeAllocations(ctx context.Context) error {
 	id := m.id
-	state := allocationAllocating
+	state := states.Allocating
 	list, err := m.store.ListAllocations(ctx, db.AllocationFilter{State: &state, ConductorID: &id}, db.ListOpts{})
 	if err != nil {
 		return err
@@ -396,7 +389,7 @@ func (m *Manager) DiscoverOrphanAllocations(ctx context.Context) ([]OrphanAlloca
 		return nil, err
 	}
 	var out []OrphanAllocation
-	state := allocationAllocating
+	state := states.Allocating
 	for _, c := range offline {
 		if c.ID == m.id {
 			m.log.WarnContext(ctx, "this conductor's heartbeat is late: excluded from the offline conductors", "conductor", c.Hostname)

@@ -218,7 +218,7 @@ func TestBackfillAllocation(t *testing.T) {
 		if !ironic.IsClass(backfillErr, ironic.AllocationFailed) {
 			t.Fatalf("backfill of an unsuitable node: %v", backfillErr)
 		}
-		list, err := store.ListAllocations(ctx, db.AllocationFilter{State: models.Ptr("error")}, db.ListOpts{})
+		list, err := store.ListAllocations(ctx, db.AllocationFilter{State: models.Ptr(states.AllocationError)}, db.ListOpts{})
 		if err != nil || len(list) != 1 {
 			t.Fatalf("failed allocations: %v %v", list, err)
 		}

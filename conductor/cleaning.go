@@ -102,7 +102,7 @@ func (m *Manager) doNodeClean(ctx context.Context, t *task, cleanSteps []map[str
 			m.log.WarnContext(ctx, "caching BIOS settings", "node", n.UUID, "error", err)
 		}
 	}
-	prepared := ""
+	var prepared states.Provision
 	if !disableRamdisk {
 		deploy, err := iface[drivers.DeployInterface](t, drivers.Deploy, "deploy")
 		if err == nil {
@@ -113,11 +113,8 @@ func (m *Manager) doNodeClean(ctx context.Context, t *task, cleanSteps []map[str
 			return
 		}
 	}
-	target := ""
-	if manual {
-		target = states.Manageable
-	}
-	if prepared == drivers.StateCleanWait {
+	target := cleaningTarget(manual)
+	if prepared == states.CleanWait {
 		if err := t.processEvent(ctx, event{Name: states.EventWait, Target: target}); err != nil {
 			m.log.ErrorContext(ctx, "clean wait", "node", n.UUID, "error", err)
 		}
@@ -164,10 +161,7 @@ func setNodeCleaningSteps(ctx context.Context, t *task, disableRamdisk bool) ([]
 func (m *Manager) doNextCleanStep(ctx context.Context, t *task, index int, disableRamdisk *bool) {
 	n := t.node
 	manual := models.Deref(n.TargetProvisionState) == states.Manageable
-	target := ""
-	if manual {
-		target = states.Manageable
-	}
+	target := cleaningTarget(manual)
 	noRamdisk := false
 	if disableRamdisk != nil {
 		noRamdisk = *disableRamdisk
@@ -197,7 +191,7 @@ func (m *Manager) doNextCleanStep(ctx context.Context, t *task, index int, disab
 		}
 		switch result {
 		case "":
-		case drivers.StateCleanWait:
+		case states.CleanWait:
 			if err := t.processEvent(ctx, event{Name: states.EventWait, Target: target}); err != nil {
 				m.log.ErrorContext(ctx, "clean wait", "node", n.UUID, "error", err)
 			}
@@ -248,7 +242,7 @@ func (m *Manager) cleaningError(ctx context.Context, t *task, errmsg string, o c
 		setMaint = *o.maintenance
 	}
 	if setMaint {
-		n.Fault = models.Ptr(faultCleanFailure)
+		n.Fault = models.Ptr(states.CleanFailure)
 		n.Maintenance = true
 	}
 	if !o.noTearDown {
@@ -277,10 +271,7 @@ func (m *Manager) cleaningError(ctx context.Context, t *task, errmsg string, o c
 		}
 		return
 	}
-	target := ""
-	if manual {
-		target = states.Manageable
-	}
+	target := cleaningTarget(manual)
 	if err := t.processEvent(ctx, event{Name: states.EventFail, Target: target}); err != nil {
 		m.log.ErrorContext(ctx, "failing cleaning", "node", n.UUID, "error", err)
 		_ = t.Save(ctx)
@@ -332,19 +323,22 @@ func (m *Manager) ContinueNodeClean(ctx context.Context, _ string, uuid string) 
 	next := nextStepIndex(t, "clean")
 	if len(n.CleanStep) > 0 {
 		if v, _ := n.CleanStep["abort_after"].(bool); v {
-			target := ""
-			if models.Deref(n.TargetProvisionState) == states.Manageable {
-				target = states.Manageable
-			}
+			target := cleaningTarget(models.Deref(n.TargetProvisionState) == states.Manageable)
 			le := cleanAbortError(n)
 			return m.startTransition(ctx, t, event{Name: states.EventAbort, Target: target, LastError: &le}, m.doNodeCleanAbort)
 		}
 	}
-	target := ""
-	if models.Deref(n.TargetProvisionState) == states.Manageable {
-		target = states.Manageable
-	}
+	target := cleaningTarget(models.Deref(n.TargetProvisionState) == states.Manageable)
 	return m.startTransition(ctx, t, event{Name: states.EventResume, Target: target}, func(ctx context.Context, t *task) {
 		m.doNextCleanStep(ctx, t, next, nil)
 	})
+}
+
+// cleaningTarget is the explicit target of a cleaning event: manageable
+// for manual cleaning, none (the machine's: available) otherwise.
+func cleaningTarget(manual bool) states.Provision {
+	if manual {
+		return states.Manageable
+	}
+	return ""
 }

@@ -85,12 +85,6 @@ func withImpl(k drivers.Kind, name string, impl any) harnessOpt {
 	}
 }
 
-// withAddedImpl offers an implementation the fake and generic packages
-// don't have (storage "cinder", ...).
-func withAddedImpl(impls ...drivers.Implementation) harnessOpt {
-	return func(c *harnessCfg) { c.added = append(c.added, impls...) }
-}
-
 // withDriverMethod registers a driver method for every hardware type
 // (ipxe_config, ...).
 func withDriverMethod(dm drivers.DriverMethod) harnessOpt {

@@ -170,6 +170,7 @@ type Store interface {
 	ReserveNode(ctx context.Context, tag string, ref db.Ref) (*models.Node, error)
 	ReleaseNode(ctx context.Context, tag string, ref db.Ref) error
 	NodeValues(n *models.Node, cols []string) (db.Values, error)
+	ChangedNodeColumns(old, cur *models.Node) []string
 
 	SetNodeTraits(ctx context.Context, nodeID int64, traits []string) ([]models.NodeTrait, error)
 	UnsetNodeTraits(ctx context.Context, nodeID int64) error
@@ -227,7 +228,7 @@ type Store interface {
 	GetOfflineConductors(ctx context.Context, heartbeatTimeout time.Duration) ([]models.Conductor, error)
 	GetActiveHardwareTypeDict(ctx context.Context, useGroups bool, heartbeatTimeout time.Duration) (map[string][]string, error)
 	TouchNodeProvisioning(ctx context.Context, ref db.Ref) error
-	CountNodesInProvisionState(ctx context.Context, states ...string) (int64, error)
+	CountNodesInProvisionState(ctx context.Context, sts ...states.Provision) (int64, error)
 	ClearNodeTargetPowerState(ctx context.Context, hostname string) error
 }
 

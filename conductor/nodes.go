@@ -2,9 +2,7 @@ package conductor
 
 import (
 	"context"
-	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -26,15 +24,11 @@ func (m *Manager) CreateNode(ctx context.Context, _ string, n *models.Node) (*mo
 }
 
 // allowedUpdateStates are where interfaces and resource_class may change.
-func allowedUpdateState(s string) bool {
-	switch s {
-	case states.Enroll, states.Inspecting, states.InspectWait, states.Manageable, states.Available:
-		return true
-	}
-	return false
+func allowedUpdateStates() []states.Provision {
+	return []states.Provision{states.Enroll, states.Inspecting, states.InspectWait, states.Manageable, states.Available}
 }
 
-const allowedUpdateStatesText = "enroll, inspecting, inspect wait, manageable, available"
+func allowedUpdateState(s states.Provision) bool { return slices.Contains(allowedUpdateStates(), s) }
 
 // UpdateNode saves the changed fields of a node (update_node).
 func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, reset bool) (*models.Node, error) {
@@ -86,7 +80,7 @@ func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, 
 		if !allowedUpdateState(ps) && !n.Maintenance {
 			return nil, ironic.Errorf(ironic.InvalidState,
 				"Node %s can not have %s updated unless it is in one of allowed (%s) states or in maintenance mode.",
-				n.UUID, field, allowedUpdateStatesText)
+				n.UUID, field, states.Join(allowedUpdateStates(), ", "))
 		}
 		check = true
 	}
@@ -112,7 +106,7 @@ func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, 
 	if delta["resource_class"] && cur.ResourceClass != nil && !allowedUpdateState(models.Deref(cur.ProvisionState)) {
 		return nil, ironic.Errorf(ironic.InvalidState,
 			"Node %s can not have resource_class updated unless it is in one of allowed (%s) states.",
-			n.UUID, allowedUpdateStatesText)
+			n.UUID, states.Join(allowedUpdateStates(), ", "))
 	}
 	cols := make([]string, 0, len(delta))
 	for c := range delta {
@@ -124,25 +118,6 @@ func (m *Manager) UpdateNode(ctx context.Context, _ string, upd rpc.NodeUpdate, 
 		return nil, err
 	}
 	return m.store.UpdateNode(ctx, db.ByID(cur.ID), vals)
-}
-
-// changedColumns lists the columns that differ between two node rows.
-func changedColumns(a, b *models.Node) []string {
-	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
-	typ := va.Type()
-	var out []string
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		tag := f.Tag.Get("gorm")
-		col, ok := strings.CutPrefix(strings.Split(tag, ";")[0], "column:")
-		if !ok || col == "id" || col == "created_at" || col == "updated_at" {
-			continue
-		}
-		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
-			out = append(out, col)
-		}
-	}
-	return out
 }
 
 // DestroyNode deletes a node (destroy_node).

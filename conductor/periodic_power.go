@@ -48,7 +48,7 @@ var powerSyncColumns = []string{"id", "power_state", "target_power_state", "prov
 
 // syncExcluded are the states the power sync leaves alone
 // (SYNC_EXCLUDED_STATES).
-func syncExcluded(s string) bool {
+func syncExcluded(s states.Provision) bool {
 	return s == states.DeployWait || s == states.CleanWait || s == states.Enroll || s == states.AdoptFailed
 }
 
@@ -239,7 +239,7 @@ func (m *Manager) doSyncPowerState(ctx context.Context, t *task, count int) (int
 }
 
 // powerSyncMaxRetries is handle_sync_power_state_max_retries_exceeded.
-func (m *Manager) powerSyncMaxRetries(ctx context.Context, t *task, actual string, cause error) error {
+func (m *Manager) powerSyncMaxRetries(ctx context.Context, t *task, actual states.Power, cause error) error {
 	n := t.node
 	msg := fmt.Sprintf("During sync_power_state, max retries exceeded for node %s, node state %s does not match expected state '%s'. "+
 		"Updating DB state to '%s' Switching node to maintenance mode.", n.UUID, pyOptStr(actual), pyOptStr(models.Deref(n.PowerState)), pyOptStr(actual))
@@ -253,7 +253,7 @@ func (m *Manager) powerSyncMaxRetries(ctx context.Context, t *task, actual strin
 	t.record(ctx, msg, historyMonitoring, true)
 	n.Maintenance = true
 	n.MaintenanceReason = models.Ptr(msg)
-	n.Fault = models.Ptr(faultPowerFailure)
+	n.Fault = models.Ptr(states.PowerFailure)
 	m.log.ErrorContext(ctx, msg, "node", n.UUID)
 	return t.Save(ctx)
 }
@@ -262,7 +262,7 @@ func (m *Manager) powerSyncMaxRetries(ctx context.Context, t *task, actual strin
 // for a power failure leave it once their power state reads again.
 func (m *Manager) PowerFailureRecovery(ctx context.Context) error {
 	nodes, err := m.mappedNodes(ctx, powerSyncColumns, db.NodeFilter{Maintenance: models.Ptr(true),
-		Fault: models.Ptr(faultPowerFailure)}, db.ListOpts{})
+		Fault: models.Ptr(states.PowerFailure)}, db.ListOpts{})
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func (m *Manager) ProcessOrphanNode(ctx context.Context, n models.Node) error {
 		}
 	}
 	t.release(ctx)
-	_, err = m.failOne(ctx, n.UUID, failSpec{states: []string{states.Deploying, states.Cleaning}, callback: m.abortOnTakeOver})
+	_, err = m.failOne(ctx, n.UUID, failSpec{states: []states.Provision{states.Deploying, states.Cleaning}, callback: m.abortOnTakeOver})
 	return err
 }
 

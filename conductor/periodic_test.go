@@ -22,9 +22,9 @@ func TestStuckNodesFailOnStart(t *testing.T) {
 		ctx := context.Background()
 		h := newHarness(t, store)
 		m := h.m
-		want := map[string]string{states.Deploying: states.DeployFailed, states.Cleaning: states.CleanFailed,
+		want := map[states.Provision]states.Provision{states.Deploying: states.DeployFailed, states.Cleaning: states.CleanFailed,
 			states.Verifying: states.Enroll, states.Deleting: states.Error, states.DeployWait: states.DeployWait}
-		uuids := map[string]string{}
+		uuids := map[states.Provision]string{}
 		for from := range want {
 			n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(from)})
 			if err != nil {
@@ -56,7 +56,7 @@ func TestProvisionTimeouts(t *testing.T) {
 		ctx := context.Background()
 		h := newHarness(t, store, withClock(clk))
 		m := h.m
-		mk := func(state, target string, extra db.Values) string {
+		mk := func(state, target states.Provision, extra db.Values) string {
 			n, err := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware"})
 			if err != nil {
 				t.Fatal(err)
@@ -99,8 +99,10 @@ func TestProvisionTimeouts(t *testing.T) {
 		}
 		m.Wait()
 		for _, c := range []struct {
-			uuid, state, target, lastError string
-			maintenance                    bool
+			uuid          string
+			state, target states.Provision
+			lastError     string
+			maintenance   bool
 		}{
 			{deploy, states.DeployFailed, states.Active, "Timeout reached while waiting for callback for node " + deploy, false},
 			{clean, states.CleanFailed, states.Manageable, "Timeout reached while cleaning the node. Please check if the ramdisk responsible for the cleaning is running on the node. Failed on step {'interface': 'deploy', 'step': 'erase_devices'}.", true},
@@ -264,11 +266,11 @@ func TestDeadConductorTakeover(t *testing.T) {
 type bmcPower struct {
 	fake.Power
 	mu    sync.Mutex
-	state string
+	state states.Power
 	reads int
 }
 
-func (p *bmcPower) GetPowerState(context.Context, drivers.Task) (string, error) {
+func (p *bmcPower) GetPowerState(context.Context, drivers.Task) (states.Power, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.reads++
@@ -331,7 +333,9 @@ func TestRun(t *testing.T) {
 			// store closes.
 			if !stopped {
 				cancel()
-				<-done
+				if err := <-done; err != nil {
+					t.Logf("Run: %v", err)
+				}
 			}
 		})
 

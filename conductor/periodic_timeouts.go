@@ -22,7 +22,7 @@ func (m *Manager) failStuckOnStart(ctx context.Context) error {
 		state := s
 		msg := fmt.Sprintf("The %s state can't be resumed by conductor %s. Moving to fail state.", state, m.cfg.Host)
 		if err := m.failIfInState(ctx, db.NodeFilter{Reserved: models.Ptr(false), ProvisionState: &state},
-			"provision_updated_at", failSpec{states: []string{state}, lastError: msg}); err != nil {
+			"provision_updated_at", failSpec{states: []states.Provision{state}, lastError: msg}); err != nil {
 			return err
 		}
 	}
@@ -31,7 +31,7 @@ func (m *Manager) failStuckOnStart(ctx context.Context) error {
 
 // failSpec says how failIfInState fails a node.
 type failSpec struct {
-	states []string
+	states []states.Provision
 	// maintenance, when set, must equal the node's.
 	maintenance *bool
 	// keepTarget keeps the node's target_provision_state.
@@ -85,7 +85,7 @@ func (m *Manager) failOne(ctx context.Context, uuid string, spec failSpec) (bool
 		t.release(ctx)
 		return false, nil
 	}
-	target := ""
+	var target states.Provision
 	if spec.keepTarget {
 		target = models.Deref(n.TargetProvisionState)
 	}
@@ -107,22 +107,22 @@ func (m *Manager) CheckProvisionTimeouts(ctx context.Context) error {
 	if d := m.cfg.DeployCallbackTimeout; d > 0 {
 		errs = append(errs, m.failIfInState(ctx, db.NodeFilter{Reserved: unreserved, Maintenance: notMaint,
 			ProvisionState: models.Ptr(states.DeployWait), ProvisionedBefore: &d}, "provision_updated_at",
-			failSpec{states: []string{states.DeployWait}, callback: m.cleanupAfterTimeout}))
+			failSpec{states: []states.Provision{states.DeployWait}, callback: m.cleanupAfterTimeout}))
 	}
 	if d := m.cfg.CleanCallbackTimeout; d > 0 {
 		errs = append(errs, m.failIfInState(ctx, db.NodeFilter{Reserved: unreserved, Maintenance: notMaint,
 			ProvisionState: models.Ptr(states.CleanWait), ProvisionedBefore: &d}, "provision_updated_at",
-			failSpec{states: []string{states.CleanWait}, keepTarget: true, callback: m.cleanupCleanWaitTimeout}))
+			failSpec{states: []states.Provision{states.CleanWait}, keepTarget: true, callback: m.cleanupCleanWaitTimeout}))
 	}
 	if d := m.cfg.InspectWaitTimeout; d > 0 {
 		errs = append(errs, m.failIfInState(ctx, db.NodeFilter{Reserved: unreserved, Maintenance: notMaint,
 			ProvisionState: models.Ptr(states.InspectWait), InspectionStartedBefore: &d}, "inspection_started_at",
-			failSpec{states: []string{states.InspectWait}, maintenance: notMaint, lastError: "timeout reached while inspecting the node"}))
+			failSpec{states: []states.Provision{states.InspectWait}, maintenance: notMaint, lastError: "timeout reached while inspecting the node"}))
 	}
 	if d := m.cfg.RescueCallbackTimeout; d > 0 {
 		errs = append(errs, m.failIfInState(ctx, db.NodeFilter{Reserved: unreserved, Maintenance: notMaint,
 			ProvisionState: models.Ptr(states.RescueWait), ProvisionedBefore: &d}, "provision_updated_at",
-			failSpec{states: []string{states.RescueWait}, keepTarget: true, callback: m.cleanupRescueWaitTimeout}))
+			failSpec{states: []states.Provision{states.RescueWait}, keepTarget: true, callback: m.cleanupRescueWaitTimeout}))
 	}
 	for _, err := range errs {
 		if err != nil {

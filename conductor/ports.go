@@ -59,12 +59,12 @@ func toDriverPortgroup(pg *models.Portgroup) drivers.Portgroup {
 		Properties: pg.Properties, InternalInfo: pg.InternalInfo, Extra: pg.Extra}
 }
 
-// noneOr renders an optional string as Python's "%s" of it.
-func noneOr(p *string) string {
+// noneOr renders an optional string (or state) as Python's "%s" of it.
+func noneOr[S ~string](p *S) string {
 	if p == nil {
 		return "None"
 	}
-	return *p
+	return string(*p)
 }
 
 // validatePortPhysnet is conductor.utils.validate_port_physnet: a port
@@ -134,8 +134,8 @@ func (m *Manager) CreatePort(ctx context.Context, _ string, p *models.Port) (*mo
 
 // connectivityStates are the provision states in which a port's
 // connectivity and a port group's node may change without maintenance.
-func connectivityStates() []string {
-	return []string{states.Enroll, states.Inspecting, states.InspectWait, states.Manageable}
+func connectivityStates() []states.Provision {
+	return []states.Provision{states.Enroll, states.Inspecting, states.InspectWait, states.Manageable}
 }
 
 // UpdatePort saves a port's changed columns (update_port): the node's
@@ -159,7 +159,7 @@ func (m *Manager) UpdatePort(ctx context.Context, _ string, p *models.Port, chan
 	if slices.ContainsFunc(connectivity, changed) && !slices.Contains(connectivityStates(), state) && !node.Maintenance {
 		return nil, ironic.Errorf(ironic.InvalidState,
 			"Port %s can not have any connectivity attributes (%s) updated unless node %s is in a %s state or in maintenance mode. The current state is %s.",
-			p.UUID, strings.Join(connectivity, ", "), node.UUID, strings.Join(connectivityStates(), ", "),
+			p.UUID, strings.Join(connectivity, ", "), node.UUID, states.Join(connectivityStates(), ", "),
 			noneOr(node.ProvisionState))
 	}
 	if err := t.validatePortPhysnet(p, changed); err != nil {
@@ -227,7 +227,7 @@ func (m *Manager) UpdatePortgroup(ctx context.Context, _ string, pg *models.Port
 		if !slices.Contains(connectivityStates(), models.Deref(node.ProvisionState)) && !node.Maintenance {
 			return nil, ironic.Errorf(ironic.InvalidState,
 				"Portgroup %s can not be associated to node %s unless the node is in a %s state or in maintenance mode.",
-				pg.UUID, node.UUID, strings.Join(connectivityStates(), ", "))
+				pg.UUID, node.UUID, states.Join(connectivityStates(), ", "))
 		}
 		id := pg.ID
 		members, err := m.store.ListPorts(ctx, db.PortFilter{PortgroupID: &id}, db.ListOpts{Limit: 1})

@@ -17,7 +17,7 @@ import (
 // node's exclusive lock and the target recorded, then the power action
 // runs in a worker, which holds the lock until it is done; the call
 // returns at once. Errors of the action itself are recorded on the node.
-func (m *Manager) ChangeNodePowerState(ctx context.Context, _ string, uuid, newState string, timeout int) error {
+func (m *Manager) ChangeNodePowerState(ctx context.Context, _ string, uuid string, newState states.Power, timeout int) error {
 	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func (m *Manager) ChangeNodePowerState(ctx context.Context, _ string, uuid, newS
 }
 
 // nodePowerAction is conductor.utils.node_power_action.
-func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.PowerInterface, newState string, timeout time.Duration) error {
+func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.PowerInterface, newState states.Power, timeout time.Duration) error {
 	n := t.node
 	if newState == states.PowerOn || newState == states.PowerOff || newState == states.SoftPowerOff {
 		cur, err := power.GetPowerState(ctx, t)
@@ -96,7 +96,7 @@ func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.Po
 		target = states.PowerOn
 	}
 	n.TargetPowerState = &target
-	if !isFailureState(models.Deref(n.ProvisionState)) {
+	if !states.Failure(models.Deref(n.ProvisionState)) {
 		n.LastError = nil
 	}
 	dii := t.DriverInternalInfo()
@@ -173,15 +173,6 @@ func wipeOnPowerOff(n *models.Node) {
 	delete(n.DriverInternalInfo, "agent_verify_ca")
 }
 
-func isFailureState(s string) bool {
-	switch s {
-	case states.AdoptFailed, states.CleanFailed, states.DeployFailed, states.InspectFailed,
-		states.RescueFailed, states.UnrescueFailed:
-		return true
-	}
-	return false
-}
-
 func firstErr(a, b error) error {
 	if a != nil {
 		return a
@@ -191,7 +182,7 @@ func firstErr(a, b error) error {
 
 // PowerAction implements drivers.Task: node_power_action on the task's
 // own node, for deploy and boot interfaces.
-func (t *task) PowerAction(ctx context.Context, state string) error {
+func (t *task) PowerAction(ctx context.Context, state states.Power) error {
 	power, err := iface[drivers.PowerInterface](t, drivers.Power, "power")
 	if err != nil {
 		return err

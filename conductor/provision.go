@@ -32,14 +32,6 @@ func isInvalidParameter(err error) bool {
 	return ironic.IsClass(err, ironic.InvalidParameterValue) || ironic.IsClass(err, ironic.MissingParameterValue)
 }
 
-// errText is an error as Python's str(e) shows it.
-func errText(err error) string {
-	if err == nil {
-		return "None"
-	}
-	return err.Error()
-}
-
 // errClass is the exception class name of err, for "failed with <class>"
 // messages.
 func errClass(err error) string {
@@ -60,9 +52,9 @@ func nodeProtected(uuid string) error {
 
 // asStateRequested turns the machine's InvalidState into the
 // InvalidStateRequested the RPC methods raise.
-func asStateRequested(err error, action string, t *task, state string) error {
+func asStateRequested(err error, action string, t *task, state states.Provision) error {
 	if ironic.IsClass(err, ironic.InvalidState) {
-		return invalidStateRequested(action, t.node.UUID, state)
+		return invalidStateRequested(string(action), t.node.UUID, state)
 	}
 	return err
 }
@@ -125,13 +117,13 @@ const (
 // down or a manual clean). The count covers every node, whichever
 // conductor has it.
 func (m *Manager) concurrentActionLimit(ctx context.Context, action string) error {
-	var inState []string
+	var inState []states.Provision
 	limit := m.cfg.MaxConcurrentClean
 	switch action {
 	case actionProvisioning:
-		inState, limit = []string{states.Deploying, states.DeployWait}, m.cfg.MaxConcurrentDeploy
+		inState, limit = []states.Provision{states.Deploying, states.DeployWait}, m.cfg.MaxConcurrentDeploy
 	case actionUnprovisioning, actionCleaning:
-		inState = []string{states.Deleting, states.Cleaning, states.CleanWait}
+		inState = []states.Provision{states.Deleting, states.Cleaning, states.CleanWait}
 	default:
 		return nil
 	}
@@ -170,7 +162,7 @@ func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebui
 	}
 	state := t.ProvisionState()
 	if !m.fsm.Actionable(state, ev) {
-		return fail(invalidStateRequested(ev, n.UUID, state))
+		return fail(invalidStateRequested(string(ev), n.UUID, state))
 	}
 	if rebuild && isGlanceImage(n.InstanceInfo["image_source"]) {
 		delete(t.InstanceInfo(), "kernel")
@@ -194,7 +186,7 @@ func (m *Manager) DoNodeDeploy(ctx context.Context, _ string, uuid string, rebui
 	err = m.startTransition(ctx, t, event{Name: ev}, func(ctx context.Context, t *task) {
 		m.doNodeDeploy(ctx, t, configdrive, deploySteps)
 	})
-	return asStateRequested(err, ev, t, state)
+	return asStateRequested(err, string(ev), t, state)
 }
 
 func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []map[string]any) error {
@@ -298,7 +290,7 @@ func (m *Manager) doNextDeployStep(ctx context.Context, t *task, index int) {
 		}
 		switch result {
 		case "":
-		case drivers.StateDeployWait:
+		case states.DeployWait:
 			if t.ProvisionState() != states.DeployWait {
 				if err := t.processEvent(ctx, event{Name: states.EventWait}); err != nil {
 					m.log.ErrorContext(ctx, "deploy wait", "node", t.node.UUID, "error", err)
@@ -456,11 +448,11 @@ func (m *Manager) DoNodeTearDown(ctx context.Context, _ string, uuid string) err
 	err = m.startTransition(ctx, t, event{Name: states.EventDelete}, func(ctx context.Context, t *task) {
 		m.doNodeTearDown(ctx, t, initial)
 	})
-	return asStateRequested(err, states.EventDelete, t, initial)
+	return asStateRequested(err, string(states.EventDelete), t, initial)
 }
 
 // doNodeTearDown is manager._do_node_tear_down.
-func (m *Manager) doNodeTearDown(ctx context.Context, t *task, initial string) {
+func (m *Manager) doNodeTearDown(ctx context.Context, t *task, initial states.Provision) {
 	n := t.node
 	var failed error
 	switch initial {
@@ -534,7 +526,7 @@ func (m *Manager) removeVIFs(ctx context.Context, t *task) {
 
 // DoProvisioningAction is do_provisioning_action: manage, provide, adopt
 // and abort, and any other event the machine allows with nothing to run.
-func (m *Manager) DoProvisioningAction(ctx context.Context, _ string, uuid, action string) error {
+func (m *Manager) DoProvisioningAction(ctx context.Context, _ string, uuid string, action states.Event) error {
 	t, err := m.acquire(ctx, uuid, exclusiveLock)
 	if err != nil {
 		return err
@@ -563,7 +555,7 @@ func (m *Manager) DoProvisioningAction(ctx context.Context, _ string, uuid, acti
 	}
 	defer t.release(ctx)
 	if err := t.processEvent(ctx, event{Name: action}); err != nil {
-		return asStateRequested(err, action, t, state)
+		return asStateRequested(err, string(action), t, state)
 	}
 	return nil
 }
@@ -573,7 +565,7 @@ func (m *Manager) DoProvisioningAction(ctx context.Context, _ string, uuid, acti
 func (m *Manager) doNodeVerify(ctx context.Context, t *task) {
 	n := t.node
 	var msg string
-	var actual string
+	var actual states.Power
 	power, err := iface[drivers.PowerInterface](t, drivers.Power, "power")
 	if err == nil {
 		err = power.Validate(ctx, t)
@@ -688,10 +680,7 @@ func (m *Manager) doAbort(ctx context.Context, t *task) error {
 				return nil
 			}
 		}
-		target := ""
-		if models.Deref(n.TargetProvisionState) == states.Manageable {
-			target = states.Manageable
-		}
+		target := cleaningTarget(models.Deref(n.TargetProvisionState) == states.Manageable)
 		le := cleanAbortError(n)
 		return m.startTransition(ctx, t, event{Name: states.EventAbort, Target: target, LastError: &le}, m.doNodeCleanAbort)
 	case states.RescueWait:
@@ -749,7 +738,7 @@ func (m *Manager) InspectHardware(ctx context.Context, _ string, uuid string) er
 	err = m.startTransition(ctx, t, event{Name: states.EventInspect}, func(ctx context.Context, t *task) {
 		m.doInspectHardware(ctx, t, insp)
 	})
-	return asStateRequested(err, states.EventInspect, t, state)
+	return asStateRequested(err, string(states.EventInspect), t, state)
 }
 
 // doInspectHardware is manager._do_inspect_hardware.
@@ -771,11 +760,11 @@ func (m *Manager) doInspectHardware(ctx context.Context, t *task, insp drivers.I
 		fail(msg)
 		return
 	}
-	var ev string
+	var ev states.Event
 	switch next {
-	case drivers.StateManageable:
+	case states.Manageable:
 		ev = states.EventDone
-	case drivers.StateInspectWait:
+	case states.InspectWait:
 		ev = states.EventWait
 	default:
 		fail(fmt.Sprintf("During inspection, driver returned unexpected state %s", pyOptStr(next)))
@@ -786,9 +775,10 @@ func (m *Manager) doInspectHardware(ctx context.Context, t *task, insp drivers.I
 	}
 }
 
-func pyOptStr(s string) string {
+// pyOptStr is how Python shows an optional string (or state): None for "".
+func pyOptStr[S ~string](s S) string {
 	if s == "" {
 		return "None"
 	}
-	return s
+	return string(s)
 }

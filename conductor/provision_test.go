@@ -34,17 +34,17 @@ func TestLiveSequence(t *testing.T) {
 		steps := []struct {
 			name string
 			call func() error
-			want string
+			want states.Provision
 			// check looks at the node after the step.
 			check func(t *testing.T, n *models.Node)
 		}{
-			{"manage", func() error { return m.DoProvisioningAction(ctx, "", u, "manage") }, states.Manageable, nil},
+			{"manage", func() error { return m.DoProvisioningAction(ctx, "", u, states.EventManage) }, states.Manageable, nil},
 			{"inspect", func() error { return m.InspectHardware(ctx, "", u) }, states.Manageable, func(t *testing.T, n *models.Node) {
 				if !n.InspectionFinishedAt.Valid() || n.InspectionStartedAt.Valid() {
 					t.Errorf("inspection times: started %v finished %v", n.InspectionStartedAt, n.InspectionFinishedAt)
 				}
 			}},
-			{"provide", func() error { return m.DoProvisioningAction(ctx, "", u, "provide") }, states.Available, nil},
+			{"provide", func() error { return m.DoProvisioningAction(ctx, "", u, states.EventProvide) }, states.Available, nil},
 			{"active", func() error { return m.DoNodeDeploy(ctx, "", u, false, "H4sIconfigdrive", nil) }, states.Active, func(t *testing.T, n *models.Node) {
 				if n.InstanceInfo["configdrive"] != "H4sIconfigdrive" {
 					t.Errorf("configdrive: %v", n.InstanceInfo["configdrive"])
@@ -69,8 +69,8 @@ func TestLiveSequence(t *testing.T) {
 					t.Errorf("instance left after tear down: %v %v", n.InstanceInfo, n.InstanceUUID)
 				}
 			}},
-			{"manage again", func() error { return m.DoProvisioningAction(ctx, "", u, "manage") }, states.Manageable, nil},
-			{"adopt", func() error { return m.DoProvisioningAction(ctx, "", u, "adopt") }, states.Active, nil},
+			{"manage again", func() error { return m.DoProvisioningAction(ctx, "", u, states.EventManage) }, states.Manageable, nil},
+			{"adopt", func() error { return m.DoProvisioningAction(ctx, "", u, states.EventAdopt) }, states.Active, nil},
 		}
 		for _, s := range steps {
 			if err := s.call(); err != nil {
@@ -114,7 +114,7 @@ func TestProvisioningRefusals(t *testing.T) {
 		}{
 			{"deploy from enroll", nil, func() error { return m.DoNodeDeploy(ctx, "", n.UUID, false, nil, nil) },
 				ironic.InvalidStateRequested, `The requested action "deploy" can not be performed on node "` + n.UUID + `" while it is in state "enroll".`},
-			{"provide from enroll", nil, func() error { return m.DoProvisioningAction(ctx, "", n.UUID, "provide") },
+			{"provide from enroll", nil, func() error { return m.DoProvisioningAction(ctx, "", n.UUID, states.EventProvide) },
 				ironic.InvalidStateRequested, `The requested action "provide" can not be performed on node "` + n.UUID + `" while it is in state "enroll".`},
 			{"deploy in maintenance", db.Values{"provision_state": states.Available, "maintenance": true},
 				func() error { return m.DoNodeDeploy(ctx, "", n.UUID, false, nil, nil) },
@@ -125,7 +125,7 @@ func TestProvisioningRefusals(t *testing.T) {
 			{"tear down protected", nil, func() error { return m.DoNodeTearDown(ctx, "", n.UUID) },
 				ironic.NodeProtected, "Node " + n.UUID + " is protected and cannot be undeployed, rebuilt or deleted"},
 			{"provide retired", db.Values{"provision_state": states.Manageable, "protected": false, "retired": true},
-				func() error { return m.DoProvisioningAction(ctx, "", n.UUID, "provide") },
+				func() error { return m.DoProvisioningAction(ctx, "", n.UUID, states.EventProvide) },
 				ironic.NodeIsRetired, "The providing operation can't be performed on node " + n.UUID + " because it is retired."},
 			{"deploy with missing instance traits", db.Values{"provision_state": states.Available, "retired": false,
 				"instance_info": map[string]any{"traits": []any{"CUSTOM_X"}}},
@@ -206,7 +206,7 @@ func TestManualClean(t *testing.T) {
 			t.Errorf("history row: %s %s %s %q", models.Deref(row.EventType), models.Deref(row.Severity), models.Deref(row.Conductor), models.Deref(row.Event))
 		}
 		// clean failed → manage → manageable.
-		if err := m.DoProvisioningAction(ctx, "", n.UUID, "manage"); err != nil {
+		if err := m.DoProvisioningAction(ctx, "", n.UUID, states.EventManage); err != nil {
 			t.Fatal(err)
 		}
 		if got := h.byUUID(t, n.UUID); models.Deref(got.ProvisionState) != states.Manageable || got.TargetProvisionState != nil {
@@ -232,7 +232,7 @@ func TestAutomatedCleanOffAndNoWorker(t *testing.T) {
 		if err := m.ChangeNodePowerState(ctx, "", busy.UUID, states.PowerOn, 0); err != nil {
 			t.Fatal(err)
 		}
-		err := m.DoProvisioningAction(ctx, "", n.UUID, "provide")
+		err := m.DoProvisioningAction(ctx, "", n.UUID, states.EventProvide)
 		if !ironic.IsClass(err, ironic.NoFreeConductorWorker) || ironic.AsFault(err).HTTPStatus() != 503 {
 			t.Fatalf("provide with no free worker: %v", err)
 		}
@@ -242,7 +242,7 @@ func TestAutomatedCleanOffAndNoWorker(t *testing.T) {
 		}
 		close(release)
 		m.Wait()
-		if err := m.DoProvisioningAction(ctx, "", n.UUID, "provide"); err != nil {
+		if err := m.DoProvisioningAction(ctx, "", n.UUID, states.EventProvide); err != nil {
 			t.Fatal(err)
 		}
 		m.Wait()

@@ -45,7 +45,7 @@ func (m *Manager) DoNodeRescue(ctx context.Context, _ string, uuid, rescuePasswo
 		removeRescuePassword(t)
 		_ = t.Save(ctx)
 		t.release(ctx)
-		return invalidStateRequested(states.EventRescue, n.UUID, state)
+		return invalidStateRequested(string(states.EventRescue), n.UUID, state)
 	}
 	return m.startTransition(ctx, t, event{Name: states.EventRescue}, m.doNodeRescue)
 }
@@ -91,7 +91,7 @@ func (m *Manager) doNodeRescue(ctx context.Context, t *task) {
 		}
 	}
 	r, err := iface[drivers.RescueInterface](t, drivers.Rescue, "rescue")
-	var next string
+	var next states.Provision
 	if err == nil {
 		next, err = r.Rescue(ctx, t)
 	}
@@ -104,9 +104,9 @@ func (m *Manager) doNodeRescue(ctx context.Context, t *task) {
 		return
 	}
 	switch next {
-	case drivers.StateRescueWait:
+	case states.RescueWait:
 		err = t.processEvent(ctx, event{Name: states.EventWait})
-	case drivers.StateRescue:
+	case states.Rescue:
 		err = t.processEvent(ctx, event{Name: states.EventDone})
 	default:
 		fail("Failed to rescue: Driver returned unexpected state " + pyOptStr(next))
@@ -143,7 +143,7 @@ func (m *Manager) DoNodeUnrescue(ctx context.Context, _ string, uuid string) err
 	}
 	state := t.ProvisionState()
 	err = m.startTransition(ctx, t, event{Name: states.EventUnrescue}, m.doNodeUnrescue)
-	return asStateRequested(err, states.EventUnrescue, t, state)
+	return asStateRequested(err, string(states.EventUnrescue), t, state)
 }
 
 // doNodeUnrescue is manager._do_node_unrescue.
@@ -155,7 +155,7 @@ func (m *Manager) doNodeUnrescue(ctx context.Context, t *task) {
 		}
 	}
 	r, err := iface[drivers.RescueInterface](t, drivers.Rescue, "rescue")
-	var next string
+	var next states.Provision
 	if err == nil {
 		next, err = r.Unrescue(ctx, t)
 	}
@@ -168,7 +168,7 @@ func (m *Manager) doNodeUnrescue(ctx context.Context, t *task) {
 		return
 	}
 	t.wipeTokenAndURL()
-	if next != drivers.StateActive {
+	if next != states.Active {
 		fail("Failed to unrescue: Driver returned unexpected state " + pyOptStr(next))
 		return
 	}
@@ -189,7 +189,7 @@ func (m *Manager) doNodeRescueAbort(ctx context.Context, t *task) {
 		m.log.ErrorContext(ctx, msg, "node", n.UUID, "error", err)
 		n.Maintenance = true
 		n.MaintenanceReason = models.Ptr(msg)
-		n.Fault = models.Ptr("rescue abort failure")
+		n.Fault = models.Ptr(states.RescueAbortFailure)
 		t.record(ctx, msg, historyRescue, true)
 		_ = t.Save(ctx)
 		return

@@ -18,7 +18,7 @@ func TestRescueAbort(t *testing.T) {
 		h := newHarness(t, store)
 		n := h.node(t, "fake-hardware", db.Values{"provision_state": states.RescueWait, "target_provision_state": states.Rescue,
 			"driver_internal_info": map[string]any{"agent_url": "http://192.0.2.9:9999"}})
-		if err := h.m.DoProvisioningAction(ctx, "", n.UUID, "abort"); err != nil {
+		if err := h.m.DoProvisioningAction(ctx, "", n.UUID, states.EventAbort); err != nil {
 			t.Fatal(err)
 		}
 		h.m.Wait()

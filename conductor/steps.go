@@ -12,6 +12,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/pyschema"
+	"github.com/goironic/ironic/states"
 )
 
 // stepInterfacePriority breaks ties between clean or deploy steps of the
@@ -407,7 +408,7 @@ func allDeploymentSteps(ctx context.Context, t *task, skipMissing bool) ([]map[s
 
 // executeStep runs one step through its interface (execute_clean_step /
 // execute_deploy_step).
-func executeStep(ctx context.Context, t *task, step map[string]any) (string, error) {
+func executeStep(ctx context.Context, t *task, step map[string]any) (states.Provision, error) {
 	k := drivers.Kind(strOf(step["interface"]))
 	st, ok := t.driver.Interface(k).(drivers.Stepper)
 	if !ok || st == nil {

@@ -32,7 +32,7 @@ func withCinder(fc *fakecinder.TestServer) harnessOpt {
 
 // bfvNode is an active fake-hardware node with the cinder storage
 // interface, an iqn connector and an iSCSI boot volume.
-func bfvNode(t *testing.T, h *harness, store *db.Store, provisionState string) (*models.Node, *models.VolumeTarget) {
+func bfvNode(t *testing.T, h *harness, store *db.Store, provisionState states.Provision) (*models.Node, *models.VolumeTarget) {
 	t.Helper()
 	ctx := context.Background()
 	n := h.node(t, "fake-hardware", db.Values{

@@ -103,7 +103,7 @@ func (t *task) upgrade(ctx context.Context, reserve func(context.Context, db.Ref
 
 // Save writes the node fields changed through the task.
 func (t *task) Save(ctx context.Context) error {
-	cols := changedColumns(&t.orig, t.node)
+	cols := t.m.store.ChangedNodeColumns(&t.orig, t.node)
 	if len(cols) == 0 {
 		return nil
 	}

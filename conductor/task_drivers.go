@@ -50,16 +50,16 @@ func (t *task) Properties() map[string]any         { return ensure(&t.node.Prope
 func (t *task) TargetRAIDConfig() map[string]any   { return ensure(&t.node.TargetRAIDConfig) }
 func (t *task) NetworkData() map[string]any        { return ensure(&t.node.NetworkData) }
 func (t *task) AutomatedClean() *bool              { return t.node.AutomatedClean }
-func (t *task) PowerState() string                 { return models.Deref(t.node.PowerState) }
-func (t *task) SetPowerState(s string) {
+func (t *task) PowerState() states.Power           { return models.Deref(t.node.PowerState) }
+func (t *task) SetPowerState(s states.Power) {
 	if s == "" {
 		t.node.PowerState = nil
 		return
 	}
 	t.node.PowerState = &s
 }
-func (t *task) ProvisionState() string { return models.Deref(t.node.ProvisionState) }
-func (t *task) Shared() bool           { return t.mode == sharedLock }
+func (t *task) ProvisionState() states.Provision { return models.Deref(t.node.ProvisionState) }
+func (t *task) Shared() bool                     { return t.mode == sharedLock }
 
 func (t *task) Ports() []drivers.Port {
 	pgUUID := map[int64]string{}
@@ -163,7 +163,9 @@ func (t *task) NodeName() string { return models.Deref(t.node.Name) }
 func (t *task) Maintenance() bool { return t.node.Maintenance }
 
 // TargetProvisionState is the node's target_provision_state ("" for None).
-func (t *task) TargetProvisionState() string { return models.Deref(t.node.TargetProvisionState) }
+func (t *task) TargetProvisionState() states.Provision {
+	return models.Deref(t.node.TargetProvisionState)
+}
 
 // CurrentStep is node.clean_step or node.deploy_step.
 func (t *task) CurrentStep(phase drivers.StepPhase) map[string]any {
@@ -188,10 +190,7 @@ func (t *task) ContinueSteps(ctx context.Context, phase drivers.StepPhase) error
 	m := t.m
 	if phase == drivers.CleanStep {
 		if t.ProvisionState() == states.CleanWait {
-			target := ""
-			if t.TargetProvisionState() == states.Manageable {
-				target = states.Manageable
-			}
+			target := cleaningTarget(t.TargetProvisionState() == states.Manageable)
 			if err := t.processEvent(ctx, event{Name: states.EventResume, Target: target}); err != nil {
 				return err
 			}
@@ -200,10 +199,7 @@ func (t *task) ContinueSteps(ctx context.Context, phase drivers.StepPhase) error
 		// continue_node_clean: a step flagged abort_after that is not
 		// the last one aborts the cleaning once it has finished.
 		if abort, _ := t.node.CleanStep["abort_after"].(bool); abort && next >= 0 && next < len(asSteps(t.DriverInternalInfo()["clean_steps"])) {
-			target := ""
-			if t.TargetProvisionState() == states.Manageable {
-				target = states.Manageable
-			}
+			target := cleaningTarget(t.TargetProvisionState() == states.Manageable)
 			if err := t.processEvent(ctx, event{Name: states.EventFail, Target: target}); err != nil {
 				return err
 			}
@@ -251,7 +247,7 @@ func (t *task) NodeDict() (pyjson.Object, error) { return objects.NodeAsDict(t.n
 
 // ProcessEvent is task.process_event for an agent interface finishing
 // an operation (rescue's "resume" and "done").
-func (t *task) ProcessEvent(ctx context.Context, name string) error {
+func (t *task) ProcessEvent(ctx context.Context, name states.Event) error {
 	return t.processEvent(ctx, event{Name: name})
 }
 

@@ -25,12 +25,6 @@ const (
 	historyVerify        = "verify"
 )
 
-// Node faults (ironic.common.faults).
-const (
-	faultPowerFailure = "power failure"
-	faultCleanFailure = "clean failure"
-)
-
 // snapshot copies a node deeply enough that changes made through the task
 // (in place, to its dictionaries, or by reassigning pointers) show up when
 // Save compares the node with the snapshot.
@@ -85,11 +79,11 @@ func deepCopy(v any) any {
 // event is one provision state machine event as the conductor processes
 // it (task_manager.process_event's arguments).
 type event struct {
-	// Name is the machine event (states.Event*).
-	Name string
+	// Name is the machine event.
+	Name states.Event
 	// Target, when set, is the explicit target state (manual cleaning's
 	// manageable) instead of the machine's.
-	Target string
+	Target states.Provision
 	// Spawning says a worker carries on after the transition: the target
 	// stays set even in a stable state, and last_error becomes LastError.
 	Spawning bool
@@ -99,12 +93,12 @@ type event struct {
 }
 
 // invalidState is the machine's refusal of an event.
-func invalidState(state, ev string) error {
+func invalidState(state states.Provision, ev states.Event) error {
 	return ironic.Errorf(ironic.InvalidState, "Can not transition from state '%s' on event '%s' (no defined transition)", state, ev)
 }
 
 // invalidStateRequested is how the RPC methods report a refused event.
-func invalidStateRequested(action, node, state string) error {
+func invalidStateRequested(action, node string, state states.Provision) error {
 	return ironic.Errorf(ironic.InvalidStateRequested,
 		"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".", action, node, state)
 }
@@ -168,7 +162,7 @@ func (t *task) processEvent(ctx context.Context, e event) error {
 	return nil
 }
 
-func (t *task) logTransition(ctx context.Context, prev string) {
+func (t *task) logTransition(ctx context.Context, prev states.Provision) {
 	level := t.m.log.InfoContext
 	if s := t.ProvisionState(); states.Failure(s) || s == states.Error {
 		level = t.m.log.ErrorContext

@@ -41,7 +41,7 @@ func (*stepBIOS) Steps() []drivers.Step {
 	}
 }
 
-func (b *stepBIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (string, error) {
+func (b *stepBIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (states.Provision, error) {
 	a, _ := json.Marshal(args)
 	b.mu.Lock()
 	b.ran = append(b.ran, name+" "+string(a))
@@ -50,7 +50,7 @@ func (b *stepBIOS) ExecuteStep(ctx context.Context, task drivers.Task, name stri
 	case "apply_configuration", "factory_reset":
 		return b.BIOS.ExecuteStep(ctx, task, name, args)
 	case "pause":
-		return drivers.StateDeployWait, nil
+		return states.DeployWait, nil
 	}
 	return "", nil
 }

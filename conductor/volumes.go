@@ -14,16 +14,9 @@ func powerOffOnly(t *task, action string) error {
 	if models.Deref(t.node.PowerState) != states.PowerOff {
 		return ironic.Errorf(ironic.InvalidStateRequested,
 			"The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".",
-			action, t.node.UUID, pyNone(t.node.PowerState))
+			action, t.node.UUID, noneOr(t.node.PowerState))
 	}
 	return nil
-}
-
-func pyNone(p *string) string {
-	if p == nil {
-		return "None"
-	}
-	return *p
 }
 
 // UpdateVolumeConnector saves a connector of a powered-off node.

@@ -62,7 +62,7 @@ type DatabaseURL struct {
 func ParseDatabaseURL(u string) (DatabaseURL, error) {
 	scheme, rest, ok := strings.Cut(u, "://")
 	if !ok || scheme == "" {
-		return DatabaseURL{}, fmt.Errorf("conf: invalid database URL %q: want dialect://...", redactURL(u))
+		return DatabaseURL{}, fmt.Errorf("conf: invalid database URL %q: want dialect://host/database", redactURL(u))
 	}
 	dialect, _, _ := strings.Cut(strings.ToLower(scheme), "+")
 	switch dialect {

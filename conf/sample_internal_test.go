@@ -12,7 +12,9 @@ func TestWriteWrapped(t *testing.T) {
 	w := bufio.NewWriter(&buf)
 	long := strings.Repeat("word ", 30) + "averyveryveryveryveryveryveryveryveryveryveryveryveryveryverylongword end"
 	writeWrapped(w, long+"\n\nsecond paragraph")
-	w.Flush()
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	for _, l := range lines {
 		if !strings.HasPrefix(l, "#") {

@@ -3,18 +3,18 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"maps"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/states"
 )
-
-const stateAllocating = "allocating"
 
 // AllocationFilter selects allocations (get_allocation_list filters).
 // Nil fields do not filter.
 type AllocationFilter struct {
-	State         *string
+	State         *states.Allocation
 	ResourceClass *string
 	Owner         *string
 	// NodeID or NodeUUID: the allocation's node.
@@ -28,7 +28,7 @@ type AllocationFilter struct {
 func allocationQuery(f AllocationFilter) query {
 	q := query{from: "`allocations`"}
 	if f.State != nil {
-		q.add("`allocations`.`state` = ?", *f.State)
+		q.add("`allocations`.`state` = ?", string(*f.State))
 	}
 	if f.ResourceClass != nil {
 		q.add("`allocations`.`resource_class` = ?", *f.ResourceClass)
@@ -90,7 +90,7 @@ func (s *Store) CreateAllocation(ctx context.Context, a *models.Allocation) (*mo
 		c.UUID = s.uuids.NewUUID()
 	}
 	if c.State == "" {
-		c.State = stateAllocating
+		c.State = states.Allocating
 	}
 	if !c.CreatedAt.Valid() {
 		c.CreatedAt = models.NewTime(s.now())
@@ -228,7 +228,7 @@ func (s *Store) DestroyAllocation(ctx context.Context, ref Ref) error {
 		where, arg := ref.where("allocations")
 		var id int64
 		err := tx.QueryRowContext(ctx, "SELECT `id` FROM `allocations` WHERE "+where+s.forUpdate(), arg).Scan(&id)
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(ironic.AllocationNotFound, "Allocation %s could not be found.", ref)
 		}
 		if err != nil {

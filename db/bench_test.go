@@ -8,6 +8,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/states"
 )
 
 // seedNodes creates n nodes with realistic JSON columns and two traits
@@ -16,7 +17,7 @@ func seedNodes(b testing.TB, s *db.Store, n int) {
 	for i := range n {
 		nd, err := s.CreateNode(ctx, &models.Node{
 			Driver: "ipmi", Name: models.Ptr(fmt.Sprintf("node-%04d", i)),
-			ProvisionState: models.Ptr("available"), PowerState: models.Ptr("power off"),
+			ProvisionState: models.Ptr(states.Available), PowerState: models.Ptr(states.PowerOff),
 			Properties: models.JSONDict{"cpus": json.Number("64"), "memory_mb": json.Number("262144"), "local_gb": json.Number("1800"),
 				"cpu_arch": "x86_64", "capabilities": "boot_mode:uefi,secure_boot:true"},
 			DriverInfo: models.JSONDict{"ipmi_address": fmt.Sprintf("10.1.%d.%d", i/250, i%250), "ipmi_username": "admin",

@@ -6,13 +6,14 @@ import (
 	"errors"
 
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/states"
 )
 
 // BootNode is the part of a node its boot script is made from.
 type BootNode struct {
 	ID                 int64
 	UUID               string
-	ProvisionState     *string
+	ProvisionState     *states.Provision
 	DeployInterface    *string
 	DriverInfo         models.JSONDict
 	InstanceInfo       models.JSONDict

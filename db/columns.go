@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +48,8 @@ func (c *column[T]) ptr(r *T) any { return fieldPtr(c.kind, c.addr(r)) }
 // fieldPtr types the address of a field of kind k: *string, **string,
 // *int64, **int64, *bool, **bool, *models.Time, *models.JSONDict or
 // *models.JSONList. newTable checked that the field at a column's offset
-// has exactly that type, so no reflection happens per row.
+// has exactly that type (or, for **string, a pointer to another string
+// type, laid out alike), so no reflection happens per row.
 func fieldPtr(k kind, p unsafe.Pointer) any {
 	switch k {
 	case kStr, kEmptyNull:
@@ -420,6 +422,16 @@ func convert(k kind, v any) (driver.Value, error) {
 				return nil, nil
 			}
 			return convert(k, *x)
+		}
+		// A string type of package states, or a pointer to one.
+		switch rv := reflect.ValueOf(v); {
+		case rv.Kind() == reflect.String:
+			return convert(k, rv.String())
+		case rv.Kind() == reflect.Pointer && rv.Type().Elem().Kind() == reflect.String:
+			if rv.IsNil() {
+				return nil, nil
+			}
+			return convert(k, rv.Elem().String())
 		}
 	case kInt, kNullInt:
 		switch x := v.(type) {

@@ -1,6 +1,7 @@
 package db_test
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -74,8 +75,8 @@ func wantFault(t *testing.T, err error, c ironic.Class, msg string) {
 	if err == nil {
 		t.Fatalf("got no error, want %s", c)
 	}
-	f, ok := err.(*ironic.Fault)
-	if !ok {
+	var f *ironic.Fault
+	if !errors.As(err, &f) {
 		t.Fatalf("got %T %v, want *ironic.Fault %s", err, err, c)
 	}
 	if f.Class != c {

@@ -9,11 +9,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 	"gorm.io/gorm/schema"
 
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/states"
 )
 
 type tableInfo struct {
@@ -286,5 +288,41 @@ func TestMarkerCriteria(t *testing.T) {
 	crit, _ = markerCriteria(tbl, []sortKey{{name: "name", desc: true, nulls: "nullsfirst"}, {name: "id", desc: true, nulls: "nullsfirst"}}, []driver.Value{"n1", int64(7)})
 	if !strings.Contains(crit, "(`nodes`.`name` < ? OR `nodes`.`name` IS NULL)") {
 		t.Errorf("nullsfirst: got %s", crit)
+	}
+}
+
+// TestChangedColumns holds the diff the conductor saves a task's node
+// with: every kind of column is compared by value (nullable ones through
+// their pointers), the id and timestamps never count, and the columns
+// come in the table's order.
+func TestChangedColumns(t *testing.T) {
+	ts, err := newTables(SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := func() models.Node {
+		return models.Node{ID: 1, UUID: "u", Name: models.Ptr("n"), ProvisionState: models.Ptr(states.Manageable),
+			ChassisID: models.Ptr(int64(3)), AutomatedClean: models.Ptr(true), Extra: models.JSONDict{"a": "b"},
+			Maintenance: true, ProvisionUpdatedAt: models.NewTime(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))}
+	}
+	old := base()
+	same := base() // equal values behind other pointers and maps
+	if got := changedColumns(ts.nodes, &old, &same); got != nil {
+		t.Errorf("unchanged node: %v", got)
+	}
+	cur := base()
+	cur.ID, cur.CreatedAt, cur.UpdatedAt = 2, models.NewTime(time.Now()), models.NewTime(time.Now())
+	cur.Name = nil
+	cur.ProvisionState = models.Ptr(states.Available)
+	cur.ChassisID = models.Ptr(int64(4))
+	cur.AutomatedClean = nil
+	cur.Extra["a"] = "c"
+	cur.Maintenance = false
+	cur.Driver = "fake-hardware"
+	cur.ProvisionUpdatedAt = models.Time{}
+	want := []string{"name", "chassis_id", "provision_state", "provision_updated_at", "driver", "maintenance",
+		"extra", "automated_clean"}
+	if got := changedColumns(ts.nodes, &old, &cur); !slices.Equal(got, want) {
+		t.Errorf("changed columns %v, want %v", got, want)
 	}
 }

@@ -41,12 +41,22 @@ func (q *query) add(cond string, args ...any) {
 
 // in adds "col IN (...)"; an empty list matches nothing, as SQLAlchemy's
 // in_([]) does.
-func (q *query) in(col string, vals []string) {
+func in[S ~string](q *query, col string, vals []S) {
 	if len(vals) == 0 {
 		q.add("1 = 0")
 		return
 	}
-	q.add(col+" IN ("+placeholders(len(vals))+")", anySlice(vals)...)
+	q.add(col+" IN ("+placeholders(len(vals))+")", stringArgs(vals)...)
+}
+
+// stringArgs converts strings of any string type to query arguments of
+// type string (drivers convert named string types each in their own way).
+func stringArgs[S ~string](vals []S) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = string(v)
+	}
+	return out
 }
 
 func (q *query) whereSQL() string {

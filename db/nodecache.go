@@ -68,13 +68,6 @@ func (c *nodeCache) put(nodes []models.Node) {
 	}
 }
 
-// forget drops a row (after this process changed or deleted it).
-func (c *nodeCache) forget(id int64) {
-	c.mu.Lock()
-	delete(c.rows, id)
-	c.mu.Unlock()
-}
-
 // ListNodesShared is ListNodes for readers that don't modify what they
 // get: with the node cache on, rows whose stamps haven't changed come from
 // memory, and their JSON dicts are shared with the cache. The page itself

@@ -10,15 +10,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
-)
-
-// Provision states the DB layer reacts to (ironic/common/states.py).
-const (
-	stateEnroll        = "enroll"
-	stateInspecting    = "inspecting"
-	stateInspectWait   = "inspect wait"
-	stateInspectFailed = "inspect failed"
-	stateManageable    = "manageable"
+	"github.com/goironic/ironic/states"
 )
 
 // NodeFilter selects nodes like the filters of Ironic's get_node_list. A
@@ -39,17 +31,17 @@ type NodeFilter struct {
 	Retired        *bool
 	Driver         *string
 	ResourceClass  *string
-	ProvisionState *string
+	ProvisionState *states.Provision
 	UUID           *string
 	ID             *int64
-	Fault          *string
+	Fault          *states.Fault
 	ConductorGroup *string
 	Owner          *string
 	Lessee         *string
 	InstanceUUID   *string
 
 	UUIDIn           []string
-	ProvisionStateIn []string
+	ProvisionStateIn []states.Provision
 	ShardIn          []string
 
 	// ChassisUUID limits to the nodes of a chassis, which must exist
@@ -102,9 +94,9 @@ func (s *Store) nodeQuery(ctx context.Context, f NodeFilter) (query, error) {
 	}
 	eqs("driver", f.Driver)
 	eqs("resource_class", f.ResourceClass)
-	eqs("provision_state", f.ProvisionState)
+	eqs("provision_state", (*string)(f.ProvisionState))
 	eqs("uuid", f.UUID)
-	eqs("fault", f.Fault)
+	eqs("fault", (*string)(f.Fault))
 	eqs("conductor_group", f.ConductorGroup)
 	eqs("owner", f.Owner)
 	eqs("lessee", f.Lessee)
@@ -113,13 +105,13 @@ func (s *Store) nodeQuery(ctx context.Context, f NodeFilter) (query, error) {
 		q.add("`nodes`.`id` = ?", *f.ID)
 	}
 	if f.UUIDIn != nil {
-		q.in("`nodes`.`uuid`", f.UUIDIn)
+		in(&q, "`nodes`.`uuid`", f.UUIDIn)
 	}
 	if f.ProvisionStateIn != nil {
-		q.in("`nodes`.`provision_state`", f.ProvisionStateIn)
+		in(&q, "`nodes`.`provision_state`", f.ProvisionStateIn)
 	}
 	if f.ShardIn != nil {
-		q.in("`nodes`.`shard`", f.ShardIn)
+		in(&q, "`nodes`.`shard`", f.ShardIn)
 	}
 	if f.ChassisUUID != nil {
 		ch, err := s.GetChassisByUUID(ctx, *f.ChassisUUID)
@@ -132,7 +124,7 @@ func (s *Store) nodeQuery(ctx context.Context, f NodeFilter) (query, error) {
 		q.add("`nodes`.`chassis_id` = ?", *f.ChassisID)
 	}
 	if f.ReservedByAnyOf != nil {
-		q.in("`nodes`.`reservation`", f.ReservedByAnyOf)
+		in(&q, "`nodes`.`reservation`", f.ReservedByAnyOf)
 	}
 	if f.ProvisionedBefore != nil {
 		q.add("`nodes`.`provision_updated_at` < ?", s.timeArg(s.now().Add(-*f.ProvisionedBefore)))
@@ -391,7 +383,7 @@ func (s *Store) CreateNode(ctx context.Context, n *models.Node) (*models.Node, e
 		c.UUID = s.uuids.NewUUID()
 	}
 	if c.ProvisionState == nil {
-		c.ProvisionState = models.Ptr(stateEnroll)
+		c.ProvisionState = models.Ptr(states.Enroll)
 	}
 	if c.Retired == nil {
 		c.Retired = models.Ptr(false)
@@ -476,17 +468,22 @@ func (s *Store) UpdateNode(ctx context.Context, ref Ref, values Values) (*models
 		}
 		now := s.now()
 		if ps, ok := vals["provision_state"]; ok {
-			newState := pyStr(ps)
+			nv, err := convert(kNullStr, ps)
+			if err != nil {
+				return err
+			}
+			str, _ := nv.(string) // nil for NULL
+			newState := states.Provision(str)
 			oldState := models.Deref(cur.ProvisionState)
 			vals["provision_updated_at"] = now
 			switch {
-			case newState == stateInspecting:
+			case newState == states.Inspecting:
 				vals["inspection_started_at"] = now
 				vals["inspection_finished_at"] = nil
-			case (oldState == stateInspecting || oldState == stateInspectWait) && newState == stateManageable:
+			case (oldState == states.Inspecting || oldState == states.InspectWait) && newState == states.Manageable:
 				vals["inspection_finished_at"] = now
 				vals["inspection_started_at"] = nil
-			case (oldState == stateInspecting || oldState == stateInspectWait) && newState == stateInspectFailed:
+			case (oldState == states.Inspecting || oldState == states.InspectWait) && newState == states.InspectFailed:
 				vals["inspection_started_at"] = nil
 			}
 		}
@@ -768,13 +765,13 @@ func (s *Store) GetNodeByPortAddresses(ctx context.Context, addresses []string) 
 }
 
 // CountNodesInProvisionState counts the nodes in any of the states.
-func (s *Store) CountNodesInProvisionState(ctx context.Context, states ...string) (int64, error) {
-	if len(states) == 0 {
+func (s *Store) CountNodesInProvisionState(ctx context.Context, sts ...states.Provision) (int64, error) {
+	if len(sts) == 0 {
 		return 0, nil
 	}
 	var n int64
-	err := s.db.QueryRowContext(ctx, "SELECT COUNT(`id`) FROM `nodes` WHERE `provision_state` IN ("+placeholders(len(states))+")",
-		anySlice(states)...).Scan(&n)
+	err := s.db.QueryRowContext(ctx, "SELECT COUNT(`id`) FROM `nodes` WHERE `provision_state` IN ("+placeholders(len(sts))+")",
+		stringArgs(sts)...).Scan(&n)
 	return n, err
 }
 

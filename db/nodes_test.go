@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/states"
 )
 
 var ctx = context.Background()
@@ -353,14 +354,14 @@ func TestListNodesFilters(t *testing.T) {
 			n.Driver = "ipmi"
 			n.Lessee = models.Ptr("p1")
 			n.Reservation = models.Ptr("c1")
-			n.PowerState = models.Ptr("power on")
-			n.ProvisionState = models.Ptr("active")
+			n.PowerState = models.Ptr(states.PowerOn)
+			n.ProvisionState = models.Ptr(states.Active)
 			n.Retired = models.Ptr(true)
-			n.Fault = models.Ptr("power failure")
+			n.Fault = models.Ptr(states.PowerFailure)
 			n.Shard = models.Ptr("s2")
 			n.ConsoleEnabled = true
 		})
-		c := mk("c", func(n *models.Node) { n.Owner = models.Ptr("p2"); n.ProvisionState = models.Ptr("available") })
+		c := mk("c", func(n *models.Node) { n.Owner = models.Ptr("p2"); n.ProvisionState = models.Ptr(states.Available) })
 		e.clock.Advance(time.Hour)
 		must[*models.Node](t)(e.UpdateNode(ctx, db.ByID(c.ID), db.Values{"provision_state": "deploying"}))
 		e.clock.Advance(time.Hour)
@@ -385,13 +386,13 @@ func TestListNodesFilters(t *testing.T) {
 			{"console", db.NodeFilter{ConsoleEnabled: &tr}, []string{"b"}},
 			{"driver", db.NodeFilter{Driver: s("ipmi")}, []string{"b"}},
 			{"resource class", db.NodeFilter{ResourceClass: s("gold")}, []string{"a"}},
-			{"provision state", db.NodeFilter{ProvisionState: s("active")}, []string{"b"}},
-			{"provision states", db.NodeFilter{ProvisionStateIn: []string{"enroll", "deploying"}}, []string{"a", "c"}},
-			{"empty in", db.NodeFilter{ProvisionStateIn: []string{}}, []string{}},
+			{"provision state", db.NodeFilter{ProvisionState: models.Ptr(states.Active)}, []string{"b"}},
+			{"provision states", db.NodeFilter{ProvisionStateIn: []states.Provision{states.Enroll, states.Deploying}}, []string{"a", "c"}},
+			{"empty in", db.NodeFilter{ProvisionStateIn: []states.Provision{}}, []string{}},
 			{"uuid", db.NodeFilter{UUID: &b.UUID}, []string{"b"}},
 			{"uuids", db.NodeFilter{UUIDIn: []string{a.UUID, c.UUID}}, []string{"a", "c"}},
 			{"id", db.NodeFilter{ID: &c.ID}, []string{"c"}},
-			{"fault", db.NodeFilter{Fault: s("power failure")}, []string{"b"}},
+			{"fault", db.NodeFilter{Fault: models.Ptr(states.PowerFailure)}, []string{"b"}},
 			{"conductor group", db.NodeFilter{ConductorGroup: s("g1")}, []string{"a"}},
 			{"default group", db.NodeFilter{ConductorGroup: s("")}, []string{"b", "c"}},
 			{"owner", db.NodeFilter{Owner: s("p1")}, []string{"a"}},

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
@@ -159,7 +160,7 @@ func (s *Store) DestroyPortgroup(ctx context.Context, ref Ref) error {
 		where, arg := ref.where("portgroups")
 		var id int64
 		err := tx.QueryRowContext(ctx, "SELECT `id` FROM `portgroups` WHERE "+where+s.forUpdate(), arg).Scan(&id)
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(ironic.PortgroupNotFound, "Portgroup %s could not be found.", ref)
 		}
 		if err != nil {

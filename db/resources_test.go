@@ -11,6 +11,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/states"
 )
 
 func TestPorts(t *testing.T) {
@@ -306,7 +307,7 @@ func TestAllocations(t *testing.T) {
 			want int
 		}{
 			"all":        {db.AllocationFilter{}, 2},
-			"state":      {db.AllocationFilter{State: models.Ptr("error")}, 1},
+			"state":      {db.AllocationFilter{State: models.Ptr(states.AllocationError)}, 1},
 			"rc":         {db.AllocationFilter{ResourceClass: models.Ptr("gold")}, 1},
 			"owner":      {db.AllocationFilter{Owner: models.Ptr("p1")}, 1},
 			"node":       {db.AllocationFilter{NodeID: &n.ID}, 1},
@@ -559,7 +560,7 @@ func TestRowValuesRoundTrip(t *testing.T) {
 			t.Errorf("writing back unchanged values touched updated_at")
 		}
 		m := *u
-		m.PowerState = models.Ptr("power on")
+		m.PowerState = models.Ptr(states.PowerOn)
 		m.Properties = models.JSONDict{"cpus": json.Number("2")}
 		m.Maintenance = true
 		m.Shard = models.Ptr("s")

@@ -104,8 +104,16 @@ func newTable[T any](d Dialect, cache *sync.Map) (*table[T], error) {
 
 // kindOf is the kind of a column whose field has type t. A plain string
 // field reads NULL as ""; it also writes "" as NULL unless the column is
-// NOT NULL.
+// NOT NULL. A string type of package states (states.Allocation) is a
+// string column, a pointer to one (*states.Provision) a *string column:
+// their layouts are the same, so the scanner reads them as such.
 func kindOf(t reflect.Type, notNull bool) (kind, error) {
+	switch {
+	case t.Kind() == reflect.String:
+		t = reflect.TypeFor[string]()
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.String:
+		t = reflect.TypeFor[*string]()
+	}
 	switch t {
 	case reflect.TypeFor[string]():
 		if notNull {

@@ -3,6 +3,8 @@ package drivers
 import (
 	"context"
 	"log/slog"
+
+	"github.com/goironic/ironic/states"
 )
 
 // The types below give implementations Ironic's base-class behaviour for
@@ -13,8 +15,8 @@ import (
 type PowerBase struct{}
 
 // GetSupportedPowerStates returns PowerOn, PowerOff and Reboot.
-func (PowerBase) GetSupportedPowerStates(context.Context, Task) ([]string, error) {
-	return []string{PowerOn, PowerOff, Reboot}, nil
+func (PowerBase) GetSupportedPowerStates(context.Context, Task) ([]states.Power, error) {
+	return []states.Power{states.PowerOn, states.PowerOff, states.Rebooting}, nil
 }
 
 // ManagementBase answers UnsupportedDriverExtension for the optional
@@ -90,7 +92,7 @@ type DeployBase struct {
 }
 
 // PrepareCleaning does nothing.
-func (DeployBase) PrepareCleaning(context.Context, Task) (string, error) { return "", nil }
+func (DeployBase) PrepareCleaning(context.Context, Task) (states.Provision, error) { return "", nil }
 
 // TearDownCleaning does nothing.
 func (DeployBase) TearDownCleaning(context.Context, Task) error { return nil }

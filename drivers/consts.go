@@ -1,27 +1,21 @@
 package drivers
 
-// Power states, as stored in the node's power_state and passed to
-// PowerInterface.SetPowerState (ironic.common.states).
+// RamdiskMode is what the agent ramdisk boots for (the mode of Ironic's
+// prepare_ramdisk): driver_info names its images <mode>_kernel and
+// <mode>_ramdisk.
+type RamdiskMode string
+
+// Ramdisk modes.
 const (
-	PowerOn      = "power on"
-	PowerOff     = "power off"
-	Reboot       = "rebooting"
-	SoftReboot   = "soft rebooting"
-	SoftPowerOff = "soft power off"
-	PowerError   = "error"
+	RamdiskDeploy RamdiskMode = "deploy"
+	RamdiskRescue RamdiskMode = "rescue"
 )
 
-// Provision states an implementation may hand back to the conductor.
-const (
-	StateDeployWait  = "wait call-back"
-	StateCleanWait   = "clean wait"
-	StateDeleted     = "deleted"
-	StateManageable  = "manageable"
-	StateInspectWait = "inspect wait"
-	StateActive      = "active"
-	StateRescue      = "rescue"
-	StateRescueWait  = "rescue wait"
-)
+// KernelKey is the driver_info key of the mode's kernel (deploy_kernel).
+func (m RamdiskMode) KernelKey() string { return string(m) + "_kernel" }
+
+// RamdiskKey is the driver_info key of the mode's ramdisk (deploy_ramdisk).
+func (m RamdiskMode) RamdiskKey() string { return string(m) + "_ramdisk" }
 
 // Boot devices (ironic.common.boot_devices).
 const (

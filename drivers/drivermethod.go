@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/goironic/ironic/states"
 )
 
 // DriverMethod is a driver vendor passthru method that an implementation
@@ -52,7 +54,7 @@ type BootNode struct {
 	ID   int64
 	UUID string
 	// ProvisionState is the node's provision_state ("" for None).
-	ProvisionState string
+	ProvisionState states.Provision
 	// DeployInterface is the node's deploy_interface field ("" for
 	// None); an instance_info override is not applied.
 	DeployInterface    string

@@ -3,6 +3,8 @@ package drivers
 import (
 	"context"
 	"time"
+
+	"github.com/goironic/ironic/states"
 )
 
 // Interface is what every implementation of every kind except vendor
@@ -30,17 +32,17 @@ type PowerInterface interface {
 	Interface
 
 	// GetPowerState reads the node's actual power state from the hardware
-	// and returns one of PowerOn, PowerOff or PowerError. It must not
-	// change the node.
-	GetPowerState(ctx context.Context, task Task) (string, error)
+	// and returns one of states.PowerOn, PowerOff or PowerError. It must
+	// not change the node.
+	GetPowerState(ctx context.Context, task Task) (states.Power, error)
 
-	// SetPowerState drives the node to state (PowerOn, PowerOff,
-	// SoftReboot or SoftPowerOff; Reboot goes through Reboot) and returns
+	// SetPowerState drives the node to state (states.PowerOn, PowerOff,
+	// SoftRebooting or SoftPowerOff; Rebooting goes through Reboot) and returns
 	// once the hardware reports it, or fails after timeout (zero means the
 	// implementation's default). Unsupported states are
 	// InvalidParameterValue faults. The conductor records the resulting
 	// power state on the node itself.
-	SetPowerState(ctx context.Context, task Task, state string, timeout time.Duration) error
+	SetPowerState(ctx context.Context, task Task, state states.Power, timeout time.Duration) error
 
 	// Reboot power-cycles the node, powering it on if it was off; it
 	// returns once the node is on again, or fails after timeout (zero
@@ -48,9 +50,9 @@ type PowerInterface interface {
 	Reboot(ctx context.Context, task Task, timeout time.Duration) error
 
 	// GetSupportedPowerStates lists the states SetPowerState and Reboot
-	// accept for this node; Ironic's default is PowerOn, PowerOff and
-	// Reboot.
-	GetSupportedPowerStates(ctx context.Context, task Task) ([]string, error)
+	// accept for this node; Ironic's default is states.PowerOn, PowerOff
+	// and Rebooting.
+	GetSupportedPowerStates(ctx context.Context, task Task) ([]states.Power, error)
 }
 
 // PowerSyncer is implemented by power interfaces whose GetPowerState can't
@@ -142,12 +144,13 @@ type BootInterface interface {
 	Capabilities() []string
 
 	// PrepareRamdisk prepares the node to boot the agent ramdisk for mode
-	// ("deploy", "rescue", "clean", "inspect", ...), passing ramdiskParams
-	// on its kernel command line; the node is then rebooted by the caller.
-	PrepareRamdisk(ctx context.Context, task Task, ramdiskParams map[string]any, mode string) error
+	// (RamdiskDeploy, also for cleaning, or RamdiskRescue; "" is
+	// RamdiskDeploy), passing ramdiskParams on its kernel command line;
+	// the node is then rebooted by the caller.
+	PrepareRamdisk(ctx context.Context, task Task, ramdiskParams map[string]any, mode RamdiskMode) error
 
 	// CleanUpRamdisk undoes PrepareRamdisk.
-	CleanUpRamdisk(ctx context.Context, task Task, mode string) error
+	CleanUpRamdisk(ctx context.Context, task Task, mode RamdiskMode) error
 
 	// PrepareInstance prepares the node to boot the deployed instance.
 	PrepareInstance(ctx context.Context, task Task) error
@@ -172,13 +175,13 @@ type DeployInterface interface {
 	Interface
 
 	// Deploy starts deploying the instance (Ironic runs it as the "deploy"
-	// deploy step). It returns StateDeployWait when the deployment goes on
-	// asynchronously (an agent will call back), "" when done.
-	Deploy(ctx context.Context, task Task) (string, error)
+	// deploy step). It returns states.DeployWait when the deployment goes
+	// on asynchronously (an agent will call back), "" when done.
+	Deploy(ctx context.Context, task Task) (states.Provision, error)
 
 	// TearDown powers the node off and removes the instance's traces; it
-	// returns the resulting provision state (StateDeleted).
-	TearDown(ctx context.Context, task Task) (string, error)
+	// returns the resulting provision state (states.Deleted).
+	TearDown(ctx context.Context, task Task) (states.Provision, error)
 
 	// Prepare gets the environment ready for Deploy (networks, boot
 	// configuration), right before deploying.
@@ -192,8 +195,8 @@ type DeployInterface interface {
 	TakeOver(ctx context.Context, task Task) error
 
 	// PrepareCleaning gets the node ready for in-band cleaning; it returns
-	// StateCleanWait when an agent has to boot first, "" otherwise.
-	PrepareCleaning(ctx context.Context, task Task) (string, error)
+	// states.CleanWait when an agent has to boot first, "" otherwise.
+	PrepareCleaning(ctx context.Context, task Task) (states.Provision, error)
 
 	// TearDownCleaning undoes PrepareCleaning.
 	TearDownCleaning(ctx context.Context, task Task) error
@@ -218,9 +221,9 @@ type InspectInterface interface {
 	Interface
 
 	// InspectHardware inspects the node and updates its properties and
-	// ports; it returns StateManageable when done, StateInspectWait when
-	// inspection goes on asynchronously.
-	InspectHardware(ctx context.Context, task Task) (string, error)
+	// ports; it returns states.Manageable when done, states.InspectWait
+	// when inspection goes on asynchronously.
+	InspectHardware(ctx context.Context, task Task) (states.Provision, error)
 
 	// Abort stops an asynchronous inspection. Requires the exclusive lock
 	// and must be quick; UnsupportedDriverExtension when inspection is
@@ -332,11 +335,11 @@ type ConsoleInterface interface {
 type RescueInterface interface {
 	Interface
 
-	// Rescue boots the rescue environment; it returns StateRescue when
-	// done, StateRescueWait while an agent has yet to call back.
-	Rescue(ctx context.Context, task Task) (string, error)
-	// Unrescue boots the instance again; it returns StateActive.
-	Unrescue(ctx context.Context, task Task) (string, error)
+	// Rescue boots the rescue environment; it returns states.Rescue when
+	// done, states.RescueWait while an agent has yet to call back.
+	Rescue(ctx context.Context, task Task) (states.Provision, error)
+	// Unrescue boots the instance again; it returns states.Active.
+	Unrescue(ctx context.Context, task Task) (states.Provision, error)
 	// CleanUp removes the rescue environment after a failure or timeout.
 	CleanUp(ctx context.Context, task Task) error
 }
@@ -359,13 +362,13 @@ type RAIDInterface interface {
 	ValidateRAIDConfig(ctx context.Context, task Task, config map[string]any) error
 
 	// CreateConfiguration builds the node's target_raid_config on the
-	// hardware. It returns StateCleanWait or StateDeployWait when the work
-	// goes on asynchronously, "" when done.
-	CreateConfiguration(ctx context.Context, task Task, opts RAIDCreateOptions) (string, error)
+	// hardware. It returns states.CleanWait or states.DeployWait when the
+	// work goes on asynchronously, "" when done.
+	CreateConfiguration(ctx context.Context, task Task, opts RAIDCreateOptions) (states.Provision, error)
 
 	// DeleteConfiguration removes every RAID volume and clears the node's
 	// raid_config; it returns like CreateConfiguration.
-	DeleteConfiguration(ctx context.Context, task Task) (string, error)
+	DeleteConfiguration(ctx context.Context, task Task) (states.Provision, error)
 
 	// GetLogicalDiskProperties lists the logical disk keys a RAID
 	// configuration may use, with their descriptions.

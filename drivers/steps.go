@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 // StepPhase is when a step runs.
@@ -89,8 +90,8 @@ type Stepper interface {
 	// Steps lists the declared steps of every phase.
 	Steps() []Step
 	// ExecuteStep runs the step called name with args (nil when none). It
-	// returns StateCleanWait or StateDeployWait when the step goes on
+	// returns states.CleanWait or states.DeployWait when the step goes on
 	// asynchronously, "" when done. An unknown name is an
 	// InvalidParameterValue fault.
-	ExecuteStep(ctx context.Context, task Task, name string, args map[string]any) (string, error)
+	ExecuteStep(ctx context.Context, task Task, name string, args map[string]any) (states.Provision, error)
 }

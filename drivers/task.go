@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 // Task is how an implementation sees the node it acts on: the conductor's
@@ -52,17 +53,16 @@ type Task interface {
 	// AutomatedClean is the node's automated_clean field; nil means unset
 	// (the [conductor]automated_clean option decides).
 	AutomatedClean() *bool
-	// PowerState is the node's power_state as stored ("power on", "power
-	// off", ...; "" for None).
-	PowerState() string
+	// PowerState is the node's power_state as stored ("" for None).
+	PowerState() states.Power
 	// SetPowerState records a power state on the node, as a driver that
 	// tracks power itself (the fake one) does with task.node.power_state.
-	SetPowerState(state string)
+	SetPowerState(state states.Power)
 	// ProvisionState is the node's provision_state.
-	ProvisionState() string
+	ProvisionState() states.Provision
 	// TargetProvisionState is the node's target_provision_state ("" for
 	// None).
-	TargetProvisionState() string
+	TargetProvisionState() states.Provision
 	// Maintenance is the node's maintenance flag.
 	Maintenance() bool
 	// InstanceUUID is the node's instance_uuid ("" for None).
@@ -91,12 +91,12 @@ type Task interface {
 	Save(ctx context.Context) error
 	// PowerAction is Ironic's conductor.utils.node_power_action, for
 	// interfaces that drive a node's power as part of a bigger job
-	// (deploying, tearing down): it moves the node to state (PowerOn,
-	// PowerOff, Reboot, SoftPowerOff, SoftReboot) through its power
-	// interface, skipping a change to the state the hardware already
+	// (deploying, tearing down): it moves the node to state
+	// (states.PowerOn, PowerOff, Rebooting, SoftPowerOff, SoftRebooting)
+	// through its power interface, skipping a change to the state the hardware already
 	// reports, and records the result (power_state, last_error) on the
 	// node as the conductor does for the power API.
-	PowerAction(ctx context.Context, state string) error
+	PowerAction(ctx context.Context, state states.Power) error
 }
 
 // NodeLock is how the task holds its node.
@@ -159,7 +159,7 @@ type StepFlow interface {
 // tells.
 type RescueFlow interface {
 	// ProcessEvent moves the node through the state machine and saves it.
-	ProcessEvent(ctx context.Context, event string) error
+	ProcessEvent(ctx context.Context, event states.Event) error
 	// FailRescue is rescuing_error_handler.
 	FailRescue(ctx context.Context, msg string)
 }

@@ -3,6 +3,8 @@ package drivers
 import (
 	"context"
 	"time"
+
+	"github.com/goironic/ironic/states"
 )
 
 // unimplemented stands in for an implementation Ironic has but this service
@@ -43,16 +45,16 @@ func (u unimplemented) Validate(context.Context, Task) error {
 
 // Power.
 
-func (u unimplemented) GetPowerState(context.Context, Task) (string, error) {
+func (u unimplemented) GetPowerState(context.Context, Task) (states.Power, error) {
 	return "", u.err("get the power state")
 }
-func (u unimplemented) SetPowerState(context.Context, Task, string, time.Duration) error {
+func (u unimplemented) SetPowerState(context.Context, Task, states.Power, time.Duration) error {
 	return u.err("set the power state")
 }
 func (u unimplemented) Reboot(context.Context, Task, time.Duration) error {
 	return u.err("reboot")
 }
-func (u unimplemented) GetSupportedPowerStates(context.Context, Task) ([]string, error) {
+func (u unimplemented) GetSupportedPowerStates(context.Context, Task) ([]states.Power, error) {
 	return nil, u.err("list power states")
 }
 
@@ -99,10 +101,10 @@ func (u unimplemented) GetIndicatorState(context.Context, Task, string, string) 
 // Boot.
 
 func (u unimplemented) Capabilities() []string { return nil }
-func (u unimplemented) PrepareRamdisk(context.Context, Task, map[string]any, string) error {
+func (u unimplemented) PrepareRamdisk(context.Context, Task, map[string]any, RamdiskMode) error {
 	return u.err("prepare the ramdisk")
 }
-func (u unimplemented) CleanUpRamdisk(context.Context, Task, string) error {
+func (u unimplemented) CleanUpRamdisk(context.Context, Task, RamdiskMode) error {
 	return u.err("clean up the ramdisk")
 }
 func (u unimplemented) PrepareInstance(context.Context, Task) error {
@@ -120,14 +122,16 @@ func (u unimplemented) ValidateInspection(context.Context, Task) error {
 
 // Deploy.
 
-func (u unimplemented) Deploy(context.Context, Task) (string, error) { return "", u.err("deploy") }
-func (u unimplemented) TearDown(context.Context, Task) (string, error) {
+func (u unimplemented) Deploy(context.Context, Task) (states.Provision, error) {
+	return "", u.err("deploy")
+}
+func (u unimplemented) TearDown(context.Context, Task) (states.Provision, error) {
 	return "", u.err("tear down")
 }
 func (u unimplemented) Prepare(context.Context, Task) error  { return u.err("prepare") }
 func (u unimplemented) CleanUp(context.Context, Task) error  { return u.err("clean up") }
 func (u unimplemented) TakeOver(context.Context, Task) error { return u.err("take over") }
-func (u unimplemented) PrepareCleaning(context.Context, Task) (string, error) {
+func (u unimplemented) PrepareCleaning(context.Context, Task) (states.Provision, error) {
 	return "", u.err("prepare cleaning")
 }
 func (u unimplemented) TearDownCleaning(context.Context, Task) error {
@@ -139,7 +143,7 @@ func (u unimplemented) Heartbeat(context.Context, Task, Heartbeat) error {
 
 // Inspect.
 
-func (u unimplemented) InspectHardware(context.Context, Task) (string, error) {
+func (u unimplemented) InspectHardware(context.Context, Task) (states.Provision, error) {
 	return "", u.err("inspect hardware")
 }
 func (u unimplemented) Abort(context.Context, Task) error { return u.err("abort") }
@@ -215,18 +219,22 @@ func (u unimplemented) GetConsole(context.Context, Task) (map[string]any, error)
 
 // Rescue.
 
-func (u unimplemented) Rescue(context.Context, Task) (string, error)   { return "", u.err("rescue") }
-func (u unimplemented) Unrescue(context.Context, Task) (string, error) { return "", u.err("unrescue") }
+func (u unimplemented) Rescue(context.Context, Task) (states.Provision, error) {
+	return "", u.err("rescue")
+}
+func (u unimplemented) Unrescue(context.Context, Task) (states.Provision, error) {
+	return "", u.err("unrescue")
+}
 
 // RAID.
 
 func (u unimplemented) ValidateRAIDConfig(context.Context, Task, map[string]any) error {
 	return u.err("validate RAID configurations")
 }
-func (u unimplemented) CreateConfiguration(context.Context, Task, RAIDCreateOptions) (string, error) {
+func (u unimplemented) CreateConfiguration(context.Context, Task, RAIDCreateOptions) (states.Provision, error) {
 	return "", u.err("create RAID configurations")
 }
-func (u unimplemented) DeleteConfiguration(context.Context, Task) (string, error) {
+func (u unimplemented) DeleteConfiguration(context.Context, Task) (states.Provision, error) {
 	return "", u.err("delete RAID configurations")
 }
 func (u unimplemented) GetLogicalDiskProperties() Properties { return LogicalDiskProperties() }

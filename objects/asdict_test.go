@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/objects"
+	"github.com/goironic/ironic/states"
 )
 
 // Ironic 21.4's Node.fields and Port.fields, in order (python3 -c "from
@@ -43,7 +44,7 @@ func TestFieldTables(t *testing.T) {
 func TestNodeAsDict(t *testing.T) {
 	created := models.NewTime(time.Date(2026, 12, 2, 11, 52, 28, 0, time.UTC))
 	n := &models.Node{ID: 5, UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Name: models.Ptr("pact"), Driver: "fake-hardware",
-		DriverInfo: models.JSONDict{"ipmi_password": "secret"}, ProvisionState: models.Ptr("active"),
+		DriverInfo: models.JSONDict{"ipmi_password": "secret"}, ProvisionState: models.Ptr(states.Active),
 		Traits: []models.NodeTrait{{NodeID: 5, Trait: "CUSTOM_GOLD"}}, CreatedAt: created}
 	d, err := objects.NodeAsDict(n)
 	if err != nil {

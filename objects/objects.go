@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/internal/rawjson"
+	"github.com/goironic/ironic/states"
 )
 
 // An Ironic object travels as oslo.versionedobjects' primitive:
@@ -104,16 +105,16 @@ func optIntField[T any](name string, p func(*T) **int64) field[T] {
 }
 
 // strField is a nullable string field held in a Go string: "" is None.
-func strField[T any](name string, p func(*T) *string) field[T] {
+func strField[T any, S ~string](name string, p func(*T) *S) field[T] {
 	return field[T]{
 		name: name,
 		null: func(v *T) bool { return *p(v) == "" },
 		append: func(dst []byte, v *T) ([]byte, error) {
-			return pyjson.AppendString(dst, *p(v)), nil
+			return pyjson.AppendString(dst, string(*p(v))), nil
 		},
 		decode: func(v *T, raw []byte) error {
 			s, err := rawjson.DecodeOptString(raw)
-			*p(v) = models.Deref(s)
+			*p(v) = S(models.Deref(s))
 			return err
 		},
 	}
@@ -126,16 +127,27 @@ func plainStrField[T any](name string, p func(*T) *string) field[T] {
 	return f
 }
 
-func optStrField[T any](name string, p func(*T) **string) field[T] {
+// optStrField is a nullable string field; S is string or one of the
+// string types of package states (the node's states and fault).
+func optStrField[T any, S ~string](name string, p func(*T) **S) field[T] {
 	return field[T]{
 		name: name,
 		null: func(v *T) bool { return *p(v) == nil },
 		append: func(dst []byte, v *T) ([]byte, error) {
-			return pyjson.Append(dst, *p(v))
+			s := *p(v)
+			if s == nil {
+				return append(dst, "null"...), nil
+			}
+			return pyjson.AppendString(dst, string(*s)), nil
 		},
 		decode: func(v *T, raw []byte) error {
 			s, err := rawjson.DecodeOptString(raw)
-			*p(v) = s
+			if s == nil {
+				*p(v) = nil
+				return err
+			}
+			x := S(*s)
+			*p(v) = &x
 			return err
 		},
 	}
@@ -568,14 +580,14 @@ var nodeDef = newDef[node]("Node", models.NodeVersion,
 	optStrField("reservation", func(n *node) **string { return &n.Reservation }),
 	optIntField("conductor_affinity", func(n *node) **int64 { return &n.ConductorAffinity }),
 	plainStrField("conductor_group", func(n *node) *string { return &n.ConductorGroup }),
-	optStrField("power_state", func(n *node) **string { return &n.PowerState }),
-	optStrField("target_power_state", func(n *node) **string { return &n.TargetPowerState }),
-	optStrField("provision_state", func(n *node) **string { return &n.ProvisionState }),
+	optStrField("power_state", func(n *node) **states.Power { return &n.PowerState }),
+	optStrField("target_power_state", func(n *node) **states.Power { return &n.TargetPowerState }),
+	optStrField("provision_state", func(n *node) **states.Provision { return &n.ProvisionState }),
 	timeField("provision_updated_at", func(n *node) *models.Time { return &n.ProvisionUpdatedAt }),
-	optStrField("target_provision_state", func(n *node) **string { return &n.TargetProvisionState }),
+	optStrField("target_provision_state", func(n *node) **states.Provision { return &n.TargetProvisionState }),
 	boolField("maintenance", func(n *node) *bool { return &n.Maintenance }),
 	optStrField("maintenance_reason", func(n *node) **string { return &n.MaintenanceReason }),
-	optStrField("fault", func(n *node) **string { return &n.Fault }),
+	optStrField("fault", func(n *node) **states.Fault { return &n.Fault }),
 	boolField("console_enabled", func(n *node) *bool { return &n.ConsoleEnabled }),
 	optStrField("last_error", func(n *node) **string { return &n.LastError }),
 	optStrField("resource_class", func(n *node) **string { return &n.ResourceClass }),
@@ -685,7 +697,7 @@ var allocationDef = newDef[allocation]("Allocation", models.AllocationVersion,
 	strField("uuid", func(a *allocation) *string { return &a.UUID }),
 	optStrField("name", func(a *allocation) **string { return &a.Name }),
 	optIntField("node_id", func(a *allocation) **int64 { return &a.NodeID }),
-	strField("state", func(a *allocation) *string { return &a.State }),
+	strField("state", func(a *allocation) *states.Allocation { return &a.State }),
 	optStrField("last_error", func(a *allocation) **string { return &a.LastError }),
 	optStrField("resource_class", func(a *allocation) **string { return &a.ResourceClass }),
 	listField("traits", func(a *allocation) *models.JSONList { return &a.Traits }),

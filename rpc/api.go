@@ -13,6 +13,7 @@ import (
 	"context"
 
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/states"
 )
 
 // APIVersion is the conductor RPC API version this contract mirrors.
@@ -99,7 +100,7 @@ type ConductorAPI interface {
 	DestroyVolumeTarget(ctx context.Context, topic string, t *models.VolumeTarget) error
 	// ChangeNodePowerState starts a power action; timeout 0 means the
 	// conductor's default (change_node_power_state, 1.39).
-	ChangeNodePowerState(ctx context.Context, topic, nodeUUID, newState string, timeout int) error
+	ChangeNodePowerState(ctx context.Context, topic, nodeUUID string, newState states.Power, timeout int) error
 	// ChangeNodeBootMode ("bios"/"uefi") and ChangeNodeSecureBoot (1.55).
 	ChangeNodeBootMode(ctx context.Context, topic, nodeUUID, newState string) error
 	ChangeNodeSecureBoot(ctx context.Context, topic, nodeUUID string, newState bool) error
@@ -115,8 +116,9 @@ type ConductorAPI interface {
 	DoNodeDeploy(ctx context.Context, topic, nodeUUID string, rebuild bool, configdrive any, deploySteps []map[string]any) error
 	// DoNodeTearDown undeploys a node (1.6).
 	DoNodeTearDown(ctx context.Context, topic, nodeUUID string) error
-	// DoProvisioningAction runs manage, provide, abort or adopt (1.23).
-	DoProvisioningAction(ctx context.Context, topic, nodeUUID, action string) error
+	// DoProvisioningAction runs the event manage, provide, abort or adopt
+	// (1.23).
+	DoProvisioningAction(ctx context.Context, topic, nodeUUID string, action states.Event) error
 	// ContinueNodeClean and ContinueNodeDeploy are casts: the conductor
 	// resumes the node's steps after an agent callback (1.27/1.45).
 	ContinueNodeClean(ctx context.Context, topic, nodeUUID string) error

@@ -10,22 +10,16 @@ import (
 // ironic.common.states.machine (every state's stable flag and target, and
 // every transition); the data table must match it edge for edge.
 type reference struct {
-	Transitions []struct{ From, Event, To string }
-	States      map[string]struct {
+	Transitions []Transition
+	States      map[Provision]struct {
 		Stable bool
-		Target string
+		Target Provision
 	}
 }
 
 func TestMachineMatchesIronic(t *testing.T) {
-	b, err := os.ReadFile("testdata/machine-21.4.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ref reference
-	if err := json.Unmarshal(b, &ref); err != nil {
-		t.Fatal(err)
-	}
+	readRecorded(t, "testdata/machine-21.4.json", &ref)
 	m := NewMachine()
 	if got, want := len(Transitions()), len(ref.Transitions); got != want || want != 63 {
 		t.Fatalf("%d transitions, Ironic has %d (63 expected)", got, want)
@@ -48,17 +42,17 @@ func TestMachineMatchesIronic(t *testing.T) {
 		}
 	}
 	// Every (state, event) pair not in the table is refused.
-	events := map[string]bool{}
+	events := map[Event]bool{}
 	for _, tr := range ref.Transitions {
 		events[tr.Event] = true
 	}
-	allowed := map[[2]string]bool{}
+	allowed := map[edge]bool{}
 	for _, tr := range ref.Transitions {
-		allowed[[2]string{tr.From, tr.Event}] = true
+		allowed[edge{tr.From, tr.Event}] = true
 	}
 	for _, s := range All() {
 		for e := range events {
-			if m.Actionable(s, e) != allowed[[2]string{s, e}] {
+			if m.Actionable(s, e) != allowed[edge{s, e}] {
 				t.Errorf("Actionable(%s, %s) = %v", s, e, m.Actionable(s, e))
 			}
 		}
@@ -66,10 +60,22 @@ func TestMachineMatchesIronic(t *testing.T) {
 }
 
 func TestVerbEvent(t *testing.T) {
-	for verb, ev := range map[string]string{"active": "deploy", "deploy": "deploy", "deleted": "delete",
+	for verb, ev := range map[Verb]Event{"active": "deploy", "deploy": "deploy", "deleted": "delete",
 		"undeploy": "delete", "manage": "manage", "rebuild": "rebuild", "bogus": "bogus"} {
-		if got := VerbEvent(verb); got != ev {
-			t.Errorf("VerbEvent(%s) = %s, want %s", verb, got, ev)
+		if got := verb.Event(); got != ev {
+			t.Errorf("%s.Event() = %s, want %s", verb, got, ev)
 		}
+	}
+}
+
+// readRecorded decodes a file recorded from the reference into v.
+func readRecorded(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
 	}
 }

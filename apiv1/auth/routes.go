@@ -40,7 +40,7 @@ func compilePublicRoutes(templates []string) (publicRoutes, error) {
 	for _, t := range templates {
 		re, err := regexp.Compile(`^(?:` + t + `(\.json|\.xml)?\n?$)`)
 		if err != nil {
-			return nil, fmt.Errorf("Invalid configuration file. Cannot compile public API routes: %w", err)
+			return nil, fmt.Errorf("Invalid configuration file. Cannot compile public API routes: %w", err) //nolint:staticcheck // ST1005: Ironic's start-up message
 		}
 		out = append(out, re)
 	}

@@ -221,10 +221,7 @@ func wrapChunks(t []rune) []string {
 			continue
 		}
 		e := s + 1
-		for {
-			if e >= len(t) || isSpace(e) {
-				break
-			}
+		for e < len(t) && !isSpace(e) {
 			if t[e] == '-' && (isLetter(e-2) && isLetter(e-1) || isLetter(e-3) && t[e-2] == '-' && isLetter(e-1)) &&
 				isLetter(e+1) && (isLetter(e+2) || e+2 < len(t) && t[e+2] == '-' && isLetter(e+3)) {
 				e++

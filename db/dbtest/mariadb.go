@@ -92,7 +92,7 @@ func StartMariaDB(ctx context.Context, dir string) (*Server, error) {
 		"--skip-test-db", "--skip-name-resolve",
 	}, user...), common...)...)
 	if out, err := install.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("dbtest: mariadb-install-db: %v\n%s", err, tail(out, 2000))
+		return nil, fmt.Errorf("dbtest: mariadb-install-db: %w\n%s", err, tail(out, 2000))
 	}
 	port, err := freePort()
 	if err != nil {
@@ -197,7 +197,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 			return fmt.Errorf("dbtest: mariadbd exited during startup:\n%s", s.errorLog())
 		case <-ctx.Done():
 			admin.Close()
-			return fmt.Errorf("dbtest: mariadbd not ready after %s: %v\n%s", StartTimeout, err, s.errorLog())
+			return fmt.Errorf("dbtest: mariadbd not ready after %s: %w\n%s", StartTimeout, err, s.errorLog())
 		case <-tick.C:
 		}
 	}

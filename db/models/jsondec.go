@@ -265,12 +265,11 @@ func (d *jsonDecoder) str() (string, error) {
 				return "", d.fail("invalid \\u escape")
 			}
 			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
 				if d.i+1 < len(d.b) && d.b[d.i] == '\\' && d.b[d.i+1] == 'u' {
 					save := d.i
 					d.i += 2
-					var ok2 bool
-					if r2, ok2 = d.hex4(); !ok2 {
+					r2, ok2 := d.hex4()
+					if !ok2 {
 						return "", d.fail("invalid \\u escape")
 					}
 					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {

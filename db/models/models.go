@@ -6,7 +6,9 @@
 // tests hold them to Ironic's DDL (db/schema, db/testdata/schema.sql).
 //
 // Conventions:
-//   - A nullable column is a pointer (*string, *int64, *bool), except the
+//   - A nullable column is a pointer (*string, *int64, *bool, or a
+//     pointer to a string type of package states for the node's states
+//     and fault), except the
 //     timestamps (Time, whose zero value is NULL), the JSON columns
 //     (JSONDict/JSONList, NULL reads as empty) and a few columns that are
 //     never NULL in practice, documented on the field.
@@ -17,6 +19,8 @@
 //     this release in Version; the db package writes it on every create and
 //     update (see the *Version constants).
 package models
+
+import "github.com/goironic/ironic/states"
 
 // Object versions of Ironic 21.4 (ironic/common/release_mappings.py,
 // 'master'), written to the version column of each table.
@@ -89,66 +93,66 @@ func (ConductorHardwareInterface) TableName() string { return "conductor_hardwar
 // Node is a row of the nodes table, plus its traits (loaded by the store
 // from node_traits, ordered by trait).
 type Node struct {
-	CreatedAt            Time     `gorm:"column:created_at"`
-	UpdatedAt            Time     `gorm:"column:updated_at"`
-	Version              string   `gorm:"column:version"`
-	ID                   int64    `gorm:"column:id;primaryKey;autoIncrement"`
-	UUID                 string   `gorm:"column:uuid"`
-	InstanceUUID         *string  `gorm:"column:instance_uuid"`
-	Name                 *string  `gorm:"column:name"`
-	ChassisID            *int64   `gorm:"column:chassis_id"`
-	PowerState           *string  `gorm:"column:power_state"`
-	TargetPowerState     *string  `gorm:"column:target_power_state"`
-	ProvisionState       *string  `gorm:"column:provision_state"`
-	TargetProvisionState *string  `gorm:"column:target_provision_state"`
-	ProvisionUpdatedAt   Time     `gorm:"column:provision_updated_at"`
-	LastError            *string  `gorm:"column:last_error"`
-	InstanceInfo         JSONDict `gorm:"column:instance_info"`
-	Properties           JSONDict `gorm:"column:properties"`
+	CreatedAt            Time              `gorm:"column:created_at"`
+	UpdatedAt            Time              `gorm:"column:updated_at"`
+	Version              string            `gorm:"column:version"`
+	ID                   int64             `gorm:"column:id;primaryKey;autoIncrement"`
+	UUID                 string            `gorm:"column:uuid"`
+	InstanceUUID         *string           `gorm:"column:instance_uuid"`
+	Name                 *string           `gorm:"column:name"`
+	ChassisID            *int64            `gorm:"column:chassis_id"`
+	PowerState           *states.Power     `gorm:"column:power_state"`
+	TargetPowerState     *states.Power     `gorm:"column:target_power_state"`
+	ProvisionState       *states.Provision `gorm:"column:provision_state"`
+	TargetProvisionState *states.Provision `gorm:"column:target_provision_state"`
+	ProvisionUpdatedAt   Time              `gorm:"column:provision_updated_at"`
+	LastError            *string           `gorm:"column:last_error"`
+	InstanceInfo         JSONDict          `gorm:"column:instance_info"`
+	Properties           JSONDict          `gorm:"column:properties"`
 	// Driver is the hardware type; NULL reads as "" and "" writes NULL.
-	Driver               string   `gorm:"column:driver"`
-	DriverInfo           JSONDict `gorm:"column:driver_info"`
-	DriverInternalInfo   JSONDict `gorm:"column:driver_internal_info"`
-	CleanStep            JSONDict `gorm:"column:clean_step"`
-	DeployStep           JSONDict `gorm:"column:deploy_step"`
-	ResourceClass        *string  `gorm:"column:resource_class"`
-	RAIDConfig           JSONDict `gorm:"column:raid_config"`
-	TargetRAIDConfig     JSONDict `gorm:"column:target_raid_config"`
-	Reservation          *string  `gorm:"column:reservation"`
-	ConductorAffinity    *int64   `gorm:"column:conductor_affinity"`
-	ConductorGroup       string   `gorm:"column:conductor_group;not null"`
-	Maintenance          bool     `gorm:"column:maintenance"` // NULL reads as false
-	MaintenanceReason    *string  `gorm:"column:maintenance_reason"`
-	Fault                *string  `gorm:"column:fault"`
-	ConsoleEnabled       bool     `gorm:"column:console_enabled"` // NULL reads as false
-	InspectionFinishedAt Time     `gorm:"column:inspection_finished_at"`
-	InspectionStartedAt  Time     `gorm:"column:inspection_started_at"`
-	Extra                JSONDict `gorm:"column:extra"`
-	AutomatedClean       *bool    `gorm:"column:automated_clean"`
-	Protected            bool     `gorm:"column:protected;not null"`
-	ProtectedReason      *string  `gorm:"column:protected_reason"`
-	Owner                *string  `gorm:"column:owner"`
-	Lessee               *string  `gorm:"column:lessee"`
-	AllocationID         *int64   `gorm:"column:allocation_id"`
-	Description          *string  `gorm:"column:description"`
-	BIOSInterface        *string  `gorm:"column:bios_interface"`
-	BootInterface        *string  `gorm:"column:boot_interface"`
-	ConsoleInterface     *string  `gorm:"column:console_interface"`
-	DeployInterface      *string  `gorm:"column:deploy_interface"`
-	InspectInterface     *string  `gorm:"column:inspect_interface"`
-	ManagementInterface  *string  `gorm:"column:management_interface"`
-	NetworkInterface     *string  `gorm:"column:network_interface"`
-	RAIDInterface        *string  `gorm:"column:raid_interface"`
-	RescueInterface      *string  `gorm:"column:rescue_interface"`
-	Retired              *bool    `gorm:"column:retired"` // created as false when nil
-	RetiredReason        *string  `gorm:"column:retired_reason"`
-	NetworkData          JSONDict `gorm:"column:network_data"`
-	StorageInterface     *string  `gorm:"column:storage_interface"`
-	PowerInterface       *string  `gorm:"column:power_interface"`
-	VendorInterface      *string  `gorm:"column:vendor_interface"`
-	BootMode             *string  `gorm:"column:boot_mode"`
-	SecureBoot           *bool    `gorm:"column:secure_boot"`
-	Shard                *string  `gorm:"column:shard"`
+	Driver               string        `gorm:"column:driver"`
+	DriverInfo           JSONDict      `gorm:"column:driver_info"`
+	DriverInternalInfo   JSONDict      `gorm:"column:driver_internal_info"`
+	CleanStep            JSONDict      `gorm:"column:clean_step"`
+	DeployStep           JSONDict      `gorm:"column:deploy_step"`
+	ResourceClass        *string       `gorm:"column:resource_class"`
+	RAIDConfig           JSONDict      `gorm:"column:raid_config"`
+	TargetRAIDConfig     JSONDict      `gorm:"column:target_raid_config"`
+	Reservation          *string       `gorm:"column:reservation"`
+	ConductorAffinity    *int64        `gorm:"column:conductor_affinity"`
+	ConductorGroup       string        `gorm:"column:conductor_group;not null"`
+	Maintenance          bool          `gorm:"column:maintenance"` // NULL reads as false
+	MaintenanceReason    *string       `gorm:"column:maintenance_reason"`
+	Fault                *states.Fault `gorm:"column:fault"`
+	ConsoleEnabled       bool          `gorm:"column:console_enabled"` // NULL reads as false
+	InspectionFinishedAt Time          `gorm:"column:inspection_finished_at"`
+	InspectionStartedAt  Time          `gorm:"column:inspection_started_at"`
+	Extra                JSONDict      `gorm:"column:extra"`
+	AutomatedClean       *bool         `gorm:"column:automated_clean"`
+	Protected            bool          `gorm:"column:protected;not null"`
+	ProtectedReason      *string       `gorm:"column:protected_reason"`
+	Owner                *string       `gorm:"column:owner"`
+	Lessee               *string       `gorm:"column:lessee"`
+	AllocationID         *int64        `gorm:"column:allocation_id"`
+	Description          *string       `gorm:"column:description"`
+	BIOSInterface        *string       `gorm:"column:bios_interface"`
+	BootInterface        *string       `gorm:"column:boot_interface"`
+	ConsoleInterface     *string       `gorm:"column:console_interface"`
+	DeployInterface      *string       `gorm:"column:deploy_interface"`
+	InspectInterface     *string       `gorm:"column:inspect_interface"`
+	ManagementInterface  *string       `gorm:"column:management_interface"`
+	NetworkInterface     *string       `gorm:"column:network_interface"`
+	RAIDInterface        *string       `gorm:"column:raid_interface"`
+	RescueInterface      *string       `gorm:"column:rescue_interface"`
+	Retired              *bool         `gorm:"column:retired"` // created as false when nil
+	RetiredReason        *string       `gorm:"column:retired_reason"`
+	NetworkData          JSONDict      `gorm:"column:network_data"`
+	StorageInterface     *string       `gorm:"column:storage_interface"`
+	PowerInterface       *string       `gorm:"column:power_interface"`
+	VendorInterface      *string       `gorm:"column:vendor_interface"`
+	BootMode             *string       `gorm:"column:boot_mode"`
+	SecureBoot           *bool         `gorm:"column:secure_boot"`
+	Shard                *string       `gorm:"column:shard"`
 
 	// Traits are the node's rows of node_traits, ordered by trait. They
 	// are loaded by the store, never written with the node.
@@ -291,21 +295,21 @@ func (BIOSSetting) TableName() string { return "bios_settings" }
 
 // Allocation is a row of allocations.
 type Allocation struct {
-	CreatedAt         Time     `gorm:"column:created_at"`
-	UpdatedAt         Time     `gorm:"column:updated_at"`
-	Version           string   `gorm:"column:version"`
-	ID                int64    `gorm:"column:id;primaryKey;autoIncrement"`
-	UUID              string   `gorm:"column:uuid;not null"`
-	Name              *string  `gorm:"column:name"`
-	NodeID            *int64   `gorm:"column:node_id"`
-	State             string   `gorm:"column:state;not null"`
-	Owner             *string  `gorm:"column:owner"`
-	LastError         *string  `gorm:"column:last_error"`
-	ResourceClass     *string  `gorm:"column:resource_class"`
-	Traits            JSONList `gorm:"column:traits"`
-	CandidateNodes    JSONList `gorm:"column:candidate_nodes"`
-	Extra             JSONDict `gorm:"column:extra"`
-	ConductorAffinity *int64   `gorm:"column:conductor_affinity"`
+	CreatedAt         Time              `gorm:"column:created_at"`
+	UpdatedAt         Time              `gorm:"column:updated_at"`
+	Version           string            `gorm:"column:version"`
+	ID                int64             `gorm:"column:id;primaryKey;autoIncrement"`
+	UUID              string            `gorm:"column:uuid;not null"`
+	Name              *string           `gorm:"column:name"`
+	NodeID            *int64            `gorm:"column:node_id"`
+	State             states.Allocation `gorm:"column:state;not null"`
+	Owner             *string           `gorm:"column:owner"`
+	LastError         *string           `gorm:"column:last_error"`
+	ResourceClass     *string           `gorm:"column:resource_class"`
+	Traits            JSONList          `gorm:"column:traits"`
+	CandidateNodes    JSONList          `gorm:"column:candidate_nodes"`
+	Extra             JSONDict          `gorm:"column:extra"`
+	ConductorAffinity *int64            `gorm:"column:conductor_affinity"`
 }
 
 // TableName is the table of Allocation.

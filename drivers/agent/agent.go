@@ -22,6 +22,7 @@ import (
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/drivers/storage"
+	"github.com/goironic/ironic/states"
 )
 
 // Config holds the options the agent interfaces read.
@@ -303,7 +304,7 @@ func (*RamdiskDeploy) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs the "deploy" step, or an agent's clean step.
-func (r *RamdiskDeploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (string, error) {
+func (r *RamdiskDeploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (states.Provision, error) {
 	if name != deployStepDeploy {
 		if stepPhase(task) == drivers.CleanStep {
 			return r.cfg.executeInband(ctx, task, drivers.CleanStep, name, args)
@@ -331,13 +332,13 @@ func (r *RamdiskDeploy) Heartbeat(ctx context.Context, task drivers.Task, hb dri
 // on its tenant networks, set to boot its instance ramdisk and powered
 // on; the deployment is then done. A configuration drive is ignored (with
 // a warning) by boot interfaces that can't pass one to a ramdisk.
-func (r *RamdiskDeploy) Deploy(ctx context.Context, task drivers.Task) (string, error) {
+func (r *RamdiskDeploy) Deploy(ctx context.Context, task drivers.Task) (states.Provision, error) {
 	drv := task.Driver()
 	if _, ok := task.InstanceInfo()["configdrive"]; ok && !hasCapability(drv.Boot.Capabilities(), "ramdisk_boot_configdrive") && r.Log != nil {
 		r.Log.WarnContext(ctx, "A configuration drive is present in the ramdisk deployment request of node "+task.NodeUUID()+
 			" with boot interface "+task.InterfaceName(drivers.Boot)+". The configuration drive will be ignored for this deployment.", "node", task.NodeUUID())
 	}
-	if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+	if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 		return "", err
 	}
 	if drv.Network != nil {
@@ -348,7 +349,7 @@ func (r *RamdiskDeploy) Deploy(ctx context.Context, task drivers.Task) (string, 
 	if err := drv.Boot.PrepareInstance(ctx, task); err != nil {
 		return "", err
 	}
-	if err := task.PowerAction(ctx, drivers.PowerOn); err != nil {
+	if err := task.PowerAction(ctx, states.PowerOn); err != nil {
 		return "", err
 	}
 	if r.Log != nil {
@@ -366,26 +367,26 @@ func (*RamdiskDeploy) Prepare(ctx context.Context, task drivers.Task) error {
 	}
 	drv := task.Driver()
 	switch task.ProvisionState() {
-	case stateDeploying:
+	case states.Deploying:
 		if drv.Network != nil {
 			if err := drv.Network.Validate(ctx, task); err != nil {
 				return err
 			}
 		}
-		if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+		if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 			return err
 		}
 		if drv.Storage != nil {
 			return drv.Storage.AttachVolumes(ctx, task)
 		}
-	case stateActive, stateUnrescuing:
+	case states.Active, states.Unrescuing:
 		return drv.Boot.PrepareInstance(ctx, task)
 	}
 	return nil
 }
 
 // TearDown is AgentBaseMixin.tear_down (see Deploy.TearDown).
-func (r *RamdiskDeploy) TearDown(ctx context.Context, task drivers.Task) (string, error) {
+func (r *RamdiskDeploy) TearDown(ctx context.Context, task drivers.Task) (states.Provision, error) {
 	return tearDown(ctx, task, r.Log)
 }
 
@@ -399,7 +400,7 @@ func (*RamdiskDeploy) TakeOver(context.Context, drivers.Task) error { return nil
 
 // PrepareCleaning is AgentBaseMixin.prepare_cleaning: the agent ramdisk
 // boots for in-band cleaning.
-func (r *RamdiskDeploy) PrepareCleaning(ctx context.Context, task drivers.Task) (string, error) {
+func (r *RamdiskDeploy) PrepareCleaning(ctx context.Context, task drivers.Task) (states.Provision, error) {
 	return r.cfg.prepareInbandCleaning(ctx, task, true)
 }
 
@@ -412,12 +413,12 @@ func (r *RamdiskDeploy) TearDownCleaning(ctx context.Context, task drivers.Task)
 type RAID struct{ drivers.RAIDBase }
 
 // CreateConfiguration is not implemented yet.
-func (*RAID) CreateConfiguration(context.Context, drivers.Task, drivers.RAIDCreateOptions) (string, error) {
+func (*RAID) CreateConfiguration(context.Context, drivers.Task, drivers.RAIDCreateOptions) (states.Provision, error) {
 	return "", drivers.NotImplemented("agent", drivers.RAID, "create RAID configurations")
 }
 
 // DeleteConfiguration is not implemented yet.
-func (*RAID) DeleteConfiguration(context.Context, drivers.Task) (string, error) {
+func (*RAID) DeleteConfiguration(context.Context, drivers.Task) (states.Provision, error) {
 	return "", drivers.NotImplemented("agent", drivers.RAID, "delete RAID configurations")
 }
 
@@ -506,17 +507,17 @@ func (p *Power) agentAlive(task drivers.Task) bool {
 func (*Power) SupportsPowerSync(context.Context, drivers.Task) bool { return false }
 
 // GetSupportedPowerStates returns reboot and soft reboot.
-func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]string, error) {
-	return []string{drivers.Reboot, drivers.SoftReboot}, nil
+func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]states.Power, error) {
+	return []states.Power{states.Rebooting, states.SoftRebooting}, nil
 }
 
 // GetPowerState is not implemented yet.
-func (*Power) GetPowerState(context.Context, drivers.Task) (string, error) {
+func (*Power) GetPowerState(context.Context, drivers.Task) (states.Power, error) {
 	return "", drivers.NotImplemented("agent", drivers.Power, "get the power state")
 }
 
 // SetPowerState is not implemented yet.
-func (*Power) SetPowerState(context.Context, drivers.Task, string, time.Duration) error {
+func (*Power) SetPowerState(context.Context, drivers.Task, states.Power, time.Duration) error {
 	return drivers.NotImplemented("agent", drivers.Power, "set the power state")
 }
 

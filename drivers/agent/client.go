@@ -441,7 +441,7 @@ func (c *Client) InstallBootloader(ctx context.Context, task drivers.Task, rootU
 	params := pyjson.Object{{Key: "root_uuid", Value: rootUUID}, {Key: "efi_system_part_uuid", Value: efiUUID},
 		{Key: "prep_boot_part_uuid", Value: prepUUID}, {Key: "target_boot_mode", Value: bootMode}}
 	res, err := c.Run(ctx, task, "image.install_bootloader", params, false, true)
-	if err == nil || !ironic.IsClass(err, ironic.AgentAPIError) || (bootMode == "uefi" && softwareRAID) {
+	if err == nil || !ironic.IsClass(err, ironic.AgentAPIError) || (bootMode == drivers.BootModeUEFI && softwareRAID) {
 		return res, err
 	}
 	return c.Run(ctx, task, "image.install_bootloader", params[:3], false, true)

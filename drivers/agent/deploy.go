@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -12,20 +13,11 @@ import (
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/drivers/storage"
+	"github.com/goironic/ironic/states"
 )
 
-// The provision states the deploy interfaces look at.
-const (
-	stateDeploying   = "deploying"
-	stateActive      = "active"
-	stateUnrescuing  = "unrescuing"
-	stateAdopting    = "adopting"
-	stateRescuing    = "rescuing"
-	stateRescueWait  = "rescue wait"
-	stateRescue      = "rescue"
-	stateRescueFail  = "rescue failed"
-	deployStepDeploy = "deploy"
-)
+// deployStepDeploy is the name of the deploy step "deploy".
+const deployStepDeploy = "deploy"
 
 // Steps declares the out-of-band deploy steps of Ironic's agent deploy
 // interfaces: deploy (100), write_image (80, "direct" only),
@@ -45,7 +37,7 @@ func (d *Deploy) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs one of the steps Steps declares.
-func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (string, error) {
+func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (states.Provision, error) {
 	switch name {
 	case deployStepDeploy:
 		return d.Deploy(ctx, task)
@@ -103,7 +95,7 @@ func (d *Deploy) Prepare(ctx context.Context, task drivers.Task) error {
 	}
 	drv := task.Driver()
 	state := task.ProvisionState()
-	if state == stateDeploying {
+	if state == states.Deploying {
 		if drv.Network != nil {
 			if err := drv.Network.Validate(ctx, task); err != nil {
 				return err
@@ -114,7 +106,7 @@ func (d *Deploy) Prepare(ctx context.Context, task drivers.Task) error {
 			return err
 		}
 		if !fast {
-			if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+			if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 				return err
 			}
 		}
@@ -151,11 +143,11 @@ func (d *Deploy) Prepare(ctx context.Context, task drivers.Task) error {
 		}
 	}
 	switch state {
-	case stateActive, stateUnrescuing:
+	case states.Active, states.Unrescuing:
 		return drv.Boot.PrepareInstance(ctx, task)
-	case stateAdopting:
+	case states.Adopting:
 		return nil
-	case stateRescuing, stateRescueWait, stateRescue, stateRescueFail:
+	case states.Rescuing, states.RescueWait, states.Rescue, states.RescueFailed:
 	default:
 		if err := d.updateInstanceInfo(ctx, task); err != nil {
 			return err
@@ -181,7 +173,7 @@ func (d *Deploy) updateInstanceInfo(ctx context.Context, task drivers.Task) erro
 // reboots into the agent ramdisk (unless an earlier step did) and the
 // deployment waits for the agent's call back; booting from a volume it
 // has nothing to do.
-func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (string, error) {
+func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (states.Provision, error) {
 	fast, err := d.isFastTrack(ctx, task)
 	if err != nil {
 		return "", err
@@ -196,7 +188,7 @@ func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (string, error) 
 	}
 	dii := task.DriverInternalInfo()
 	if !py.Truthy(dii["deployment_reboot"]) {
-		if err := task.PowerAction(ctx, drivers.Reboot); err != nil {
+		if err := task.PowerAction(ctx, states.Rebooting); err != nil {
 			return "", err
 		}
 	}
@@ -204,13 +196,13 @@ func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (string, error) 
 	if err := task.Save(ctx); err != nil {
 		return "", err
 	}
-	return drivers.StateDeployWait, nil
+	return states.DeployWait, nil
 }
 
 // writeImage is the write_image step: nothing when booting from a
 // volume; otherwise the agent's write_image deploy step, with Ironic's
 // image_info, and the deployment waits for it.
-func (d *Deploy) writeImage(ctx context.Context, task drivers.Task) (string, error) {
+func (d *Deploy) writeImage(ctx context.Context, task drivers.Task) (states.Provision, error) {
 	write, err := shouldWriteImage(ctx, task)
 	if err != nil || !write {
 		return "", err
@@ -257,7 +249,7 @@ func (d *Deploy) tearDownAgent(ctx context.Context, task drivers.Task) error {
 	if err != nil {
 		return err
 	}
-	canPowerOn := slices.Contains(supported, drivers.PowerOn)
+	canPowerOn := slices.Contains(supported, states.PowerOn)
 	oob, err := deployutil.BoolFromString(orFalse(task.DriverInfo()["deploy_forces_oob_reboot"]))
 	if err != nil {
 		return err
@@ -270,7 +262,7 @@ func (d *Deploy) tearDownAgent(ctx context.Context, task drivers.Task) error {
 		if _, err := d.cfg.client().Sync(ctx, task); err != nil {
 			return fail(err)
 		}
-		if err := task.PowerAction(ctx, drivers.Reboot); err != nil {
+		if err := task.PowerAction(ctx, states.Rebooting); err != nil {
 			return fail(err)
 		}
 	case !oob:
@@ -282,7 +274,7 @@ func (d *Deploy) tearDownAgent(ctx context.Context, task drivers.Task) error {
 				d.cfg.Log.WarnContext(ctx, fmt.Sprintf("Failed to soft power off node %s in at least %d seconds. Forcing hard power off and proceeding.",
 					task.NodeUUID(), int(d.cfg.PostDeployPowerStateRetryInterval.Seconds())*d.cfg.PostDeployPowerStateRetries), "node", task.NodeUUID())
 			}
-			if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+			if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 				return fail(err)
 			}
 		}
@@ -295,7 +287,7 @@ func (d *Deploy) tearDownAgent(ctx context.Context, task drivers.Task) error {
 			}
 			d.cfg.Log.WarnContext(ctx, fmt.Sprintf("Failed to flush the file system prior to hard rebooting the node %s: %s", task.NodeUUID(), fs), "node", task.NodeUUID())
 		}
-		if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+		if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 			return fail(err)
 		}
 	}
@@ -314,7 +306,7 @@ func (d *Deploy) waitPoweredOff(ctx context.Context, task drivers.Task) bool {
 			case <-d.cfg.After(d.cfg.PostDeployPowerStateRetryInterval):
 			}
 		}
-		if st, err := power.GetPowerState(ctx, task); err == nil && st == drivers.PowerOff {
+		if st, err := power.GetPowerState(ctx, task); err == nil && st == states.PowerOff {
 			return true
 		}
 	}
@@ -343,8 +335,8 @@ func switchToTenantNetwork(ctx context.Context, task drivers.Task) error {
 // power interface can.
 func bootInstance(ctx context.Context, task drivers.Task) error {
 	supported, err := task.Driver().Power.GetSupportedPowerStates(ctx, task)
-	if err == nil && slices.Contains(supported, drivers.PowerOn) {
-		err = task.PowerAction(ctx, drivers.PowerOn)
+	if err == nil && slices.Contains(supported, states.PowerOn) {
+		err = task.PowerAction(ctx, states.PowerOn)
 	}
 	if err != nil {
 		return ironic.Errorf(ironic.InstanceDeployFailure, "Error booting node %s after deploy. %s: %s", task.NodeUUID(), faultClass(err), err)
@@ -355,12 +347,12 @@ func bootInstance(ctx context.Context, task drivers.Task) error {
 // TearDown is AgentBaseMixin.tear_down: the node is powered off, its
 // volumes detached and its volume targets deleted, and it leaves the
 // tenant and provisioning networks.
-func (d *Deploy) TearDown(ctx context.Context, task drivers.Task) (string, error) {
+func (d *Deploy) TearDown(ctx context.Context, task drivers.Task) (states.Provision, error) {
 	return tearDown(ctx, task, d.cfg.Log)
 }
 
-func tearDown(ctx context.Context, task drivers.Task, log *slog.Logger) (string, error) {
-	if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+func tearDown(ctx context.Context, task drivers.Task, log *slog.Logger) (states.Provision, error) {
+	if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 		return "", err
 	}
 	if err := storage.DeployTearDown(ctx, task, log); err != nil {
@@ -378,7 +370,7 @@ func tearDown(ctx context.Context, task drivers.Task, log *slog.Logger) (string,
 			return "", err
 		}
 	}
-	return drivers.StateDeleted, nil
+	return states.Deleted, nil
 }
 
 // CleanUp is AgentBaseMixin.clean_up: the boot interface forgets the
@@ -401,7 +393,7 @@ func cleanUp(ctx context.Context, task drivers.Task, manageBoot bool) error {
 func (d *Deploy) TakeOver(context.Context, drivers.Task) error { return nil }
 
 // PrepareCleaning is AgentBaseMixin.prepare_cleaning.
-func (d *Deploy) PrepareCleaning(ctx context.Context, task drivers.Task) (string, error) {
+func (d *Deploy) PrepareCleaning(ctx context.Context, task drivers.Task) (states.Provision, error) {
 	return d.cfg.prepareInbandCleaning(ctx, task, d.cfg.ManageAgentBoot)
 }
 
@@ -416,7 +408,7 @@ func (d *Deploy) TearDownCleaning(ctx context.Context, task drivers.Task) error 
 // the node reboots into it; cleaning then waits for the agent (clean
 // wait). With fast track (a live agent on a powered node) nothing
 // reboots and the steps go on at once.
-func (c Config) prepareInbandCleaning(ctx context.Context, task drivers.Task, manageBoot bool) (string, error) {
+func (c Config) prepareInbandCleaning(ctx context.Context, task drivers.Task, manageBoot bool) (states.Provision, error) {
 	fast, err := c.isFastTrack(ctx, task)
 	if err != nil {
 		return "", err
@@ -449,10 +441,10 @@ func (c Config) prepareInbandCleaning(ctx context.Context, task drivers.Task, ma
 	if fast, err = c.isFastTrack(ctx, task); err != nil || fast {
 		return "", err
 	}
-	if err := task.PowerAction(ctx, drivers.Reboot); err != nil {
+	if err := task.PowerAction(ctx, states.Rebooting); err != nil {
 		return "", err
 	}
-	return drivers.StateCleanWait, nil
+	return states.CleanWait, nil
 }
 
 // tearDownInbandCleaning is Ironic's deploy_utils.tear_down_inband_cleaning:
@@ -466,7 +458,7 @@ func (c Config) tearDownInbandCleaning(ctx context.Context, task drivers.Task, m
 		return err
 	}
 	if !fast {
-		if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+		if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 			return err
 		}
 	}
@@ -506,7 +498,7 @@ func (c Config) isFastTrack(ctx context.Context, task drivers.Task) (bool, error
 		return false, nil
 	}
 	st, err := task.Driver().Power.GetPowerState(ctx, task)
-	return st == drivers.PowerOn, err
+	return st == states.PowerOn, err
 }
 
 // withNetworkPower runs fn with the node powered on when its network
@@ -518,14 +510,14 @@ func (c Config) isFastTrack(ctx context.Context, task drivers.Task) (bool, error
 // interface here needs power (only Neutron smart NICs do).
 func withNetworkPower(ctx context.Context, task drivers.Task, manage bool, fn func() error) error {
 	nw := task.Driver().Network
-	restore := ""
+	var restore states.Power
 	if manage && nw != nil && nw.NeedPowerOn(ctx, task) {
 		st, err := task.Driver().Power.GetPowerState(ctx, task)
 		if err != nil {
 			return err
 		}
-		if st == drivers.PowerOff {
-			if err := task.PowerAction(ctx, drivers.PowerOn); err != nil {
+		if st == states.PowerOff {
+			if err := task.PowerAction(ctx, states.PowerOn); err != nil {
 				return err
 			}
 			restore = st
@@ -543,7 +535,7 @@ func withNetworkPower(ctx context.Context, task drivers.Task, manage bool, fn fu
 // faultClass is the Python exception class name of err, as Ironic's
 // messages quote it.
 func faultClass(err error) string {
-	if f, ok := err.(*ironic.Fault); ok {
+	if f := (*ironic.Fault)(nil); errors.As(err, &f) {
 		return string(f.Class)
 	}
 	return "Exception"

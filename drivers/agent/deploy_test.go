@@ -15,6 +15,7 @@ import (
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/drivers/pxe"
+	"github.com/goironic/ironic/states"
 )
 
 // recStorage is a storage interface that records what the deploy
@@ -54,7 +55,7 @@ func (m *recMgmt) SetBootDevice(_ context.Context, _ drivers.Task, dev string, p
 func bfvTask(deploy string, write bool, calls *[]string) *fake.Task {
 	boot := pxe.NewBoot(pxe.Config{HTTPURL: "http://h", HTTPRoot: "/r"}, true)
 	tk := &fake.Task{
-		Node: &fake.Node{UUID: "n1", Driver: "fake-hardware", ProvisionState: "deploying", PowerState: drivers.PowerOn,
+		Node: &fake.Node{UUID: "n1", Driver: "fake-hardware", ProvisionState: "deploying", PowerState: states.PowerOn,
 			Interfaces: map[drivers.Kind]string{drivers.Deploy: deploy},
 			Properties: map[string]any{"capabilities": "iscsi_boot:True"},
 			DriverInfo: map[string]any{"deploy_kernel": "http://h/k", "deploy_ramdisk": "http://h/r"}},
@@ -86,7 +87,7 @@ func runSteps(ctx context.Context, t *testing.T, st drivers.Stepper, tk *fake.Ta
 		if err != nil {
 			t.Fatalf("step %s: %v", s.Name, err)
 		}
-		names = append(names, s.Name+"="+res)
+		names = append(names, s.Name+"="+string(res))
 	}
 	return names
 }
@@ -116,7 +117,7 @@ func TestDirectBootFromVolume(t *testing.T) {
 	if want := []string{"deploy=", "write_image=", "prepare_instance_boot=", "tear_down_agent=", "switch_to_tenant_network=", "boot_instance="}; !slices.Equal(steps, want) {
 		t.Errorf("steps %v, want %v", steps, want)
 	}
-	if want := []string{"power off", "power on"}; !slices.Equal(tk.PowerActions, want) {
+	if want := []states.Power{states.PowerOff, states.PowerOn}; !slices.Equal(tk.PowerActions, want) {
 		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
 	}
 	if want := []string{"attach", "boot device pxe persistent"}; !slices.Equal(calls, want) {
@@ -130,7 +131,7 @@ func TestDirectBootFromVolume(t *testing.T) {
 	if err := d.CleanUp(ctx, tk); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := d.TearDown(ctx, tk); err != nil || st != drivers.StateDeleted {
+	if st, err := d.TearDown(ctx, tk); err != nil || st != states.Deleted {
 		t.Fatalf("tear down: %q %v", st, err)
 	}
 	if want := []string{"detach"}; !slices.Equal(calls, want) {
@@ -163,15 +164,15 @@ func TestCustomAgentWaitsForAgent(t *testing.T) {
 		t.Errorf("prepare: %v, want %v", calls, want)
 	}
 	res, err := d.Deploy(ctx, tk)
-	if err != nil || res != drivers.StateDeployWait {
+	if err != nil || res != states.DeployWait {
 		t.Fatalf("deploy: %q %v", res, err)
 	}
-	if want := []string{"power off", "rebooting"}; !slices.Equal(tk.PowerActions, want) {
+	if want := []states.Power{states.PowerOff, states.Rebooting}; !slices.Equal(tk.PowerActions, want) {
 		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
 	}
 	// An earlier step that rebooted says so; the step doesn't reboot again.
 	tk.Node.DriverInternalInfo["deployment_reboot"] = true
-	if res, err := d.Deploy(ctx, tk); err != nil || res != drivers.StateDeployWait || len(tk.PowerActions) != 2 {
+	if res, err := d.Deploy(ctx, tk); err != nil || res != states.DeployWait || len(tk.PowerActions) != 2 {
 		t.Errorf("deploy after a reboot: %q %v %v", res, err, tk.PowerActions)
 	}
 	if _, ok := tk.Node.DriverInternalInfo["deployment_reboot"]; ok {
@@ -232,7 +233,7 @@ func TestTearDownAgentForcesPowerOff(t *testing.T) {
 	if _, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "tear_down_agent", nil); err != nil {
 		t.Fatal(err)
 	}
-	if waits != 6 || !slices.Equal(tk.PowerActions, []string{"power off"}) || tk.Node.PowerState != drivers.PowerOff {
+	if waits != 6 || !slices.Equal(tk.PowerActions, []states.Power{states.PowerOff}) || tk.Node.PowerState != states.PowerOff {
 		t.Errorf("waits %d, power actions %v, state %s", waits, tk.PowerActions, tk.Node.PowerState)
 	}
 	tk.Node.DriverInfo["deploy_forces_oob_reboot"] = true
@@ -262,7 +263,7 @@ func TestRamdiskDeploy(t *testing.T) {
 	if !slices.Equal(steps, []string{"deploy="}) {
 		t.Errorf("steps %v", steps)
 	}
-	if want := []string{"power off", "power off", "power on"}; !slices.Equal(tk.PowerActions, want) {
+	if want := []states.Power{states.PowerOff, states.PowerOff, states.PowerOn}; !slices.Equal(tk.PowerActions, want) {
 		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
 	}
 	if want := []string{"attach", "boot device pxe persistent"}; !slices.Equal(calls, want) {
@@ -280,7 +281,7 @@ func TestPrepareCleaningBootsAgent(t *testing.T) {
 	tk := bfvTask("direct", true, &calls)
 	tk.Node.ProvisionState = "cleaning"
 	st, err := d.PrepareCleaning(ctx, tk)
-	if err != nil || st != drivers.StateCleanWait {
+	if err != nil || st != states.CleanWait {
 		t.Fatalf("prepare cleaning: %q %v", st, err)
 	}
 	dii := tk.Node.DriverInternalInfo
@@ -296,7 +297,7 @@ func TestPrepareCleaningBootsAgent(t *testing.T) {
 	if err := d.TearDownCleaning(ctx, tk); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"rebooting", "power off"}; !slices.Equal(tk.PowerActions, want) {
+	if want := []states.Power{states.Rebooting, states.PowerOff}; !slices.Equal(tk.PowerActions, want) {
 		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
 	}
 }

@@ -10,36 +10,27 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
-)
-
-// Provision states heartbeats look at.
-const (
-	stateDeployWait = "wait call-back"
-	stateCleaning   = "cleaning"
-	stateCleanWait  = "clean wait"
-	stateEnroll     = "enroll"
-	stateManageable = "manageable"
-	stateAvailable  = "available"
+	"github.com/goironic/ironic/states"
 )
 
 // heartbeatAllowed is HEARTBEAT_ALLOWED (FASTTRACK_HEARTBEAT_ALLOWED with
 // fast track).
-func heartbeatAllowed(state string, fast bool) bool {
+func heartbeatAllowed(state states.Provision, fast bool) bool {
 	switch state {
-	case stateDeployWait, stateCleanWait, stateRescueWait, stateDeploying:
+	case states.DeployWait, states.CleanWait, states.RescueWait, states.Deploying:
 		return true
-	case stateCleaning, stateRescuing:
+	case states.Cleaning, states.Rescuing:
 		return !fast
-	case stateEnroll, stateManageable, stateAvailable:
+	case states.Enroll, states.Manageable, states.Available:
 		return fast
 	}
 	return false
 }
 
 // heartbeatRecordOnly is _HEARTBEAT_RECORD_ONLY.
-func heartbeatRecordOnly(state string) bool {
+func heartbeatRecordOnly(state states.Provision) bool {
 	switch state {
-	case stateEnroll, stateManageable, stateAvailable, stateCleaning, stateDeploying, stateRescuing:
+	case states.Enroll, states.Manageable, states.Available, states.Cleaning, states.Deploying, states.Rescuing:
 		return true
 	}
 	return false
@@ -97,11 +88,11 @@ func (c Config) heartbeat(ctx context.Context, task drivers.Task, hb drivers.Hea
 		return nil
 	}
 	switch state {
-	case stateDeployWait:
+	case states.DeployWait:
 		c.heartbeatDeployWait(ctx, task)
-	case stateCleanWait:
+	case states.CleanWait:
 		c.heartbeatCleanWait(ctx, task)
-	case stateRescueWait:
+	case states.RescueWait:
 		c.heartbeatRescueWait(ctx, task)
 	}
 	return nil
@@ -110,17 +101,17 @@ func (c Config) heartbeat(ctx context.Context, task drivers.Task, hb drivers.Hea
 // heartbeatInMaintenance is _heartbeat_in_maintenance.
 func (c Config) heartbeatInMaintenance(ctx context.Context, task drivers.Task) {
 	switch task.ProvisionState() {
-	case stateCleaning, stateCleanWait:
+	case states.Cleaning, states.CleanWait:
 		if !c.AllowProvisioningInMaintenance {
 			task.FailSteps(ctx, drivers.CleanStep, "Cleaning aborted as node is in maintenance mode")
 			return
 		}
-	case stateDeploying, stateDeployWait:
+	case states.Deploying, states.DeployWait:
 		if !c.AllowProvisioningInMaintenance {
 			task.FailSteps(ctx, drivers.DeployStep, "Deploy aborted as node is in maintenance mode")
 			return
 		}
-	case stateRescuing, stateRescueWait:
+	case states.Rescuing, states.RescueWait:
 		if !c.AllowProvisioningInMaintenance {
 			task.FailRescue(ctx, "Rescue aborted as node is in maintenance mode")
 			return
@@ -148,7 +139,7 @@ func (c Config) heartbeatDeployWait(ctx context.Context, task drivers.Task) {
 	if err != nil {
 		lastError := fmt.Sprintf("%s: %s", msg, err)
 		c.logf(ctx, task, true, "Asynchronous exception for node %s: %s", task.NodeUUID(), lastError)
-		if s := task.ProvisionState(); s == stateDeploying || s == stateDeployWait {
+		if s := task.ProvisionState(); s == states.Deploying || s == states.DeployWait {
 			c.collectOnFailure(ctx, task)
 			task.FailSteps(ctx, drivers.DeployStep, lastError)
 		}
@@ -178,7 +169,7 @@ func (c Config) heartbeatCleanWait(ctx context.Context, task drivers.Task) {
 	}
 	if err != nil {
 		lastError := fmt.Sprintf("%s: %s", msg, err)
-		if s := task.ProvisionState(); s == stateCleaning || s == stateCleanWait {
+		if s := task.ProvisionState(); s == states.Cleaning || s == states.CleanWait {
 			task.FailSteps(ctx, drivers.CleanStep, lastError)
 		}
 	}
@@ -305,7 +296,7 @@ func (c Config) inbandSteps(task drivers.Task, phase drivers.StepPhase) []map[st
 // node cleans, deploying otherwise.
 func stepPhase(task drivers.Task) drivers.StepPhase {
 	switch task.ProvisionState() {
-	case stateCleaning, stateCleanWait:
+	case states.Cleaning, states.CleanWait:
 		return drivers.CleanStep
 	}
 	return drivers.DeployStep
@@ -313,7 +304,7 @@ func stepPhase(task drivers.Task) drivers.StepPhase {
 
 // executeInband is agent_base.execute_step for the in-band step name:
 // the agent starts it and the step waits for the heartbeats.
-func (c Config) executeInband(ctx context.Context, task drivers.Task, phase drivers.StepPhase, name string, args map[string]any) (string, error) {
+func (c Config) executeInband(ctx context.Context, task drivers.Task, phase drivers.StepPhase, name string, args map[string]any) (states.Provision, error) {
 	var step map[string]any
 	if cur := task.CurrentStep(phase); py.Str(cur["step"]) == name {
 		step = cur
@@ -334,7 +325,7 @@ func (c Config) executeInband(ctx context.Context, task drivers.Task, phase driv
 	return c.executeStep(ctx, task, phase, step)
 }
 
-func (c Config) executeStep(ctx context.Context, task drivers.Task, phase drivers.StepPhase, step any) (string, error) {
+func (c Config) executeStep(ctx context.Context, task drivers.Task, phase drivers.StepPhase, step any) (states.Provision, error) {
 	res, err := c.client().ExecuteStep(ctx, task, phase, step)
 	if err != nil {
 		return "", err
@@ -343,9 +334,9 @@ func (c Config) executeStep(ctx context.Context, task drivers.Task, phase driver
 		return "", stepFailure(phase, "Agent on node %s returned bad command result: %s", task.NodeUUID(), py.Repr(map[string]any(res)))
 	}
 	if phase == drivers.CleanStep {
-		return drivers.StateCleanWait, nil
+		return states.CleanWait, nil
 	}
-	return drivers.StateDeployWait, nil
+	return states.DeployWait, nil
 }
 
 // freshlyBooted is _freshly_booted: the agent ran nothing yet but
@@ -447,7 +438,7 @@ func (c Config) processVersionMismatch(ctx context.Context, task drivers.Task, p
 		task.FailSteps(ctx, phase, fmt.Sprintf("Could not %s on node %s: %s.", verb, task.NodeUUID(), err))
 		return nil
 	}
-	if phase == drivers.CleanStep && task.TargetProvisionState() != stateManageable {
+	if phase == drivers.CleanStep && task.TargetProvisionState() != states.Manageable {
 		if err := task.SetCleaningSteps(ctx); err != nil {
 			task.FailSteps(ctx, phase, fmt.Sprintf("Could not restart automated cleaning on node %s after step %s: %s.",
 				task.NodeUUID(), py.Repr(task.CurrentStep(phase)), err))
@@ -467,10 +458,10 @@ func (c Config) processVersionMismatch(ctx context.Context, task drivers.Task, p
 func (c Config) postStepReboot(ctx context.Context, task drivers.Task, phase drivers.StepPhase) {
 	err := error(nil)
 	if c.ManageAgentBoot {
-		err = task.Driver().Boot.PrepareRamdisk(ctx, task, map[string]any{}, "deploy")
+		err = task.Driver().Boot.PrepareRamdisk(ctx, task, map[string]any{}, drivers.RamdiskDeploy)
 	}
 	if err == nil {
-		err = task.PowerAction(ctx, drivers.Reboot)
+		err = task.PowerAction(ctx, states.Rebooting)
 	}
 	if err != nil {
 		task.FailSteps(ctx, phase, fmt.Sprintf("Reboot requested by %s step %s failed for node %s: %s",

@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/agent"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/states"
 	"github.com/goironic/ironic/test/fakeipa"
 )
 
@@ -43,7 +44,7 @@ func (c *condTask) FailSteps(_ context.Context, p drivers.StepPhase, msg string)
 	c.calls = append(c.calls, "fail "+string(p)+": "+msg)
 }
 
-func heartbeatSetup(t *testing.T, state string, opts fakeipa.Options) (*condTask, drivers.DeployInterface, *fakeipa.Agent) {
+func heartbeatSetup(t *testing.T, state states.Provision, opts fakeipa.Options) (*condTask, drivers.DeployInterface, *fakeipa.Agent) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -74,7 +75,7 @@ func waitIdle(t *testing.T, ipa *fakeipa.Agent) {
 // deployment; a later one finds the running step finished (or failed).
 func TestHeartbeatDeployWait(t *testing.T) {
 	ctx := context.Background()
-	tk, d, ipa := heartbeatSetup(t, "wait call-back", fakeipa.Options{FailSteps: []string{"erase_devices_metadata"}})
+	tk, d, ipa := heartbeatSetup(t, states.DeployWait, fakeipa.Options{FailSteps: []string{"erase_devices_metadata"}})
 	hb := drivers.Heartbeat{CallbackURL: ipa.URL(), AgentVersion: "9.4.1"}
 	if err := d.Heartbeat(ctx, tk, hb); err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ func TestHeartbeatDeployWait(t *testing.T) {
 	// The conductor runs an in-band step: the agent does it.
 	tk.Node.DeployStep = map[string]any{"interface": "deploy", "step": "erase_devices_metadata", "priority": 0}
 	st, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "erase_devices_metadata", nil)
-	if err != nil || st != drivers.StateDeployWait {
+	if err != nil || st != states.DeployWait {
 		t.Fatalf("in-band step: %q %v", st, err)
 	}
 	waitIdle(t, ipa)
@@ -112,7 +113,7 @@ func TestHeartbeatDeployWait(t *testing.T) {
 // continued; a finished step continues it again.
 func TestHeartbeatCleanWait(t *testing.T) {
 	ctx := context.Background()
-	tk, d, ipa := heartbeatSetup(t, "clean wait", fakeipa.Options{})
+	tk, d, ipa := heartbeatSetup(t, states.CleanWait, fakeipa.Options{})
 	hb := drivers.Heartbeat{CallbackURL: ipa.URL(), AgentVersion: "9.4.1"}
 	if err := d.Heartbeat(ctx, tk, hb); err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ func TestHeartbeatCleanWait(t *testing.T) {
 	}
 	tk.Node.ProvisionState = "cleaning"
 	tk.Node.CleanStep = tk.stepList[1]
-	if st, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "erase_devices_metadata", nil); err != nil || st != drivers.StateCleanWait {
+	if st, err := d.(drivers.Stepper).ExecuteStep(ctx, tk, "erase_devices_metadata", nil); err != nil || st != states.CleanWait {
 		t.Fatalf("clean step: %q %v", st, err)
 	}
 	tk.Node.ProvisionState = "clean wait"
@@ -156,7 +157,7 @@ func TestHeartbeatCleanWait(t *testing.T) {
 // unsupported state is skipped.
 func TestHeartbeatStates(t *testing.T) {
 	ctx := context.Background()
-	tk, d, ipa := heartbeatSetup(t, "clean wait", fakeipa.Options{})
+	tk, d, ipa := heartbeatSetup(t, states.CleanWait, fakeipa.Options{})
 	hb := drivers.Heartbeat{CallbackURL: ipa.URL(), AgentVersion: "9.4.1"}
 	tk.Node.Maintenance = true
 	if err := d.Heartbeat(ctx, tk, hb); err != nil {

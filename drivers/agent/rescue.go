@@ -8,6 +8,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 // FinalizeRescue is rescue.finalize_rescue with the hashed rescue
@@ -33,11 +34,11 @@ func (c *Client) FinalizeRescue(ctx context.Context, task drivers.Task, requireH
 // state stays on, as Ironic keeps it for the power sync), leaves the
 // tenant networks for the rescuing one and boots the rescue ramdisk; the
 // agent's heartbeat finishes the rescue.
-func (r *Rescue) Rescue(ctx context.Context, task drivers.Task) (string, error) {
-	if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+func (r *Rescue) Rescue(ctx context.Context, task drivers.Task) (states.Provision, error) {
+	if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 		return "", err
 	}
-	task.SetPowerState(drivers.PowerOn)
+	task.SetPowerState(states.PowerOn)
 	if err := task.Save(ctx); err != nil {
 		return "", err
 	}
@@ -58,23 +59,23 @@ func (r *Rescue) Rescue(ctx context.Context, task drivers.Task) (string, error) 
 		}
 	}
 	if r.cfg.ManageAgentBoot {
-		if err := drv.Boot.PrepareRamdisk(ctx, task, map[string]any{}, "rescue"); err != nil {
+		if err := drv.Boot.PrepareRamdisk(ctx, task, map[string]any{}, drivers.RamdiskRescue); err != nil {
 			return "", err
 		}
 	}
-	if err := task.PowerAction(ctx, drivers.PowerOn); err != nil {
+	if err := task.PowerAction(ctx, states.PowerOn); err != nil {
 		return "", err
 	}
-	return drivers.StateRescueWait, nil
+	return states.RescueWait, nil
 }
 
 // Unrescue is AgentRescue.unrescue: back to the tenant networks and the
 // instance's boot.
-func (r *Rescue) Unrescue(ctx context.Context, task drivers.Task) (string, error) {
-	if err := task.PowerAction(ctx, drivers.PowerOff); err != nil {
+func (r *Rescue) Unrescue(ctx context.Context, task drivers.Task) (states.Provision, error) {
+	if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 		return "", err
 	}
-	task.SetPowerState(drivers.PowerOn)
+	task.SetPowerState(states.PowerOn)
 	if err := task.Save(ctx); err != nil {
 		return "", err
 	}
@@ -90,10 +91,10 @@ func (r *Rescue) Unrescue(ctx context.Context, task drivers.Task) (string, error
 	if err := drv.Boot.PrepareInstance(ctx, task); err != nil {
 		return "", err
 	}
-	if err := task.PowerAction(ctx, drivers.PowerOn); err != nil {
+	if err := task.PowerAction(ctx, states.PowerOn); err != nil {
 		return "", err
 	}
-	return drivers.StateActive, nil
+	return states.Active, nil
 }
 
 // CleanUp is AgentRescue.clean_up: the rescue password goes, the rescue
@@ -107,7 +108,7 @@ func (r *Rescue) CleanUp(ctx context.Context, task drivers.Task) error {
 	}
 	drv := task.Driver()
 	if r.cfg.ManageAgentBoot {
-		if err := drv.Boot.CleanUpRamdisk(ctx, task, "rescue"); err != nil {
+		if err := drv.Boot.CleanUpRamdisk(ctx, task, drivers.RamdiskRescue); err != nil {
 			return err
 		}
 	}
@@ -124,7 +125,7 @@ func (c Config) heartbeatRescueWait(ctx context.Context, task drivers.Task) {
 	if err := c.finalizeRescue(ctx, task); err != nil {
 		lastError := fmt.Sprintf("Node failed to perform rescue operation: %s", err)
 		c.logf(ctx, task, true, "Asynchronous exception for node %s: %s", task.NodeUUID(), lastError)
-		if s := task.ProvisionState(); s == stateRescuing || s == stateRescueWait {
+		if s := task.ProvisionState(); s == states.Rescuing || s == states.RescueWait {
 			task.FailRescue(ctx, lastError)
 		}
 	}

@@ -253,7 +253,7 @@ func Unpack(s string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer zr.Close()
+	defer func() { _ = zr.Close() }() // everything was read; a late checksum error shows in the read
 	var out bytes.Buffer
 	if _, err := out.ReadFrom(zr); err != nil {
 		return nil, err

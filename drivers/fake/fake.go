@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/states"
 )
 
 // Delay is one [fake]*_delay option: operations sleep between Min and Max
@@ -137,7 +138,7 @@ func (*Power) GetProperties() drivers.Properties { return nil }
 func (*Power) Validate(context.Context, drivers.Task) error { return nil }
 
 // GetPowerState returns the node's recorded power state.
-func (p *Power) GetPowerState(ctx context.Context, task drivers.Task) (string, error) {
+func (p *Power) GetPowerState(ctx context.Context, task drivers.Task) (states.Power, error) {
 	if err := p.s.wait(ctx); err != nil {
 		return "", err
 	}
@@ -151,12 +152,12 @@ func (p *Power) Reboot(ctx context.Context, _ drivers.Task, _ time.Duration) err
 
 // SetPowerState records state on the node; only power on/off and the soft
 // variants are accepted.
-func (p *Power) SetPowerState(ctx context.Context, task drivers.Task, state string, _ time.Duration) error {
+func (p *Power) SetPowerState(ctx context.Context, task drivers.Task, state states.Power, _ time.Duration) error {
 	if err := p.s.wait(ctx); err != nil {
 		return err
 	}
 	switch state {
-	case drivers.PowerOn, drivers.PowerOff, drivers.SoftReboot, drivers.SoftPowerOff:
+	case states.PowerOn, states.PowerOff, states.SoftRebooting, states.SoftPowerOff:
 	default:
 		return drivers.InvalidParameter("set_power_state called with an invalid power state: %s.", state)
 	}
@@ -165,8 +166,8 @@ func (p *Power) SetPowerState(ctx context.Context, task drivers.Task, state stri
 }
 
 // GetSupportedPowerStates returns every power state.
-func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]string, error) {
-	return []string{drivers.PowerOn, drivers.PowerOff, drivers.Reboot, drivers.SoftReboot, drivers.SoftPowerOff}, nil
+func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]states.Power, error) {
+	return []states.Power{states.PowerOn, states.PowerOff, states.Rebooting, states.SoftRebooting, states.SoftPowerOff}, nil
 }
 
 // Boot is the fake boot interface; it does nothing.
@@ -185,12 +186,12 @@ func (*Boot) Validate(context.Context, drivers.Task) error { return nil }
 func (*Boot) Capabilities() []string { return []string{"ipxe_boot", "pxe_boot"} }
 
 // PrepareRamdisk does nothing.
-func (b *Boot) PrepareRamdisk(ctx context.Context, _ drivers.Task, _ map[string]any, _ string) error {
+func (b *Boot) PrepareRamdisk(ctx context.Context, _ drivers.Task, _ map[string]any, _ drivers.RamdiskMode) error {
 	return b.s.wait(ctx)
 }
 
 // CleanUpRamdisk does nothing.
-func (b *Boot) CleanUpRamdisk(ctx context.Context, _ drivers.Task, _ string) error {
+func (b *Boot) CleanUpRamdisk(ctx context.Context, _ drivers.Task, _ drivers.RamdiskMode) error {
 	return b.s.wait(ctx)
 }
 
@@ -213,16 +214,16 @@ func (*Deploy) GetProperties() drivers.Properties { return nil }
 func (*Deploy) Validate(context.Context, drivers.Task) error { return nil }
 
 // Deploy completes synchronously.
-func (d *Deploy) Deploy(ctx context.Context, _ drivers.Task) (string, error) {
+func (d *Deploy) Deploy(ctx context.Context, _ drivers.Task) (states.Provision, error) {
 	return "", d.s.wait(ctx)
 }
 
 // TearDown returns StateDeleted.
-func (d *Deploy) TearDown(ctx context.Context, _ drivers.Task) (string, error) {
+func (d *Deploy) TearDown(ctx context.Context, _ drivers.Task) (states.Provision, error) {
 	if err := d.s.wait(ctx); err != nil {
 		return "", err
 	}
-	return drivers.StateDeleted, nil
+	return states.Deleted, nil
 }
 
 // Prepare does nothing.
@@ -240,7 +241,7 @@ func (*Deploy) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs the "deploy" step.
-func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ map[string]any) (string, error) {
+func (d *Deploy) ExecuteStep(ctx context.Context, task drivers.Task, name string, _ map[string]any) (states.Provision, error) {
 	if name != "deploy" {
 		return "", unknownStep(name)
 	}
@@ -374,11 +375,11 @@ func (*Inspect) GetProperties() drivers.Properties { return nil }
 func (*Inspect) Validate(context.Context, drivers.Task) error { return nil }
 
 // InspectHardware returns StateManageable.
-func (i *Inspect) InspectHardware(ctx context.Context, _ drivers.Task) (string, error) {
+func (i *Inspect) InspectHardware(ctx context.Context, _ drivers.Task) (states.Provision, error) {
 	if err := i.s.wait(ctx); err != nil {
 		return "", err
 	}
-	return drivers.StateManageable, nil
+	return states.Manageable, nil
 }
 
 // RAID is the fake RAID interface: it validates configurations against
@@ -389,12 +390,12 @@ type RAID struct {
 }
 
 // CreateConfiguration does nothing.
-func (r *RAID) CreateConfiguration(ctx context.Context, _ drivers.Task, _ drivers.RAIDCreateOptions) (string, error) {
+func (r *RAID) CreateConfiguration(ctx context.Context, _ drivers.Task, _ drivers.RAIDCreateOptions) (states.Provision, error) {
 	return "", r.s.wait(ctx)
 }
 
 // DeleteConfiguration does nothing.
-func (r *RAID) DeleteConfiguration(ctx context.Context, _ drivers.Task) (string, error) {
+func (r *RAID) DeleteConfiguration(ctx context.Context, _ drivers.Task) (states.Provision, error) {
 	return "", r.s.wait(ctx)
 }
 
@@ -445,7 +446,7 @@ func (*BIOS) Steps() []drivers.Step {
 }
 
 // ExecuteStep runs one of the BIOS clean steps.
-func (b *BIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (string, error) {
+func (b *BIOS) ExecuteStep(ctx context.Context, task drivers.Task, name string, args map[string]any) (states.Provision, error) {
 	switch name {
 	case "apply_configuration":
 		settings, err := drivers.ParseBIOSSettings(args["settings"])
@@ -490,19 +491,19 @@ func (*Rescue) GetProperties() drivers.Properties { return nil }
 func (*Rescue) Validate(context.Context, drivers.Task) error { return nil }
 
 // Rescue returns StateRescue.
-func (r *Rescue) Rescue(ctx context.Context, _ drivers.Task) (string, error) {
+func (r *Rescue) Rescue(ctx context.Context, _ drivers.Task) (states.Provision, error) {
 	if err := r.s.wait(ctx); err != nil {
 		return "", err
 	}
-	return drivers.StateRescue, nil
+	return states.Rescue, nil
 }
 
 // Unrescue returns StateActive.
-func (r *Rescue) Unrescue(ctx context.Context, _ drivers.Task) (string, error) {
+func (r *Rescue) Unrescue(ctx context.Context, _ drivers.Task) (states.Provision, error) {
 	if err := r.s.wait(ctx); err != nil {
 		return "", err
 	}
-	return drivers.StateActive, nil
+	return states.Active, nil
 }
 
 // CleanUp does nothing.

@@ -11,6 +11,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/states"
 )
 
 func impl[T any](t *testing.T, cfg fake.Config, k drivers.Kind) T {
@@ -26,7 +27,7 @@ func impl[T any](t *testing.T, cfg fake.Config, k drivers.Kind) T {
 }
 
 func newTask() *fake.Task {
-	return &fake.Task{Node: &fake.Node{UUID: "3f1b7d43-0b43-4a43-9a4a-6c2b7f8e5d11", Driver: "fake-hardware", PowerState: drivers.PowerOff}}
+	return &fake.Task{Node: &fake.Node{UUID: "3f1b7d43-0b43-4a43-9a4a-6c2b7f8e5d11", Driver: "fake-hardware", PowerState: states.PowerOff}}
 }
 
 func TestImplementationsCoverEveryKind(t *testing.T) {
@@ -48,17 +49,17 @@ func TestPower(t *testing.T) {
 	ctx := context.Background()
 	p := impl[drivers.PowerInterface](t, fake.Config{}, drivers.Power)
 	task := newTask()
-	if err := p.SetPowerState(ctx, task, drivers.PowerOn, 0); err != nil {
+	if err := p.SetPowerState(ctx, task, states.PowerOn, 0); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := p.GetPowerState(ctx, task); got != drivers.PowerOn {
+	if got, _ := p.GetPowerState(ctx, task); got != states.PowerOn {
 		t.Errorf("power state %q after power on", got)
 	}
-	err := p.SetPowerState(ctx, task, drivers.Reboot, 0)
+	err := p.SetPowerState(ctx, task, states.Rebooting, 0)
 	if !ironic.IsClass(err, ironic.InvalidParameterValue) || err.Error() != "set_power_state called with an invalid power state: rebooting." {
 		t.Errorf("reboot through SetPowerState: %v", err)
 	}
-	if task.Node.PowerState != drivers.PowerOn {
+	if task.Node.PowerState != states.PowerOn {
 		t.Errorf("invalid request changed the power state to %q", task.Node.PowerState)
 	}
 	states, _ := p.GetSupportedPowerStates(ctx, task)
@@ -198,18 +199,18 @@ func TestDeployAndOthers(t *testing.T) {
 	if st, err := d.(drivers.Stepper).ExecuteStep(ctx, task, "deploy", nil); st != "" || err != nil {
 		t.Errorf("deploy step: %q %v", st, err)
 	}
-	if st, _ := d.TearDown(ctx, task); st != drivers.StateDeleted {
+	if st, _ := d.TearDown(ctx, task); st != states.Deleted {
 		t.Errorf("tear down -> %q", st)
 	}
 	r := impl[drivers.RescueInterface](t, fake.Config{}, drivers.Rescue)
-	if st, _ := r.Rescue(ctx, task); st != drivers.StateRescue {
+	if st, _ := r.Rescue(ctx, task); st != states.Rescue {
 		t.Errorf("rescue -> %q", st)
 	}
-	if st, _ := r.Unrescue(ctx, task); st != drivers.StateActive {
+	if st, _ := r.Unrescue(ctx, task); st != states.Active {
 		t.Errorf("unrescue -> %q", st)
 	}
 	i := impl[drivers.InspectInterface](t, fake.Config{}, drivers.Inspect)
-	if st, _ := i.InspectHardware(ctx, task); st != drivers.StateManageable {
+	if st, _ := i.InspectHardware(ctx, task); st != states.Manageable {
 		t.Errorf("inspect -> %q", st)
 	}
 	b := impl[drivers.BootInterface](t, fake.Config{}, drivers.Boot)

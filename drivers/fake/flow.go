@@ -5,6 +5,7 @@ import (
 
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 // The conductor's side of a task (drivers.NodeLock, StepFlow, RescueFlow
@@ -51,8 +52,8 @@ func (t *Task) TouchProvisioning(context.Context) error {
 }
 
 // ProcessEvent implements drivers.RescueFlow (recorded only).
-func (t *Task) ProcessEvent(_ context.Context, event string) error {
-	t.Flow = append(t.Flow, "event "+event)
+func (t *Task) ProcessEvent(_ context.Context, event states.Event) error {
+	t.Flow = append(t.Flow, "event "+string(event))
 	return nil
 }
 
@@ -109,10 +110,11 @@ func (t *Task) PortDicts() ([]any, error) {
 	return out, nil
 }
 
-// nullable is None for "".
-func nullable(s string) any {
+// nullable is None for "", else the string (of type string, whatever
+// string type s has).
+func nullable[S ~string](s S) any {
 	if s == "" {
 		return nil
 	}
-	return s
+	return string(s)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/states"
 )
 
 // Node is the node data a Task holds.
@@ -24,10 +25,10 @@ type Node struct {
 	TargetRAIDConfig   map[string]any
 	NetworkData        map[string]any
 	AutomatedClean     *bool
-	PowerState         string
-	ProvisionState     string
+	PowerState         states.Power
+	ProvisionState     states.Provision
 	// TargetProvisionState and Maintenance are the node's fields.
-	TargetProvisionState string
+	TargetProvisionState states.Provision
 	Maintenance          bool
 	// CleanStep and DeployStep are the node's current steps.
 	CleanStep    map[string]any
@@ -51,7 +52,7 @@ type Task struct {
 	Saves     int
 	PortSaves int
 	// PowerActions records the states PowerAction was asked for, in order.
-	PowerActions []string
+	PowerActions []states.Power
 	// Flow records the calls into the conductor's flows (StepFlow,
 	// RescueFlow, UpgradeLock), in order: "upgrade lock", "set cleaning
 	// steps", "continue <phase>", "fail <phase>: <msg>", "touch
@@ -75,7 +76,7 @@ func (t *Task) NodeUUID() string { return t.Node.UUID }
 func (t *Task) NodeName() string { return t.Node.Name }
 
 // TargetProvisionState implements drivers.Task.
-func (t *Task) TargetProvisionState() string { return t.Node.TargetProvisionState }
+func (t *Task) TargetProvisionState() states.Provision { return t.Node.TargetProvisionState }
 
 // Maintenance implements drivers.Task.
 func (t *Task) Maintenance() bool { return t.Node.Maintenance }
@@ -122,24 +123,24 @@ func (t *Task) NetworkData() map[string]any { return orEmpty(&t.Node.NetworkData
 func (t *Task) AutomatedClean() *bool { return t.Node.AutomatedClean }
 
 // PowerState implements drivers.Task.
-func (t *Task) PowerState() string { return t.Node.PowerState }
+func (t *Task) PowerState() states.Power { return t.Node.PowerState }
 
 // SetPowerState implements drivers.Task.
-func (t *Task) SetPowerState(s string) { t.Node.PowerState = s }
+func (t *Task) SetPowerState(s states.Power) { t.Node.PowerState = s }
 
 // PowerAction implements drivers.Task: the driver's power interface
 // moves the node (no call when it already reports state, as the
 // conductor skips it too) and the resulting state is recorded.
-func (t *Task) PowerAction(ctx context.Context, state string) error {
+func (t *Task) PowerAction(ctx context.Context, state states.Power) error {
 	t.PowerActions = append(t.PowerActions, state)
 	if t.Drv == nil || t.Drv.Power == nil {
 		return fmt.Errorf("fake task: node %s has no power interface", t.Node.UUID)
 	}
-	target := drivers.PowerOff
-	if state == drivers.PowerOn || state == drivers.Reboot || state == drivers.SoftReboot {
-		target = drivers.PowerOn
+	target := states.PowerOff
+	if state == states.PowerOn || state == states.Rebooting || state == states.SoftRebooting {
+		target = states.PowerOn
 	}
-	if state == drivers.PowerOn || state == drivers.PowerOff || state == drivers.SoftPowerOff {
+	if state == states.PowerOn || state == states.PowerOff || state == states.SoftPowerOff {
 		cur, err := t.Drv.Power.GetPowerState(ctx, t)
 		if err != nil {
 			return err
@@ -150,7 +151,7 @@ func (t *Task) PowerAction(ctx context.Context, state string) error {
 		}
 	}
 	var err error
-	if state == drivers.Reboot {
+	if state == states.Rebooting {
 		err = t.Drv.Power.Reboot(ctx, t, 0)
 	} else {
 		err = t.Drv.Power.SetPowerState(ctx, t, state, 0)
@@ -163,7 +164,7 @@ func (t *Task) PowerAction(ctx context.Context, state string) error {
 }
 
 // ProvisionState implements drivers.Task.
-func (t *Task) ProvisionState() string { return t.Node.ProvisionState }
+func (t *Task) ProvisionState() states.Provision { return t.Node.ProvisionState }
 
 // InstanceUUID implements drivers.Task.
 func (t *Task) InstanceUUID() string { return t.Node.InstanceUUID }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/states"
 )
 
 // Implementations returns every implementation of this package under its
@@ -91,12 +92,12 @@ func (NoRescue) Validate(_ context.Context, task drivers.Task) error {
 }
 
 // Rescue fails.
-func (NoRescue) Rescue(_ context.Context, task drivers.Task) (string, error) {
+func (NoRescue) Rescue(_ context.Context, task drivers.Task) (states.Provision, error) {
 	return "", drivers.Unsupported(task, "rescue")
 }
 
 // Unrescue fails.
-func (NoRescue) Unrescue(_ context.Context, task drivers.Task) (string, error) {
+func (NoRescue) Unrescue(_ context.Context, task drivers.Task) (states.Provision, error) {
 	return "", drivers.Unsupported(task, "rescue")
 }
 
@@ -115,7 +116,7 @@ func (NoInspect) Validate(_ context.Context, task drivers.Task) error {
 }
 
 // InspectHardware fails.
-func (NoInspect) InspectHardware(_ context.Context, task drivers.Task) (string, error) {
+func (NoInspect) InspectHardware(_ context.Context, task drivers.Task) (states.Provision, error) {
 	return "", drivers.Unsupported(task, "inspect")
 }
 
@@ -134,12 +135,12 @@ func (NoRAID) ValidateRAIDConfig(_ context.Context, task drivers.Task, _ map[str
 }
 
 // CreateConfiguration fails.
-func (NoRAID) CreateConfiguration(_ context.Context, task drivers.Task, _ drivers.RAIDCreateOptions) (string, error) {
+func (NoRAID) CreateConfiguration(_ context.Context, task drivers.Task, _ drivers.RAIDCreateOptions) (states.Provision, error) {
 	return "", drivers.Unsupported(task, "raid")
 }
 
 // DeleteConfiguration fails.
-func (NoRAID) DeleteConfiguration(_ context.Context, task drivers.Task) (string, error) {
+func (NoRAID) DeleteConfiguration(_ context.Context, task drivers.Task) (states.Provision, error) {
 	return "", drivers.Unsupported(task, "raid")
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/states"
 )
 
 // Config configures the ipmitool interfaces. They do not read
@@ -195,7 +196,7 @@ func (p *Power) Validate(_ context.Context, task drivers.Task) error {
 }
 
 // GetPowerState is not implemented yet.
-func (p *Power) GetPowerState(_ context.Context, task drivers.Task) (string, error) {
+func (p *Power) GetPowerState(_ context.Context, task drivers.Task) (states.Power, error) {
 	if _, err := ParseDriverInfo(task, p.cfg); err != nil {
 		return "", err
 	}
@@ -203,7 +204,7 @@ func (p *Power) GetPowerState(_ context.Context, task drivers.Task) (string, err
 }
 
 // SetPowerState is not implemented yet.
-func (p *Power) SetPowerState(_ context.Context, task drivers.Task, _ string, _ time.Duration) error {
+func (p *Power) SetPowerState(_ context.Context, task drivers.Task, _ states.Power, _ time.Duration) error {
 	if _, err := ParseDriverInfo(task, p.cfg); err != nil {
 		return err
 	}
@@ -220,8 +221,8 @@ func (p *Power) Reboot(_ context.Context, task drivers.Task, _ time.Duration) er
 
 // GetSupportedPowerStates returns every power state, as Ironic's ipmitool
 // power does.
-func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]string, error) {
-	return []string{drivers.PowerOn, drivers.PowerOff, drivers.Reboot, drivers.SoftReboot, drivers.SoftPowerOff}, nil
+func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]states.Power, error) {
+	return []states.Power{states.PowerOn, states.PowerOff, states.Rebooting, states.SoftRebooting, states.SoftPowerOff}, nil
 }
 
 // Management is the "ipmitool" management interface.

@@ -8,6 +8,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/ipmi"
+	"github.com/goironic/ironic/states"
 )
 
 func task(info map[string]any) *fake.Task {
@@ -60,7 +61,7 @@ func TestConsoleAndActions(t *testing.T) {
 	if _, err := power.GetPowerState(ctx, tk); !ironic.IsClass(err, ironic.IronicException) {
 		t.Errorf("GetPowerState: %v", err)
 	}
-	if err := power.SetPowerState(ctx, task(nil), drivers.PowerOn, 0); !ironic.IsClass(err, ironic.MissingParameterValue) {
+	if err := power.SetPowerState(ctx, task(nil), states.PowerOn, 0); !ironic.IsClass(err, ironic.MissingParameterValue) {
 		t.Errorf("SetPowerState without address: %v", err)
 	}
 }

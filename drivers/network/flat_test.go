@@ -116,8 +116,8 @@ func canonical(raw []byte) string {
 
 func wantFault(t *testing.T, err error, class ironic.Class, msg string) {
 	t.Helper()
-	f, ok := err.(*ironic.Fault)
-	if !ok {
+	var f *ironic.Fault
+	if !errors.As(err, &f) {
 		t.Fatalf("error %v (%T), want a %s fault", err, err, class)
 	}
 	if f.Class != class || f.Message != msg {
@@ -291,8 +291,11 @@ func TestValidateCleaningNetwork(t *testing.T) {
 	e.task.Node.DriverInfo = map[string]any{"cleaning_network": "nope"}
 	wantFault(t, e.flat.Validate(ctx, e.task), ironic.InvalidParameterValue, "cleaning network with name or UUID nope was not found")
 
-	e.neutron.CreateNetwork(map[string]any{"id": "dup-1", "name": "dup"})
-	e.neutron.CreateNetwork(map[string]any{"id": "dup-2", "name": "dup"})
+	for _, id := range []string{"dup-1", "dup-2"} {
+		if _, err := e.neutron.CreateNetwork(map[string]any{"id": id, "name": "dup"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	e.task.Node.DriverInfo = map[string]any{"cleaning_network": "dup"}
 	wantFault(t, e.flat.Validate(ctx, e.task), ironic.InvalidParameterValue, "More than one cleaning network was found for name dup: dup-1, dup-2")
 
@@ -642,7 +645,7 @@ func (failingTask) SavePort(context.Context, drivers.Port) error { return errDB 
 func TestDatabaseErrorsPassThrough(t *testing.T) {
 	e := newEnv(t)
 	err := e.flat.VIFAttach(context.Background(), failingTask{e.task}, drivers.VIF{"id": e.vif(t)})
-	if err != errDB {
+	if !errors.Is(err, errDB) {
 		t.Errorf("error %v (%T), want the database's", err, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/states"
 )
 
 //go:embed templates/ipxe_config.tmpl
@@ -24,7 +25,7 @@ const IPXEConfigMethod = "ipxe_config"
 // the database has it, with its volume targets and connectors.
 type ScriptNode struct {
 	UUID               string
-	ProvisionState     string
+	ProvisionState     states.Provision
 	DeployInterface    string
 	DriverInfo         map[string]any
 	InstanceInfo       map[string]any
@@ -135,9 +136,11 @@ type iscsiVolume struct {
 }
 
 // deployLikeStates chain the deploy ramdisk; rescueStates the rescue one.
-var deployLikeStates = map[string]string{
-	"deploying": "deploy", "wait call-back": "deploy", "cleaning": "deploy", "clean wait": "deploy",
-	"inspecting": "deploy", "inspect wait": "deploy", "rescuing": "rescue", "rescue wait": "rescue",
+var deployLikeStates = map[states.Provision]drivers.RamdiskMode{
+	states.Deploying: drivers.RamdiskDeploy, states.DeployWait: drivers.RamdiskDeploy,
+	states.Cleaning: drivers.RamdiskDeploy, states.CleanWait: drivers.RamdiskDeploy,
+	states.Inspecting: drivers.RamdiskDeploy, states.InspectWait: drivers.RamdiskDeploy,
+	states.Rescuing: drivers.RamdiskRescue, states.RescueWait: drivers.RamdiskRescue,
 }
 
 // ErrorScript is the script for a request no node answers to: it prints
@@ -190,7 +193,7 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 	if err != "" {
 		return d, err
 	}
-	if n.DeployInterface == "anaconda" && (n.ProvisionState == "deploying" || n.ProvisionState == "wait call-back") {
+	if n.DeployInterface == "anaconda" && (n.ProvisionState == states.Deploying || n.ProvisionState == states.DeployWait) {
 		return s.anaconda(n, d, append_)
 	}
 	if mode, ok := deployLikeStates[n.ProvisionState]; ok {
@@ -202,22 +205,22 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 			for _, img := range []struct {
 				label string
 				ref   any
-			}{{mode + "_kernel", kref}, {mode + "_ramdisk", rref}} {
+			}{{mode.KernelKey(), kref}, {mode.RamdiskKey(), rref}} {
 				if deployutil.IsGlanceImage(img.ref) {
 					return d, fmt.Sprintf("node %s's %s %s is a Glance image and [pxe]ipxe_use_swift is set, but this service has no Glance client to make a Swift temporary URL for it: give the image as an http(s) URL", n.UUID, img.label, py.Str(img.ref))
 				}
 			}
 		}
-		k, r := s.imageURL(n, kref, mode+"_kernel"), s.imageURL(n, rref, mode+"_ramdisk")
+		k, r := s.imageURL(n, kref, mode.KernelKey()), s.imageURL(n, rref, mode.RamdiskKey())
 		params := append_
 		if s.cfg.APIURL != "" {
 			params = strings.TrimSpace(params + " ipa-api-url=" + s.cfg.APIURL)
 		}
 		d.Goto, d.Kernel, d.Ramdisk, d.AppendParams = "deploy", clean(k), clean(r), clean(params)
-		d.InitrdName = mode + "_ramdisk"
+		d.InitrdName = mode.RamdiskKey()
 		return d, ""
 	}
-	if n.ProvisionState != "active" {
+	if n.ProvisionState != states.Active {
 		return d, fmt.Sprintf("node %s is in provision state %q, which has no boot configuration", n.UUID, n.ProvisionState)
 	}
 	ii := n.InstanceInfo
@@ -322,10 +325,10 @@ func netboot(n ScriptNode) bool {
 // agentImages is pxe_utils.parse_driver_info: driver_info's
 // <mode>_kernel/<mode>_ramdisk, else the [conductor] defaults; nil, nil
 // when either is missing.
-func (s *Scripter) agentImages(n ScriptNode, mode string) (any, any) {
-	k, r := n.DriverInfo[mode+"_kernel"], n.DriverInfo[mode+"_ramdisk"]
+func (s *Scripter) agentImages(n ScriptNode, mode drivers.RamdiskMode) (any, any) {
+	k, r := n.DriverInfo[mode.KernelKey()], n.DriverInfo[mode.RamdiskKey()]
 	if !py.Truthy(k) && !py.Truthy(r) {
-		if mode == "rescue" {
+		if mode == drivers.RamdiskRescue {
 			k, r = s.cfg.RescueKernel, s.cfg.RescueRamdisk
 		} else {
 			k, r = s.cfg.DeployKernel, s.cfg.DeployRamdisk

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goironic/ironic/states"
 )
 
 var update = flag.Bool("update", false, "rewrite the iPXE script goldens under testdata/ipxe")
@@ -112,8 +114,8 @@ func TestIPXEScriptGoldens(t *testing.T) {
 		"spaced_image": {node: ScriptNode{UUID: nodeUUID, ProvisionState: "deploying",
 			DriverInfo: map[string]any{"deploy_kernel": "http://x/k || shell", "deploy_ramdisk": "http://x/r"}}},
 	}
-	for _, st := range []string{"deploying", "wait call-back", "cleaning", "clean wait", "inspecting", "inspect wait", "rescuing", "rescue wait"} {
-		cases[strings.ReplaceAll(st, " ", "_")] = struct {
+	for _, st := range []states.Provision{states.Deploying, states.DeployWait, states.Cleaning, states.CleanWait, states.Inspecting, states.InspectWait, states.Rescuing, states.RescueWait} {
+		cases[strings.ReplaceAll(string(st), " ", "_")] = struct {
 			cfg  func(*ScriptConfig)
 			node ScriptNode
 		}{node: ScriptNode{UUID: nodeUUID, ProvisionState: st, DriverInfo: deployDI}}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/states"
 )
 
 // IPXEConfig is the ipxe_config driver method (a drivers.DriverMethod,
@@ -91,7 +92,7 @@ func (c *IPXEConfig) script(ctx context.Context, nodes drivers.BootNodes, args m
 	if v, ok := n.InstanceInfo["deploy_interface"].(string); ok && v != "" {
 		sn.DeployInterface = v
 	}
-	if sn.ProvisionState == "active" {
+	if sn.ProvisionState == states.Active {
 		if err := volumes(ctx, nodes, n, &sn); err != nil {
 			return Script{}, err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/states"
 )
 
 // Config holds the options the PXE boot interfaces read.
@@ -105,20 +106,20 @@ func (b *Boot) validateCommon(task drivers.Task) error {
 	if py.Truthy(ii["image_source"]) && py.Truthy(ii["boot_iso"]) {
 		return drivers.InvalidParameter("An 'image_source' and 'boot_iso' parameter may not be specified at the same time")
 	}
-	return b.parseDriverInfo(task, "deploy")
+	return b.parseDriverInfo(task, drivers.RamdiskDeploy)
 }
 
 // parseDriverInfo is Ironic's pxe_utils.parse_driver_info: the agent
 // kernel and ramdisk of mode, from driver_info or else the configuration.
-func (b *Boot) parseDriverInfo(task drivers.Task, mode string) error {
+func (b *Boot) parseDriverInfo(task drivers.Task, mode drivers.RamdiskMode) error {
 	if !deployutil.NeedsAgentRamdisk(task, mode, b.cfg.AutomatedClean) {
 		return nil
 	}
-	kernel, ramdisk := mode+"_kernel", mode+"_ramdisk"
+	kernel, ramdisk := mode.KernelKey(), mode.RamdiskKey()
 	di := task.DriverInfo()
 	k, r := di[kernel], di[ramdisk]
 	if !py.Truthy(k) && !py.Truthy(r) {
-		if mode == "rescue" {
+		if mode == drivers.RamdiskRescue {
 			k, r = b.cfg.RescueKernel, b.cfg.RescueRamdisk
 		} else {
 			k, r = b.cfg.DeployKernel, b.cfg.DeployRamdisk
@@ -156,7 +157,7 @@ func (b *Boot) Validate(ctx context.Context, task drivers.Task) error {
 
 // ValidateRescue checks the rescue kernel and ramdisk.
 func (b *Boot) ValidateRescue(_ context.Context, task drivers.Task) error {
-	return b.parseDriverInfo(task, "rescue")
+	return b.parseDriverInfo(task, drivers.RamdiskRescue)
 }
 
 // ValidateInspection checks what booting an inspection ramdisk needs;
@@ -174,9 +175,9 @@ func (b *Boot) ValidateInspection(_ context.Context, task drivers.Task) error {
 // ramdisk: the images must be known, and the node is set to boot from the
 // network. No file is written: the node's iPXE script is generated when
 // it boots (the ipxe_config driver vendor method), from its state.
-func (b *Boot) PrepareRamdisk(ctx context.Context, task drivers.Task, _ map[string]any, mode string) error {
+func (b *Boot) PrepareRamdisk(ctx context.Context, task drivers.Task, _ map[string]any, mode drivers.RamdiskMode) error {
 	if mode == "" {
-		mode = "deploy"
+		mode = drivers.RamdiskDeploy
 	}
 	if err := b.parseDriverInfo(task, mode); err != nil {
 		return err
@@ -188,7 +189,7 @@ func (b *Boot) PrepareRamdisk(ctx context.Context, task drivers.Task, _ map[stri
 }
 
 // CleanUpRamdisk has nothing to remove: no per-node file exists.
-func (b *Boot) CleanUpRamdisk(context.Context, drivers.Task, string) error { return nil }
+func (b *Boot) CleanUpRamdisk(context.Context, drivers.Task, drivers.RamdiskMode) error { return nil }
 
 // PrepareInstance is Ironic's PXEBaseMixin.prepare_instance: the boot
 // mode is synchronised and secure boot configured, then a node booting
@@ -214,10 +215,10 @@ func (b *Boot) PrepareInstance(ctx context.Context, task drivers.Task) error {
 	if iscsi || opt == "ramdisk" || opt == "kickstart" {
 		dev = drivers.BootDevicePXE
 	}
-	if task.ProvisionState() == "active" {
+	if task.ProvisionState() == states.Active {
 		return nil
 	}
-	if dev == drivers.BootDeviceDisk && strings.ToLower(py.Str(task.Properties()["vendor"])) == "lenovo" && task.ProvisionState() == "deploying" {
+	if dev == drivers.BootDeviceDisk && strings.ToLower(py.Str(task.Properties()["vendor"])) == "lenovo" && task.ProvisionState() == states.Deploying {
 		if mode, err := deployutil.BootMode(task, b.cfg.defaultBootMode()); err == nil && mode == drivers.BootModeUEFI {
 			// Lenovo's UEFI NVRAM may drop the change (Ironic bug 2053064).
 			return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/states"
 )
 
 // Config holds the options the redfish interfaces read (see Bind). The
@@ -240,7 +241,7 @@ func (p *Power) Validate(ctx context.Context, task drivers.Task) error {
 }
 
 // GetPowerState is not implemented yet.
-func (p *Power) GetPowerState(ctx context.Context, task drivers.Task) (string, error) {
+func (p *Power) GetPowerState(ctx context.Context, task drivers.Task) (states.Power, error) {
 	if err := p.Validate(ctx, task); err != nil {
 		return "", err
 	}
@@ -248,7 +249,7 @@ func (p *Power) GetPowerState(ctx context.Context, task drivers.Task) (string, e
 }
 
 // SetPowerState is not implemented yet.
-func (p *Power) SetPowerState(ctx context.Context, task drivers.Task, _ string, _ time.Duration) error {
+func (p *Power) SetPowerState(ctx context.Context, task drivers.Task, _ states.Power, _ time.Duration) error {
 	if err := p.Validate(ctx, task); err != nil {
 		return err
 	}
@@ -264,8 +265,8 @@ func (p *Power) Reboot(ctx context.Context, task drivers.Task, _ time.Duration) 
 }
 
 // GetSupportedPowerStates returns every power state Redfish can reset to.
-func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]string, error) {
-	return []string{drivers.PowerOn, drivers.PowerOff, drivers.Reboot, drivers.SoftReboot, drivers.SoftPowerOff}, nil
+func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]states.Power, error) {
+	return []states.Power{states.PowerOn, states.PowerOff, states.Rebooting, states.SoftRebooting, states.SoftPowerOff}, nil
 }
 
 // Management is the "redfish" management interface.
@@ -395,7 +396,7 @@ func (i *Inspect) Validate(ctx context.Context, task drivers.Task) error {
 }
 
 // InspectHardware is not implemented yet.
-func (*Inspect) InspectHardware(context.Context, drivers.Task) (string, error) {
+func (*Inspect) InspectHardware(context.Context, drivers.Task) (states.Provision, error) {
 	return "", notImplemented(drivers.Inspect, "inspect hardware")
 }
 
@@ -431,12 +432,12 @@ func (*RAID) ValidateRAIDConfig(_ context.Context, _ drivers.Task, config map[st
 }
 
 // CreateConfiguration is not implemented yet.
-func (*RAID) CreateConfiguration(context.Context, drivers.Task, drivers.RAIDCreateOptions) (string, error) {
+func (*RAID) CreateConfiguration(context.Context, drivers.Task, drivers.RAIDCreateOptions) (states.Provision, error) {
 	return "", notImplemented(drivers.RAID, "create RAID configurations")
 }
 
 // DeleteConfiguration is not implemented yet.
-func (*RAID) DeleteConfiguration(context.Context, drivers.Task) (string, error) {
+func (*RAID) DeleteConfiguration(context.Context, drivers.Task) (states.Provision, error) {
 	return "", notImplemented(drivers.RAID, "delete RAID configurations")
 }
 
@@ -551,15 +552,15 @@ func (b *VirtualMediaBoot) validateDriverInfo(task drivers.Task) error {
 		return nil
 	}
 	di := task.DriverInfo()
-	iso := di[mode+"_iso"]
+	iso := di[string(mode)+"_iso"]
 	if !py.Truthy(iso) {
-		iso = di["redfish_"+mode+"_iso"]
+		iso = di["redfish_"+string(mode)+"_iso"]
 	}
 	if !py.Truthy(iso) {
-		kernel, ramdisk := mode+"_kernel", mode+"_ramdisk"
+		kernel, ramdisk := mode.KernelKey(), mode.RamdiskKey()
 		k, r := di[kernel], di[ramdisk]
 		if !py.Truthy(k) || !py.Truthy(r) {
-			if mode == "rescue" {
+			if mode == drivers.RamdiskRescue {
 				k, r = b.cfg.RescueKernel, b.cfg.RescueRamdisk
 			} else {
 				k, r = b.cfg.DeployKernel, b.cfg.DeployRamdisk
@@ -613,12 +614,12 @@ func (b *VirtualMediaBoot) ValidateInspection(_ context.Context, task drivers.Ta
 }
 
 // PrepareRamdisk is not implemented yet.
-func (*VirtualMediaBoot) PrepareRamdisk(context.Context, drivers.Task, map[string]any, string) error {
+func (*VirtualMediaBoot) PrepareRamdisk(context.Context, drivers.Task, map[string]any, drivers.RamdiskMode) error {
 	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "prepare the ramdisk")
 }
 
 // CleanUpRamdisk is not implemented yet.
-func (*VirtualMediaBoot) CleanUpRamdisk(context.Context, drivers.Task, string) error {
+func (*VirtualMediaBoot) CleanUpRamdisk(context.Context, drivers.Task, drivers.RamdiskMode) error {
 	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "clean up the ramdisk")
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
+	"github.com/goironic/ironic/states"
 )
 
 // Cinder is the part of the Block Storage API (v3) Ironic's
@@ -404,7 +405,7 @@ func (c *CinderStorage) detach(ctx context.Context, task drivers.Task, connector
 	}
 	node := task.NodeUUID()
 	for attempt := 0; ; attempt++ {
-		allowErrors := task.ProvisionState() == "active" || (aborting && attempt > 0)
+		allowErrors := task.ProvisionState() == states.Active || (aborting && attempt > 0)
 		err := c.detachOnce(ctx, task, targets, connector, allowErrors)
 		if err == nil {
 			return nil

@@ -81,10 +81,9 @@ func TestDecodeErrorMatchesReference(t *testing.T) {
 				t.Errorf("message\n got %q\nwant %q", got, want)
 			}
 		})
-		switch {
-		case c.Exception == nil:
+		if c.Exception == nil {
 			valid++
-		default:
+		} else {
 			malformed++
 		}
 		if strings.HasPrefix(c.Name, "corpus/") {

@@ -543,16 +543,3 @@ func pyIn(x, container any) bool {
 	}
 	return false
 }
-
-// pyLen is len() of a sized JSON value, or -1.
-func pyLen(v any) int {
-	switch x := v.(type) {
-	case []any:
-		return len(x)
-	case pyjson.Object:
-		return len(x)
-	case string:
-		return len([]rune(x))
-	}
-	return -1
-}

@@ -101,15 +101,15 @@ func (c *Client) run(ctx context.Context) {
 		c.ch = ch
 		close(c.up)
 		c.mu.Unlock()
-		var cause error
 		select {
 		case <-ctx.Done():
 			_ = conn.Close()
-			cause = errors.New("client closed")
 		case e := <-closed:
-			cause = e
-			if cause == nil {
-				cause = errors.New("connection closed")
+			// A closed notification channel delivers a nil *amqp.Error:
+			// keep it out of the error interface, where it is not nil.
+			cause := errors.New("connection closed")
+			if e != nil {
+				cause = e
 			}
 			c.log.WarnContext(ctx, "AMQP connection lost; reconnecting", "error", cause)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/rpc/amqp/rabbittest"
+	"github.com/goironic/ironic/states"
 )
 
 // TestPythonClientCallsGoServer: Ironic's own rpcapi.ConductorAPI (Debian's
@@ -67,7 +68,7 @@ func TestPythonClientCallsGoServer(t *testing.T) {
 	if upd := calls[1].Args[0].(rpc.NodeUpdate); !upd.Node.Maintenance || len(upd.Changes) == 0 {
 		t.Errorf("update_node arrived as %+v", upd)
 	}
-	if calls[2].Method != "ChangeNodePowerState" || calls[2].Args[1] != "power on" {
+	if calls[2].Method != "ChangeNodePowerState" || calls[2].Args[1] != states.PowerOn {
 		t.Errorf("power: %+v", calls[2])
 	}
 }

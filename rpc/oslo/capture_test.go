@@ -13,6 +13,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/objects"
 	"github.com/goironic/ironic/rpc/oslo/oslotest"
+	"github.com/goironic/ironic/states"
 )
 
 // capture is testdata/rpc-wire-capture.json: frames that the real
@@ -272,7 +273,7 @@ func TestCapturedFailureThroughGo(t *testing.T) {
 		t.Errorf("fault = %+v", back)
 	}
 	call := fake.Last()
-	if call.Method != "DoProvisioningAction" || call.Args[0] != "1be26c0b-03f2-4d2e-ae87-c02d7f33c123" || call.Args[1] != "provide" {
+	if call.Method != "DoProvisioningAction" || call.Args[0] != "1be26c0b-03f2-4d2e-ae87-c02d7f33c123" || call.Args[1] != states.EventProvide {
 		t.Errorf("call = %+v", call)
 	}
 	rc := call.Context

@@ -7,6 +7,7 @@ import (
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/objects"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
 )
 
 // Transport delivers encoded requests. The Client fills in method, args,
@@ -205,12 +206,12 @@ func (c *Client) DestroyVolumeTarget(ctx context.Context, topic string, vt *mode
 	return c.call0(ctx, topic, "destroy_volume_target", "1.37", Arg{"target", objValue[models.VolumeTarget]{targetDef, vt, objects.EncodeOpts{}}})
 }
 
-func (c *Client) ChangeNodePowerState(ctx context.Context, topic, id, newState string, timeout int) error {
+func (c *Client) ChangeNodePowerState(ctx context.Context, topic, id string, newState states.Power, timeout int) error {
 	var t any
 	if timeout != 0 {
 		t = timeout
 	}
-	return c.call0(ctx, topic, "change_node_power_state", "1.39", nodeID(id), Arg{"new_state", newState}, Arg{"timeout", t})
+	return c.call0(ctx, topic, "change_node_power_state", "1.39", nodeID(id), Arg{"new_state", string(newState)}, Arg{"timeout", t})
 }
 
 func (c *Client) ChangeNodeBootMode(ctx context.Context, topic, id, newState string) error {
@@ -245,8 +246,8 @@ func (c *Client) DoNodeTearDown(ctx context.Context, topic, id string) error {
 	return c.call0(ctx, topic, "do_node_tear_down", "1.6", nodeID(id))
 }
 
-func (c *Client) DoProvisioningAction(ctx context.Context, topic, id, action string) error {
-	return c.call0(ctx, topic, "do_provisioning_action", "1.23", nodeID(id), Arg{"action", action})
+func (c *Client) DoProvisioningAction(ctx context.Context, topic, id string, action states.Event) error {
+	return c.call0(ctx, topic, "do_provisioning_action", "1.23", nodeID(id), Arg{"action", string(action)})
 }
 
 func (c *Client) ContinueNodeClean(ctx context.Context, topic, id string) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/goironic/ironic/internal/rawjson"
 	"github.com/goironic/ironic/objects"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
 )
 
 // NodeUUIDLookup turns node ids into UUIDs, for add/remove_node_traits
@@ -301,7 +302,7 @@ var handlers = map[string]handler{
 		return guard0(a, func() error { return d.api.DestroyVolumeTarget(ctx, d.topic, o.Value) })
 	},
 	"change_node_power_state": func(ctx context.Context, d call, a *args) (any, error) {
-		id, st, to := a.str("node_id"), a.str("new_state"), a.integer("timeout", false)
+		id, st, to := a.str("node_id"), states.Power(a.str("new_state")), a.integer("timeout", false)
 		return guard0(a, func() error { return d.api.ChangeNodePowerState(ctx, d.topic, id, st, to) })
 	},
 	"change_node_boot_mode": func(ctx context.Context, d call, a *args) (any, error) {
@@ -330,7 +331,7 @@ var handlers = map[string]handler{
 		return guard0(a, func() error { return d.api.DoNodeTearDown(ctx, d.topic, id) })
 	},
 	"do_provisioning_action": func(ctx context.Context, d call, a *args) (any, error) {
-		id, action := a.str("node_id"), a.str("action")
+		id, action := a.str("node_id"), states.Event(a.str("action"))
 		return guard0(a, func() error { return d.api.DoProvisioningAction(ctx, d.topic, id, action) })
 	},
 	"continue_node_clean": func(ctx context.Context, d call, a *args) (any, error) {

@@ -9,11 +9,8 @@ import (
 	"github.com/goironic/ironic/internal/rawjson"
 )
 
-// Envelope versions: oslo.messaging wraps every message as
+// Wrap puts an encoded message into oslo's envelope (version 2.0):
 // {"oslo.version": "2.0", "oslo.message": "<the message as a JSON string>"}.
-const envelopeVersion = "2.0"
-
-// Wrap puts an encoded message into oslo's envelope.
 func Wrap(msg []byte) []byte {
 	dst := make([]byte, 0, len(msg)+len(msg)/8+48)
 	dst = append(dst, `{"oslo.version": "2.0", "oslo.message": `...)

@@ -17,6 +17,7 @@ import (
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/rpc/oslo/oslotest"
+	"github.com/goironic/ironic/states"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -26,7 +27,7 @@ func sampleNode() *models.Node {
 	return &models.Node{
 		ID: 7, UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123", Name: models.Ptr("node-7"), Driver: "ipmi",
 		DriverInfo: models.JSONDict{"ipmi_address": "10.0.0.5", "ipmi_port": json.Number("623")},
-		PowerState: models.Ptr("power off"), ProvisionState: models.Ptr("available"),
+		PowerState: models.Ptr(states.PowerOff), ProvisionState: models.Ptr(states.Available),
 		Maintenance: true, MaintenanceReason: models.Ptr("test"), Extra: models.JSONDict{},
 		Properties:     models.JSONDict{"cpus": json.Number("8"), "local_gb": json.Number("1.5")},
 		AutomatedClean: models.Ptr(true), Retired: models.Ptr(false), ConductorGroup: "",
@@ -106,7 +107,7 @@ func methodCases() []methodCase {
 			return err
 		}},
 		{wire: "destroy_volume_target", version: "1.37", goName: "DestroyVolumeTarget", args: []any{vt}, call: func(c rpc.ConductorAPI) error { return c.DestroyVolumeTarget(ctx, t, vt) }},
-		{wire: "change_node_power_state", version: "1.39", goName: "ChangeNodePowerState", args: []any{id, "power on", 0}, call: func(c rpc.ConductorAPI) error { return c.ChangeNodePowerState(ctx, t, id, "power on", 0) }},
+		{wire: "change_node_power_state", version: "1.39", goName: "ChangeNodePowerState", args: []any{id, states.PowerOn, 0}, call: func(c rpc.ConductorAPI) error { return c.ChangeNodePowerState(ctx, t, id, states.PowerOn, 0) }},
 		{wire: "change_node_boot_mode", version: "1.55", goName: "ChangeNodeBootMode", args: []any{id, "uefi"}, call: func(c rpc.ConductorAPI) error { return c.ChangeNodeBootMode(ctx, t, id, "uefi") }},
 		{wire: "change_node_secure_boot", version: "1.55", goName: "ChangeNodeSecureBoot", args: []any{id, true}, call: func(c rpc.ConductorAPI) error { return c.ChangeNodeSecureBoot(ctx, t, id, true) }},
 		{wire: "vendor_passthru", version: "1.20", goName: "VendorPassthru", args: []any{id, "m", "POST", map[string]any{"x": json.Number("1")}}, call: func(c rpc.ConductorAPI) error {
@@ -123,7 +124,7 @@ func methodCases() []methodCase {
 		{wire: "do_node_deploy#dict", version: "1.22", goName: "DoNodeDeploy", args: []any{id, false, cdDict, []map[string]any(nil)}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, false, cdDict, nil) }},
 		{wire: "do_node_deploy#steps", version: "1.52", goName: "DoNodeDeploy", args: []any{id, true, nil, steps}, call: func(c rpc.ConductorAPI) error { return c.DoNodeDeploy(ctx, t, id, true, nil, steps) }},
 		{wire: "do_node_tear_down", version: "1.6", goName: "DoNodeTearDown", args: []any{id}, call: func(c rpc.ConductorAPI) error { return c.DoNodeTearDown(ctx, t, id) }},
-		{wire: "do_provisioning_action", version: "1.23", goName: "DoProvisioningAction", args: []any{id, "manage"}, call: func(c rpc.ConductorAPI) error { return c.DoProvisioningAction(ctx, t, id, "manage") }},
+		{wire: "do_provisioning_action", version: "1.23", goName: "DoProvisioningAction", args: []any{id, states.EventManage}, call: func(c rpc.ConductorAPI) error { return c.DoProvisioningAction(ctx, t, id, states.EventManage) }},
 		{wire: "continue_node_clean", cast: true, version: "1.27", goName: "ContinueNodeClean", args: []any{id}, call: func(c rpc.ConductorAPI) error { return c.ContinueNodeClean(ctx, t, id) }},
 		{wire: "continue_node_deploy", cast: true, version: "1.45", goName: "ContinueNodeDeploy", args: []any{id}, call: func(c rpc.ConductorAPI) error { return c.ContinueNodeDeploy(ctx, t, id) }},
 		{wire: "do_node_clean", version: "1.32", goName: "DoNodeClean", args: []any{id, steps, (*bool)(nil)}, call: func(c rpc.ConductorAPI) error { return c.DoNodeClean(ctx, t, id, steps, nil) }},

@@ -10,6 +10,7 @@ package fakeneutron
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -398,8 +399,8 @@ func methodNotAllowed() (int, any) {
 }
 
 func answerError(err error) (int, any) {
-	ne, ok := err.(*neutronError)
-	if !ok {
+	var ne *neutronError
+	if !errors.As(err, &ne) {
 		ne = errorf(http.StatusInternalServerError, "HTTPInternalServerError", "%v", err)
 	}
 	return ne.status, map[string]any{"NeutronError": map[string]any{"type": ne.typ, "message": ne.message, "detail": ""}}

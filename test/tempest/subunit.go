@@ -88,7 +88,7 @@ func ReadSubunit(r io.Reader, fn func(Packet) error) error {
 	br := bufio.NewReader(r)
 	for {
 		b, err := br.ReadByte()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

@@ -169,7 +169,7 @@ func requireTempest(t *testing.T) string {
 	}
 	out, err := exec.Command(python, "-c", "import ironic_tempest_plugin, tempest").CombinedOutput()
 	if err != nil {
-		missing("ironic-tempest-plugin", fmt.Errorf("%v: %s", err, bytes.TrimSpace(out)))
+		missing("ironic-tempest-plugin", fmt.Errorf("%w: %s", err, bytes.TrimSpace(out)))
 	}
 	return bin
 }
@@ -369,7 +369,7 @@ func (r *runner) startReference(ctx context.Context, t *testing.T, m mode) strin
 		cmd := exec.CommandContext(ctx, r.reference, verb)
 		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s %s: %v\n%s", r.reference, verb, err, out)
+			return fmt.Errorf("%s %s: %w\n%s", r.reference, verb, err, out)
 		}
 		return nil
 	}
@@ -574,7 +574,7 @@ func (r *runner) listTests(ctx context.Context, dir string, env []string, conf, 
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("tempest run --list-tests: %v\n%s%s", err, out, stderr.Bytes())
+		return nil, fmt.Errorf("tempest run --list-tests: %w\n%s%s", err, out, stderr.Bytes())
 	}
 	var ids []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -622,7 +622,7 @@ func (r *runner) lastStream(ctx context.Context, dir string, env []string, path 
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-			return fmt.Errorf("stestr last --subunit: %v: %s", err, stderr.Bytes())
+			return fmt.Errorf("stestr last --subunit: %w: %s", err, stderr.Bytes())
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/states"
 )
 
 // SecureBootRequested is Ironic's is_secure_boot_requested: the
@@ -121,7 +122,7 @@ func SyncBootMode(ctx context.Context, task drivers.Task, defaultMode string, lo
 // setBootModeOnHardware is Ironic's _set_boot_mode_on_bm over
 // node_set_boot_mode (nothing is set while the node is adopted).
 func setBootModeOnHardware(ctx context.Context, task drivers.Task, mode string, failIfUnsupported bool, log *slog.Logger) error {
-	if task.ProvisionState() == "adopting" {
+	if task.ProvisionState() == states.Adopting {
 		return nil
 	}
 	mgmt := task.Driver().Management

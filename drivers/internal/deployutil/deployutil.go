@@ -15,6 +15,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 // Param is one labelled value for CheckMissing.
@@ -63,8 +64,8 @@ func SkipAutomatedCleaning(task drivers.Task, confAutomatedClean bool) bool {
 
 // NeedsAgentRamdisk is Ironic's needs_agent_ramdisk: rescue always needs
 // the agent; a ramdisk deploy needs it only when automated cleaning runs.
-func NeedsAgentRamdisk(task drivers.Task, mode string, confAutomatedClean bool) bool {
-	if mode != "deploy" {
+func NeedsAgentRamdisk(task drivers.Task, mode drivers.RamdiskMode, confAutomatedClean bool) bool {
+	if mode != drivers.RamdiskDeploy {
 		return true
 	}
 	if BootOption(task) != "ramdisk" {
@@ -74,12 +75,12 @@ func NeedsAgentRamdisk(task drivers.Task, mode string, confAutomatedClean bool) 
 }
 
 // RescueOrDeployMode is Ironic's rescue_or_deploy_mode.
-func RescueOrDeployMode(task drivers.Task) string {
+func RescueOrDeployMode(task drivers.Task) drivers.RamdiskMode {
 	switch task.ProvisionState() {
-	case "rescuing", "rescue wait", "rescue failed", "unrescuing", "unrescue failed":
-		return "rescue"
+	case states.Rescuing, states.RescueWait, states.RescueFailed, states.Unrescuing, states.UnrescueFailed:
+		return drivers.RamdiskRescue
 	}
-	return "deploy"
+	return drivers.RamdiskDeploy
 }
 
 // NodeCapability is Ironic's get_node_capability: the value of name in the
@@ -130,7 +131,7 @@ func supportedCapabilities() []struct {
 		name  string
 		valid []string
 	}{
-		{"boot_mode", []string{"bios", "uefi"}},
+		{"boot_mode", []string{drivers.BootModeBIOS, drivers.BootModeUEFI}},
 		{"secure_boot", []string{"true", "false"}},
 		{"disk_label", []string{"msdos", "gpt"}},
 	}
@@ -182,7 +183,7 @@ func BoolFromString(v any) (bool, error) {
 	case "0", "f", "false", "off", "n", "no":
 		return false, nil
 	}
-	return false, fmt.Errorf("Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", py.Str(v))
+	return false, fmt.Errorf("Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", py.Str(v)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 }
 
 // rootHints are ironic_lib's VALID_ROOT_DEVICE_HINTS with their types, in
@@ -252,7 +253,7 @@ func ValidateRootDeviceHints(task drivers.Task) error {
 		}
 	}
 	if len(invalid) > 0 {
-		return fail(fmt.Errorf("The hints \"%s\" are invalid. Valid hints are: \"%s\"",
+		return fail(fmt.Errorf("The hints \"%s\" are invalid. Valid hints are: \"%s\"", //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			strings.Join(invalid, ", "), strings.Join(valid, ", ")))
 	}
 	for _, h := range rootHints() {
@@ -264,29 +265,29 @@ func ValidateRootDeviceHints(task drivers.Task) error {
 		case "str":
 			s, isStr := expr.(string)
 			if !isStr {
-				return fail(fmt.Errorf("Root device hint \"%s\" is not a string value. Hint expression: %s", h.name, py.Str(expr)))
+				return fail(fmt.Errorf("Root device hint \"%s\" is not a string value. Hint expression: %s", h.name, py.Str(expr))) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			}
 			if strings.TrimSpace(s) == "" {
-				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.name))
+				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.name)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			}
 		case "int":
 			s := py.Str(expr)
 			if strings.TrimSpace(s) == "" {
-				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.name))
+				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.name)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			}
 			_, values := hintValues(s)
 			for _, v := range values {
 				n, ok := py.Int(v)
 				if !ok {
-					return fail(fmt.Errorf("Root device hint \"%s\" is not an integer value. Current value: %s", h.name, s))
+					return fail(fmt.Errorf("Root device hint \"%s\" is not an integer value. Current value: %s", h.name, s)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 				}
 				if n <= 0 {
-					return fail(fmt.Errorf("Root device hint \"%s\" should be a positive integer. Current value: %s", h.name, s))
+					return fail(fmt.Errorf("Root device hint \"%s\" should be a positive integer. Current value: %s", h.name, s)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 				}
 			}
 		case "bool":
 			if _, err := BoolFromString(expr); err != nil {
-				return fail(fmt.Errorf("Root device hint \"%s\" is not a Boolean value. Current value: %s", h.name, py.Str(expr)))
+				return fail(fmt.Errorf("Root device hint \"%s\" is not a Boolean value. Current value: %s", h.name, py.Str(expr))) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			}
 		}
 	}

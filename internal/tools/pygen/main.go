@@ -64,13 +64,13 @@ func run(python, out string, gofmt bool, script []string) error {
 	cmd := exec.Command(python, script...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%v\n%s", err, stderr.Bytes())
+		return fmt.Errorf("%w\n%s", err, stderr.Bytes())
 	}
 	src := stdout.Bytes()
 	if gofmt {
 		var err error
 		if src, err = format.Source(src); err != nil {
-			return fmt.Errorf("output is not Go source: %v", err)
+			return fmt.Errorf("output is not Go source: %w", err)
 		}
 	}
 	return writeFile(out, src)

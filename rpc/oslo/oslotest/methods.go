@@ -8,6 +8,7 @@ import (
 
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/states"
 )
 
 func (f *Fake) CreateNode(ctx context.Context, topic string, node *models.Node) (*models.Node, error) {
@@ -111,7 +112,7 @@ func (f *Fake) DestroyVolumeTarget(ctx context.Context, topic string, t *models.
 	return f.record(ctx, "DestroyVolumeTarget", topic, t)
 }
 
-func (f *Fake) ChangeNodePowerState(ctx context.Context, topic string, nodeUUID string, newState string, timeout int) error {
+func (f *Fake) ChangeNodePowerState(ctx context.Context, topic string, nodeUUID string, newState states.Power, timeout int) error {
 	return f.record(ctx, "ChangeNodePowerState", topic, nodeUUID, newState, timeout)
 }
 
@@ -141,7 +142,7 @@ func (f *Fake) DoNodeTearDown(ctx context.Context, topic string, nodeUUID string
 	return f.record(ctx, "DoNodeTearDown", topic, nodeUUID)
 }
 
-func (f *Fake) DoProvisioningAction(ctx context.Context, topic string, nodeUUID string, action string) error {
+func (f *Fake) DoProvisioningAction(ctx context.Context, topic string, nodeUUID string, action states.Event) error {
 	return f.record(ctx, "DoProvisioningAction", topic, nodeUUID, action)
 }
 

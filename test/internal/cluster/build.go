@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -124,9 +123,10 @@ func sweepBinDirs() {
 // directory (ending in a separator) for several. The error carries the
 // compiler's output.
 func GoBuild(ctx context.Context, out string, pkgs ...string) error {
+	// go test puts its own GOROOT/bin first on the PATH of tests.
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		return fmt.Errorf("go build: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, goBin, append([]string{"build", "-o", out}, pkgs...)...)
 	if b, err := cmd.CombinedOutput(); err != nil {

@@ -201,7 +201,7 @@ func WaitHTTP(ctx context.Context, url string, timeout time.Duration, p *Process
 		select {
 		case <-done:
 			_, err := p.Exited()
-			return fmt.Errorf("exited before answering (%v); log:\n%s", err, p.LogTail(4000))
+			return fmt.Errorf("exited before answering (%w); log:\n%s", err, p.LogTail(4000))
 		case <-ctx.Done():
 			return fmt.Errorf("no answer from %s within %s: %w", url, timeout, errors.Join(ctx.Err(), lastErr))
 		case <-tick.C:

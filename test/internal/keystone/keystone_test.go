@@ -3,6 +3,7 @@ package keystone
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -215,7 +216,7 @@ func testEnv(t *testing.T, ctx context.Context, k *Keystone) {
 }
 
 func stderr(err error) string {
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		return string(ee.Stderr)
 	}
 	return ""
@@ -308,7 +309,7 @@ func testStartAgain(t *testing.T, ctx context.Context, k *Keystone, o Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k2.Stop()
+	defer func() { _ = k2.Stop() }()
 	for _, who := range Users() {
 		if k2.UserID(who) != k.UserID(who) {
 			t.Errorf("%s: ID %s, was %s", who, k2.UserID(who), k.UserID(who))

@@ -144,7 +144,7 @@ func (k *Keystone) waitReady(ctx context.Context) (err error) {
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("uwsgi exited (%v); log:\n%s", p.err, k.logTail())
+			return fmt.Errorf("uwsgi exited (%w); log:\n%s", p.err, k.logTail())
 		case <-ctx.Done():
 			return fmt.Errorf("%w; log:\n%s", ctx.Err(), k.logTail())
 		case <-time.After(100 * time.Millisecond):
