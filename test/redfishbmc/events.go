@@ -143,8 +143,15 @@ func postSubscription(c *call) (*reply, error) {
 				s.eventTypes = append(s.eventTypes, str)
 			}
 		case "HttpHeaders":
-			list, ok := v.([]any)
-			if !ok {
+			// The schema's array of objects, or (as gofish sends it) one
+			// object.
+			var list []any
+			switch h := v.(type) {
+			case []any:
+				list = h
+			case map[string]any:
+				list = []any{h}
+			default:
 				return nil, errPropertyType(ptr, toString(v))
 			}
 			for _, h := range list {
@@ -158,6 +165,8 @@ func postSubscription(c *call) (*reply, error) {
 				}
 				s.headers = append(s.headers, hh)
 			}
+		case "Oem", "SubscriptionType", "DeliveryRetryPolicy", "RegistryPrefixes", "ResourceTypes":
+			// Accepted; the emulator filters on EventTypes only.
 		default:
 			if !strings.Contains(k, "@") {
 				return nil, errPropertyUnknown(ptr)

@@ -143,7 +143,10 @@ func getVirtualMedia(c *call) (*reply, error) {
 // insertion is a validated InsertMedia (or PATCH Image) request.
 type insertion struct {
 	image, user, password, transfer string
-	inserted, writeProtected        bool
+	// mediaType, when given (gofish can send it), must be one of the
+	// device's MediaTypes.
+	mediaType                string
+	inserted, writeProtected bool
 }
 
 const insertAction = "VirtualMedia.InsertMedia"
@@ -158,7 +161,7 @@ func postInsertMedia(c *call) (*reply, error) {
 	}
 	ins := insertion{inserted: true, writeProtected: true, transfer: "Stream"}
 	known := map[string]bool{"Image": true, "Inserted": true, "WriteProtected": true, "UserName": true,
-		"Password": true, "TransferMethod": true, "TransferProtocolType": true}
+		"Password": true, "TransferMethod": true, "TransferProtocolType": true, "MediaType": true}
 	for k := range body {
 		if !known[k] && !strings.Contains(k, "@") {
 			return nil, errActionParamUnknown(insertAction, k)
@@ -183,6 +186,7 @@ func postInsertMedia(c *call) (*reply, error) {
 			return nil, errActionParamNotInList(insertAction, "TransferProtocolType", toString(p), []string{want})
 		}
 	}
+	ins.mediaType, _ = body["MediaType"].(string)
 	return c.insert(ins)
 }
 
@@ -219,6 +223,9 @@ func (ins *insertion) parse(body map[string]any, typeErr func(string, any) error
 func (c *call) insert(ins insertion) (*reply, error) {
 	c.b.mu.Lock()
 	_, vm, err := c.vmedia()
+	if err == nil && ins.mediaType != "" && !slices.Contains(vm.mediaTypes, ins.mediaType) {
+		err = errActionParamNotInList(insertAction, "MediaType", ins.mediaType, vm.mediaTypes)
+	}
 	if err == nil && vm.inserted {
 		err = errResourceInUse(fmt.Sprintf("Virtual media %s holds %s; eject it first.", vm.id, vm.image))
 	}
