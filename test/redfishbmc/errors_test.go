@@ -317,3 +317,15 @@ func TestVirtualMediaViaPatch(t *testing.T) {
 		t.Fatalf("floppy after eject %+v", m)
 	}
 }
+
+// TestRequestLogLimit: the log keeps the newest requests, the count all.
+func TestRequestLogLimit(t *testing.T) {
+	ts := redfishbmc.ForTest(t, redfishbmc.Options{RequestLogLimit: 2})
+	for _, p := range []string{"/redfish/v1/", "/redfish/v1/Systems", "/redfish/v1/Managers"} {
+		do(t, "GET", ts.URL+p, "")
+	}
+	reqs := ts.Requests()
+	if len(reqs) != 2 || reqs[0].Path != "/redfish/v1/Systems" || reqs[1].Path != "/redfish/v1/Managers" || ts.RequestCount() != 3 {
+		t.Fatalf("log %+v, count %d", reqs, ts.RequestCount())
+	}
+}
