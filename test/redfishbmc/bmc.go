@@ -149,6 +149,9 @@ func (b *BMC) serve(w http.ResponseWriter, r *http.Request, prefix string) {
 	}
 	if fault.Status != 0 {
 		e := errInternal()
+		if fault.Status == http.StatusUnauthorized {
+			e = errNoValidSession()
+		}
 		e.status = fault.Status
 		rec.Status = fault.Status
 		writeJSON(w, rec.Status, nil, e.body())

@@ -474,6 +474,7 @@ func getVolumes(c *call) (*reply, error) {
 	}
 	coll := c.collection("#VolumeCollection.VolumeCollection", "Storage Volume Collection",
 		[]string{"Systems", s.spec.ID, "Storage", "1", "Volumes"}, ids)
+	coll["RAIDType@Redfish.AllowableValues"] = s.spec.RAIDTypes
 	coll["@Redfish.OperationApplyTimeSupport"] = map[string]any{
 		"@odata.type":     "#Settings.v1_2_0.OperationApplyTimeSupport",
 		"SupportedValues": s.spec.VolumeApplyTimes,

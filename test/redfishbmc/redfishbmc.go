@@ -68,7 +68,8 @@ type Options struct {
 // Fault makes a BMC misbehave. The zero value is a healthy BMC.
 type Fault struct {
 	// Status, when nonzero, answers every request with this HTTP status
-	// (after the latency) and an InternalError body.
+	// (after the latency) and an InternalError body (NoValidSession for
+	// 401).
 	Status int
 	// Hang holds every request without an answer until the client gives
 	// up or the Server is closed.
