@@ -11,123 +11,110 @@ import (
 // Processors, Memory, EthernetInterfaces, SecureBoot, SimpleStorage and
 // Storage with its Drives and Volumes.
 
-func getProcessors(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(s.spec.Processors))
-	for i, p := range s.spec.Processors {
-		ids[i] = p.ID
-	}
-	return okReply(c.collection("#ProcessorCollection.ProcessorCollection", "Processors Collection",
-		[]string{"Systems", s.spec.ID, "Processors"}, ids)), nil
+// inventory is a collection of a system's fixed parts (Processors,
+// Memory, EthernetInterfaces): its handlers list and render them.
+type inventory[T any] struct {
+	// odataType and name are the collection's; segment its path below
+	// the system.
+	odataType, name, segment string
+	items                    func(*System) []T
+	id                       func(T) string
+	render                   func(c *call, s *System, item T) map[string]any
 }
 
-func getProcessor(c *call) (*reply, error) {
+func (inv inventory[T]) list(c *call) (*reply, error) {
 	s, err := c.system()
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(s.spec.Processors, func(p Processor) bool { return p.ID == c.args[1] })
+	items := inv.items(s)
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = inv.id(it)
+	}
+	return okReply(c.collection(inv.odataType, inv.name, []string{"Systems", s.spec.ID, inv.segment}, ids)), nil
+}
+
+func (inv inventory[T]) get(c *call) (*reply, error) {
+	s, err := c.system()
+	if err != nil {
+		return nil, err
+	}
+	items := inv.items(s)
+	i := slices.IndexFunc(items, func(it T) bool { return inv.id(it) == c.args[1] })
 	if i < 0 {
 		return nil, errNotFound(c.r.URL.Path)
 	}
-	p := s.spec.Processors[i]
-	return okReply(map[string]any{
-		"@odata.type":           "#Processor.v1_9_0.Processor",
-		"@odata.id":             c.uri("Systems", s.spec.ID, "Processors", p.ID),
-		"Id":                    p.ID,
-		"Name":                  "Processor " + p.ID,
-		"Socket":                p.Socket,
-		"ProcessorType":         "CPU",
-		"ProcessorArchitecture": p.Architecture,
-		"InstructionSet":        p.InstructionSet,
-		"Manufacturer":          p.Manufacturer,
-		"Model":                 p.Model,
-		"MaxSpeedMHz":           p.MaxSpeedMHz,
-		"TotalCores":            p.Cores,
-		"TotalThreads":          p.Threads,
-		"Status":                status(true),
-	}), nil
+	return okReply(inv.render(c, s, items[i])), nil
 }
 
-func getMemoryCollection(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(s.spec.Memory))
-	for i, m := range s.spec.Memory {
-		ids[i] = m.ID
-	}
-	return okReply(c.collection("#MemoryCollection.MemoryCollection", "Memory Module Collection",
-		[]string{"Systems", s.spec.ID, "Memory"}, ids)), nil
+var processors = inventory[Processor]{
+	odataType: "#ProcessorCollection.ProcessorCollection", name: "Processors Collection", segment: "Processors",
+	items: func(s *System) []Processor { return s.spec.Processors },
+	id:    func(p Processor) string { return p.ID },
+	render: func(c *call, s *System, p Processor) map[string]any {
+		return map[string]any{
+			"@odata.type":           "#Processor.v1_9_0.Processor",
+			"@odata.id":             c.uri("Systems", s.spec.ID, "Processors", p.ID),
+			"Id":                    p.ID,
+			"Name":                  "Processor " + p.ID,
+			"Socket":                p.Socket,
+			"ProcessorType":         "CPU",
+			"ProcessorArchitecture": p.Architecture,
+			"InstructionSet":        p.InstructionSet,
+			"Manufacturer":          p.Manufacturer,
+			"Model":                 p.Model,
+			"MaxSpeedMHz":           p.MaxSpeedMHz,
+			"TotalCores":            p.Cores,
+			"TotalThreads":          p.Threads,
+			"Status":                status(true),
+		}
+	},
 }
 
-func getMemory(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	i := slices.IndexFunc(s.spec.Memory, func(m MemoryModule) bool { return m.ID == c.args[1] })
-	if i < 0 {
-		return nil, errNotFound(c.r.URL.Path)
-	}
-	m := s.spec.Memory[i]
-	return okReply(map[string]any{
-		"@odata.type":       "#Memory.v1_9_0.Memory",
-		"@odata.id":         c.uri("Systems", s.spec.ID, "Memory", m.ID),
-		"Id":                m.ID,
-		"Name":              "Memory " + m.ID,
-		"CapacityMiB":       m.CapacityMiB,
-		"MemoryType":        "DRAM",
-		"MemoryDeviceType":  "DDR4",
-		"OperatingSpeedMhz": 2400,
-		"DeviceLocator":     m.ID,
-		"Status":            status(true),
-	}), nil
+var memory = inventory[MemoryModule]{
+	odataType: "#MemoryCollection.MemoryCollection", name: "Memory Module Collection", segment: "Memory",
+	items: func(s *System) []MemoryModule { return s.spec.Memory },
+	id:    func(m MemoryModule) string { return m.ID },
+	render: func(c *call, s *System, m MemoryModule) map[string]any {
+		return map[string]any{
+			"@odata.type":       "#Memory.v1_9_0.Memory",
+			"@odata.id":         c.uri("Systems", s.spec.ID, "Memory", m.ID),
+			"Id":                m.ID,
+			"Name":              "Memory " + m.ID,
+			"CapacityMiB":       m.CapacityMiB,
+			"MemoryType":        "DRAM",
+			"MemoryDeviceType":  "DDR4",
+			"OperatingSpeedMhz": 2400,
+			"DeviceLocator":     m.ID,
+			"Status":            status(true),
+		}
+	},
 }
 
-func getEthernetInterfaces(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(s.spec.NICs))
-	for i, n := range s.spec.NICs {
-		ids[i] = n.ID
-	}
-	return okReply(c.collection("#EthernetInterfaceCollection.EthernetInterfaceCollection",
-		"Ethernet Interface Collection", []string{"Systems", s.spec.ID, "EthernetInterfaces"}, ids)), nil
-}
-
-func getEthernetInterface(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	i := slices.IndexFunc(s.spec.NICs, func(n NIC) bool { return n.ID == c.args[1] })
-	if i < 0 {
-		return nil, errNotFound(c.r.URL.Path)
-	}
-	n := s.spec.NICs[i]
-	link := "LinkUp"
-	if n.Down {
-		link = "LinkDown"
-	}
-	return okReply(map[string]any{
-		"@odata.type":         "#EthernetInterface.v1_6_0.EthernetInterface",
-		"@odata.id":           c.uri("Systems", s.spec.ID, "EthernetInterfaces", n.ID),
-		"Id":                  n.ID,
-		"Name":                "Ethernet Interface " + n.ID,
-		"MACAddress":          n.MAC,
-		"PermanentMACAddress": n.MAC,
-		"SpeedMbps":           n.SpeedMbps,
-		"LinkStatus":          link,
-		"InterfaceEnabled":    !n.Down,
-		"Status":              status(!n.Down),
-	}), nil
+var ethernetInterfaces = inventory[NIC]{
+	odataType: "#EthernetInterfaceCollection.EthernetInterfaceCollection", name: "Ethernet Interface Collection",
+	segment: "EthernetInterfaces",
+	items:   func(s *System) []NIC { return s.spec.NICs },
+	id:      func(n NIC) string { return n.ID },
+	render: func(c *call, s *System, n NIC) map[string]any {
+		link := "LinkUp"
+		if n.Down {
+			link = "LinkDown"
+		}
+		return map[string]any{
+			"@odata.type":         "#EthernetInterface.v1_6_0.EthernetInterface",
+			"@odata.id":           c.uri("Systems", s.spec.ID, "EthernetInterfaces", n.ID),
+			"Id":                  n.ID,
+			"Name":                "Ethernet Interface " + n.ID,
+			"MACAddress":          n.MAC,
+			"PermanentMACAddress": n.MAC,
+			"SpeedMbps":           n.SpeedMbps,
+			"LinkStatus":          link,
+			"InterfaceEnabled":    !n.Down,
+			"Status":              status(!n.Down),
+		}
+	},
 }
 
 // SecureBoot.
@@ -428,22 +415,9 @@ func patchDrive(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	led := ""
-	for k, v := range body {
-		if k != "IndicatorLED" {
-			if _, known := c.renderDrive(s, d)[k]; known {
-				return nil, errPropertyNotWritable("#/" + k)
-			}
-			return nil, errPropertyUnknown("#/" + k)
-		}
-		str, ok := v.(string)
-		if !ok {
-			return nil, errPropertyType("#/IndicatorLED", toString(v))
-		}
-		if !slices.Contains(indicatorLEDs, str) {
-			return nil, errPropertyNotInList("#/IndicatorLED", str, indicatorLEDs)
-		}
-		led = str
+	led, err := indicatorOnly(body, c.renderDrive(s, d), "")
+	if err != nil {
+		return nil, err
 	}
 	if led != "" {
 		s.driveLEDs[d.ID] = led
