@@ -1,6 +1,7 @@
 package redfishbmc
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -404,8 +405,11 @@ func postSystemReset(c *call) (*reply, error) {
 	if !slices.Contains(allowed, str) {
 		return nil, errActionParamNotInList(resetAction, "ResetType", str, allowed)
 	}
-	if !c.fault.IgnoreReset {
-		s.reset(c.now, ResetType(str))
+	if c.fault.IgnoreReset {
+		return noContent(), nil
+	}
+	if err := s.reset(c.r.Context(), c.now, ResetType(str)); err != nil {
+		return nil, fmt.Errorf("reset %s of system %s: %w", str, s.spec.ID, err)
 	}
 	return noContent(), nil
 }

@@ -1,6 +1,7 @@
 package redfishbmc
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strconv"
@@ -135,6 +136,11 @@ type SystemSpec struct {
 	// VirtualMediaViaPatch offers no InsertMedia/EjectMedia actions:
 	// clients PATCH Image, as on older BMCs.
 	VirtualMediaViaPatch bool
+	// Machine, when set, is the computer the system drives: power, boot
+	// override and inserted media become real (NewQEMU), PowerDelay and
+	// ReportTransitions don't apply, and the power state is the
+	// machine's.
+	Machine Machine
 }
 
 // DefaultBios are the BIOS attributes of a system given none.
@@ -430,6 +436,12 @@ func (s *System) apply(now time.Time, p PowerState, boot bool) {
 // reportedPower is the PowerState the system reports at now. Callers
 // hold b.mu.
 func (s *System) reportedPower(now time.Time) PowerState {
+	if m := s.spec.Machine; m != nil {
+		if m.Running() {
+			return PowerOn
+		}
+		return PowerOff
+	}
 	s.settle(now)
 	if s.target == "" || !s.spec.ReportTransitions {
 		return s.power
@@ -450,9 +462,12 @@ func (s *System) goTo(now time.Time, p PowerState, boot bool) {
 }
 
 // reset performs a ComputerSystem.Reset. Callers hold b.mu.
-func (s *System) reset(now time.Time, t ResetType) {
-	s.settle(now)
+func (s *System) reset(ctx context.Context, now time.Time, t ResetType) error {
 	s.resets = append(s.resets, t)
+	if s.spec.Machine != nil {
+		return s.resetMachine(ctx, now, t)
+	}
+	s.settle(now)
 	// The state the system is on its way to, or is in.
 	heading := s.power
 	if s.target != "" {
@@ -478,4 +493,63 @@ func (s *System) reset(now time.Time, t ResetType) {
 	case ResetNmi:
 		s.nmis++
 	}
+	return nil
+}
+
+// resetMachine performs a reset on the system's Machine. A restart is
+// a power cycle, so that the boot override applies.
+func (s *System) resetMachine(ctx context.Context, now time.Time, t ResetType) error {
+	m := s.spec.Machine
+	running := m.Running()
+	switch t {
+	case ResetOn:
+		if !running {
+			return s.bootMachine(ctx, now)
+		}
+	case ResetForceOff:
+		if running {
+			return m.PowerOff(ctx, false)
+		}
+	case ResetGracefulShutdown:
+		if running {
+			return m.PowerOff(ctx, true)
+		}
+	case ResetForceRestart, ResetGracefulRestart, ResetPowerCycle:
+		if running {
+			if err := m.PowerOff(ctx, false); err != nil {
+				return err
+			}
+		}
+		return s.bootMachine(ctx, now)
+	case ResetPushPowerButton:
+		if running {
+			return m.PowerOff(ctx, true)
+		}
+		return s.bootMachine(ctx, now)
+	case ResetNmi:
+		s.nmis++
+		if running {
+			return m.NMI(ctx)
+		}
+	}
+	return nil
+}
+
+// bootMachine powers the Machine on with the boot override and media in
+// effect, then records the boot.
+func (s *System) bootMachine(ctx context.Context, now time.Time) error {
+	boot := MachineBoot{Target: "None", Mode: s.boot.Mode}
+	if s.boot.Enabled != "Disabled" {
+		boot.Target, boot.Once = s.boot.Target, s.boot.Enabled == "Once"
+	}
+	for _, vm := range s.vmedia {
+		if vm.inserted {
+			boot.Media = append(boot.Media, vm.id)
+		}
+	}
+	if err := s.spec.Machine.PowerOn(ctx, boot); err != nil {
+		return err
+	}
+	s.apply(now, PowerOn, true)
+	return nil
 }

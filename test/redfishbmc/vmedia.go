@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -222,7 +224,7 @@ func (ins *insertion) parse(body map[string]any, typeErr func(string, any) error
 // insert checks the device is free, downloads the image and records it.
 func (c *call) insert(ins insertion) (*reply, error) {
 	c.b.mu.Lock()
-	_, vm, err := c.vmedia()
+	s, vm, err := c.vmedia()
 	if err == nil && ins.mediaType != "" && !slices.Contains(vm.mediaTypes, ins.mediaType) {
 		err = errActionParamNotInList(insertAction, "MediaType", ins.mediaType, vm.mediaTypes)
 	}
@@ -233,7 +235,11 @@ func (c *call) insert(ins insertion) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	size, sum, derr := c.download(ins)
+	dst := ""
+	if s != nil && s.spec.Machine != nil {
+		dst = s.spec.Machine.MediaFile(vm.id)
+	}
+	size, sum, derr := c.download(ins, dst)
 	if derr != nil {
 		c.s.opts.Log.WarnContext(c.r.Context(), "virtual media download failed", "image", ins.image, "error", derr)
 		return nil, derr
@@ -245,12 +251,18 @@ func (c *call) insert(ins insertion) (*reply, error) {
 	}
 	vm.image, vm.inserted, vm.writeProtected = ins.image, ins.inserted, ins.writeProtected
 	vm.transfer, vm.user, vm.size, vm.sha256 = ins.transfer, ins.user, size, sum
+	if m := s.spec.Machine; m != nil && m.Running() {
+		if err := m.ChangeMedia(c.r.Context(), vm.id, true); err != nil {
+			return nil, fmt.Errorf("inserting %s into %s: %w", vm.image, vm.id, err)
+		}
+	}
 	return noContent(), nil
 }
 
 // download fetches the image as a BMC would, returning its size and
-// SHA-256.
-func (c *call) download(ins insertion) (int64, string, error) {
+// SHA-256; with dst, the image is written there (through a temporary
+// file).
+func (c *call) download(ins insertion, dst string) (int64, string, error) {
 	u, err := url.Parse(ins.image)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return 0, "", errCouldNotConnect(ins.image)
@@ -273,12 +285,30 @@ func (c *call) download(ins insertion) (int64, string, error) {
 		return 0, "", errCouldNotConnect(ins.image)
 	}
 	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(resp.Body, c.s.opts.MaxImageBytes+1))
+	var w io.Writer = h
+	var f *os.File
+	if dst != "" {
+		if f, err = os.CreateTemp(filepath.Dir(dst), ".image-*"); err != nil {
+			return 0, "", err
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		w = io.MultiWriter(h, f)
+	}
+	n, err := io.Copy(w, io.LimitReader(resp.Body, c.s.opts.MaxImageBytes+1))
 	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, "", errCouldNotConnect(ins.image)
 	}
 	if n > c.s.opts.MaxImageBytes {
 		return 0, "", errImageTooLarge(ins.image, c.s.opts.MaxImageBytes)
+	}
+	if f != nil {
+		if err := f.Close(); err != nil {
+			return 0, "", err
+		}
+		if err := os.Rename(f.Name(), dst); err != nil {
+			return 0, "", err
+		}
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -287,16 +317,30 @@ func postEjectMedia(c *call) (*reply, error) {
 	if _, err := c.object(); err != nil {
 		return nil, err
 	}
-	_, vm, err := c.vmedia()
+	s, vm, err := c.vmedia()
 	if err != nil {
 		return nil, err
 	}
-	vm.eject()
-	return noContent(), nil
+	return noContent(), s.eject(c.r.Context(), vm)
 }
 
-func (vm *virtualMedia) eject() {
+// eject empties vm (and the Machine's drive). Callers hold b.mu.
+func (s *System) eject(ctx context.Context, vm *virtualMedia) error {
+	was := vm.inserted
 	vm.image, vm.inserted, vm.transfer, vm.user, vm.size, vm.sha256 = "", false, "", "", 0, ""
+	m := s.spec.Machine
+	if m == nil || !was {
+		return nil
+	}
+	if m.Running() {
+		if err := m.ChangeMedia(ctx, vm.id, false); err != nil {
+			return fmt.Errorf("ejecting %s: %w", vm.id, err)
+		}
+	}
+	if err := os.Remove(m.MediaFile(vm.id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // patchVirtualMedia is the older way: PATCH Image (and Inserted) to
@@ -329,8 +373,7 @@ func patchVirtualMedia(c *call) (*reply, error) {
 	if (hasImage && img == nil) || !ins.inserted {
 		c.b.mu.Lock()
 		defer c.b.mu.Unlock()
-		vm.eject()
-		return noContent(), nil
+		return noContent(), s.eject(c.r.Context(), vm)
 	}
 	if !hasImage {
 		return noContent(), nil

@@ -4,7 +4,8 @@
 //
 //	redfish-emulator -listen 127.0.0.1:8000 [-systems 1] [-bmcs 0] [-listen-each]
 //	    [-username admin -password password] [-latency 0] [-power-delay 0]
-//	    [-fail-fraction 0 -fail-mode 500|hang|ignore-reset -seed 1] [-urls FILE] [-v]
+//	    [-fail-fraction 0 -fail-mode 500|hang|ignore-reset -seed 1] [-urls FILE]
+//	    [-qemu DIR] [-v]
 //
 // The default BMC (with -systems systems) answers at
 // http://LISTEN/redfish/v1. -bmcs N adds BMCs "1".."N" with one system
@@ -12,6 +13,9 @@
 // /redfish/v1 on a port of their own (127.0.0.1, chosen by the kernel).
 // -urls writes one line per BMC, "<name> <url> <system path>", where url
 // is the address to give a node as driver_info/redfish_address.
+// -qemu DIR makes the default BMC's first system a QEMU machine
+// (qemu-system-x86_64, TCG): power, boot override and inserted virtual
+// media are real, its serial console is DIR/console.log.
 // GET /_redfishbmc/requests returns the requests received (DELETE forgets
 // them). It stops on SIGINT or SIGTERM.
 package main
@@ -60,6 +64,7 @@ func run(ctx context.Context, args []string) error {
 	failMode := fs.String("fail-mode", "500", "how failing BMCs fail: an HTTP status (500, 503, ...), hang or ignore-reset")
 	seed := fs.Uint64("seed", 1, "seed of the choice of failing BMCs")
 	urls := fs.String("urls", "", "write the BMCs' addresses to this file")
+	qemuDir := fs.String("qemu", "", "back the default BMC's first system with a QEMU machine whose sockets, logs and media live in this (existing, short) directory")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -76,8 +81,18 @@ func run(ctx context.Context, args []string) error {
 	srv := redfishbmc.New(redfishbmc.Options{Username: *user, Password: *pass, Latency: *latency, Log: log})
 	defer srv.Close()
 	spec := redfishbmc.SystemSpec{PowerDelay: *powerDelay}
-	for range *systems {
-		srv.AddSystem(spec)
+	for i := range *systems {
+		s := spec
+		if i == 0 && *qemuDir != "" {
+			m, err := redfishbmc.NewQEMU(redfishbmc.QEMUOptions{Dir: *qemuDir, Log: log})
+			if err != nil {
+				return err
+			}
+			defer m.Close()
+			s.Machine = m
+			log.Warn("system 1 is a QEMU machine", "console", m.ConsoleLog(), "firmware", m.FirmwareLog())
+		}
+		srv.AddSystem(s)
 	}
 	rnd := rand.New(rand.NewPCG(*seed, *seed))
 	var extra []*redfishbmc.BMC
