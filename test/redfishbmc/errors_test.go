@@ -329,3 +329,30 @@ func TestRequestLogLimit(t *testing.T) {
 		t.Fatalf("log %+v, count %d", reqs, ts.RequestCount())
 	}
 }
+
+// TestHangingBMCOnItsOwnPort: the test's cleanup doesn't wait for a
+// request a hanging BMC holds (the client here never gives up).
+func TestHangingBMCOnItsOwnPort(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	ts := redfishbmc.ForTest(t, redfishbmc.Options{Latency: time.Nanosecond, Sleep: func(context.Context, time.Duration) error {
+		arrived <- struct{}{}
+		return nil
+	}})
+	b, err := ts.AddBMC("h", redfishbmc.BMCSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.SetFault(redfishbmc.Fault{Hang: true})
+	url := ts.ListenBMC(b)
+	go func() {
+		resp, err := http.Get(url + "/redfish/v1/")
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request never reached the BMC")
+	}
+}

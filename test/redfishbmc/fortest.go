@@ -31,6 +31,9 @@ func ForTest(t testing.TB, opts Options) *TestServer {
 func (ts *TestServer) ListenBMC(b *BMC) string {
 	ts.t.Helper()
 	srv := httptest.NewServer(b.Handler())
-	ts.t.Cleanup(srv.Close)
+	ts.t.Cleanup(func() {
+		ts.Server.Close() // releases hanging requests, which srv.Close waits for
+		srv.Close()
+	})
 	return srv.URL
 }
