@@ -356,3 +356,22 @@ func TestHangingBMCOnItsOwnPort(t *testing.T) {
 		t.Fatal("the request never reached the BMC")
 	}
 }
+
+// TestNoSimpleStorage: the link is gone and the resource answers 404;
+// the chassis has a UUID of its own (Ironic names chassis indicators by
+// it).
+func TestNoSimpleStorage(t *testing.T) {
+	ts := redfishbmc.ForTest(t, redfishbmc.Options{})
+	sys := ts.AddSystem(redfishbmc.SystemSpec{NoSimpleStorage: true})
+	_, _, body := do(t, "GET", ts.URL+"/redfish/v1/Systems/1", "")
+	if _, ok := body["SimpleStorage"]; ok {
+		t.Error("SimpleStorage linked")
+	}
+	if status, _, _ := do(t, "GET", ts.URL+"/redfish/v1/Systems/1/SimpleStorage", ""); status != 404 {
+		t.Errorf("SimpleStorage: %d", status)
+	}
+	_, _, chassis := do(t, "GET", ts.URL+"/redfish/v1/Chassis/1", "")
+	if u, _ := chassis["UUID"].(string); u == "" || u == sys.UUID() {
+		t.Errorf("chassis UUID %q (system %s)", u, sys.UUID())
+	}
+}

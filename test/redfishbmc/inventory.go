@@ -237,8 +237,18 @@ func postResetKeys(c *call) (*reply, error) {
 
 // SimpleStorage and Storage.
 
-func getSimpleStorageCollection(c *call) (*reply, error) {
+// simpleStorage is the system of a SimpleStorage path, unless it has
+// none.
+func (c *call) simpleStorage() (*System, error) {
 	s, err := c.system()
+	if err == nil && s.spec.NoSimpleStorage {
+		err = errNotFound(c.r.URL.Path)
+	}
+	return s, err
+}
+
+func getSimpleStorageCollection(c *call) (*reply, error) {
+	s, err := c.simpleStorage()
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +257,7 @@ func getSimpleStorageCollection(c *call) (*reply, error) {
 }
 
 func getSimpleStorage(c *call) (*reply, error) {
-	s, err := c.system()
+	s, err := c.simpleStorage()
 	if err != nil {
 		return nil, err
 	}

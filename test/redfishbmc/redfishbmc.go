@@ -12,7 +12,16 @@
 // connection caching expects and gofish's endpoint handling requires.
 //
 // Every request is logged (Server.Requests) with its body (passwords
-// masked), so tests can compare what a client sent with a golden.
+// masked, keys sorted), so tests can compare what a client sent with a
+// golden.
+//
+// As on BMCs that support them, GETs of the writable resources carry a
+// weak ETag and a PATCH whose If-Match names another answers 412: a
+// client must read before it writes. BIOS settings, volumes created with
+// OperationApplyTime OnReset and a Once boot override take effect at the
+// next boot (a reset that powers the system on). A System is a model in
+// memory unless it is given a Machine (NewQEMU), which makes power, the
+// boot override and inserted virtual media real.
 package redfishbmc
 
 import (

@@ -199,7 +199,7 @@ func (c *call) renderSystem(s *System) map[string]any {
 	for i, t := range s.spec.ResetTypes {
 		resets[i] = string(t)
 	}
-	return map[string]any{
+	m := map[string]any{
 		"@odata.type":  "#ComputerSystem.v1_10_0.ComputerSystem",
 		"@odata.id":    c.uri("Systems", id),
 		"Id":           id,
@@ -249,6 +249,10 @@ func (c *call) renderSystem(s *System) map[string]any {
 			},
 		},
 	}
+	if s.spec.NoSimpleStorage {
+		delete(m, "SimpleStorage")
+	}
+	return m
 }
 
 func (s *System) memoryGiB() int {
@@ -470,6 +474,7 @@ func (c *call) renderChassis(s *System) map[string]any {
 		"Manufacturer": s.spec.Manufacturer,
 		"Model":        s.spec.Model,
 		"SerialNumber": s.spec.SerialNumber,
+		"UUID":         s.chassisUUID,
 		"PowerState":   string(power),
 		"IndicatorLED": s.chassisLED,
 		"Status":       status(true),

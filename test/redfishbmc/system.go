@@ -136,6 +136,9 @@ type SystemSpec struct {
 	// VirtualMediaViaPatch offers no InsertMedia/EjectMedia actions:
 	// clients PATCH Image, as on older BMCs.
 	VirtualMediaViaPatch bool
+	// NoSimpleStorage leaves out SimpleStorage (as on many current
+	// BMCs); Storage remains.
+	NoSimpleStorage bool
 	// Machine, when set, is the computer the system drives: power, boot
 	// override and inserted media become real (NewQEMU), PowerDelay and
 	// ReportTransitions don't apply, and the power state is the
@@ -180,6 +183,8 @@ type BootRecord struct {
 type System struct {
 	b    *BMC
 	spec SystemSpec
+	// chassisUUID is the UUID of the system's Chassis.
+	chassisUUID string
 
 	power       PowerState
 	target      PowerState
@@ -283,7 +288,7 @@ func (b *BMC) AddSystem(spec SystemSpec) *System {
 		spec.Bios = DefaultBios()
 	}
 	sys := &System{
-		b: b, spec: spec, power: spec.PowerState,
+		b: b, spec: spec, power: spec.PowerState, chassisUUID: s.opts.NewID(),
 		boot:         BootOverride{Target: "None", Enabled: "Disabled", Mode: spec.BootMode},
 		indicatorLED: "Off", chassisLED: "Off",
 		bios: maps.Clone(spec.Bios), biosPending: map[string]any{},
