@@ -10,6 +10,7 @@ require (
 	github.com/gorilla/mux v1.8.1
 	github.com/kdomanski/iso9660 v0.4.0
 	github.com/rabbitmq/amqp091-go v1.16.0
+	github.com/stmcginnis/gofish v0.22.0
 	golang.org/x/crypto v0.59.0
 	golang.org/x/sync v0.25.0
 	gopkg.in/ini.v1 v1.68.0
