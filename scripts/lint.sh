@@ -17,4 +17,11 @@ if [[ ! -x $BIN ]]; then
   GOBIN=$tmp go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$VERSION"
   mv "$tmp/golangci-lint" "$BIN"
 fi
+# Every Go file gofmt-formatted (golangci-lint's run does not report it).
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [[ -n $unformatted ]]; then
+  echo "lint.sh: not gofmt-formatted:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
 exec "$BIN" run ./...
