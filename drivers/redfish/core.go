@@ -166,3 +166,11 @@ func asFault(err error) error {
 
 // Close ends every cached session and waits for the closing to finish.
 func (c *core) Close() { c.pool.Close() }
+
+// CloseImplementations ends the sessions the redfish interfaces of d keep
+// with BMCs and waits for that to finish: for tests and shutdown.
+func CloseImplementations(d *drivers.Driver) {
+	if p, ok := d.Power.(*Power); ok {
+		p.c.Close()
+	}
+}

@@ -171,7 +171,7 @@ func (m *Management) SetBootMode(ctx context.Context, task drivers.Task, mode st
 		return err
 	}
 	defer done()
-	err = sys.setBootOptions(ctx, "", bootModeMapRev[mode], "")
+	err = sys.setBootOptions(ctx, "", "", bootModeMapRev[mode])
 	if err == nil || !isSushy(err) {
 		return err
 	}

@@ -387,6 +387,16 @@ func (m *Management) GetSupportedIndicators(ctx context.Context, task drivers.Ta
 			out[drivers.ComponentSystem] = map[string]drivers.Indicator{sys.uuid(): indicatorProperties()}
 		}
 	}
+	if component == "" || component == drivers.ComponentDisk {
+		// Ironic asks sushy's SimpleStorage collection for "drives",
+		// which it doesn't have: only the collection's GET happens, and
+		// no drive indicator is listed.
+		if p, err := subPath(sys.path, sys.raw, "SimpleStorage"); err != nil {
+			m.c.log.DebugContext(ctx, "Drive indicator not available", "node", task.NodeUUID(), "error", err)
+		} else if _, err := sys.b.get(ctx, p); err != nil {
+			m.c.log.DebugContext(ctx, "Drive indicator not available", "node", task.NodeUUID(), "error", err)
+		}
+	}
 	return out, nil
 }
 
