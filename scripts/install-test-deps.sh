@@ -16,7 +16,7 @@ set -euo pipefail
 
 PKGS=(
   mariadb-server mariadb-client
-  python3-ironic python3-ironicclient python3-openstackclient
+  python3-ironic python3-ironicclient python3-openstackclient python3-sushy
   sqlite3 curl procps iproute2
   rabbitmq-server
   python3-keystone uwsgi-core uwsgi-plugin-python3

@@ -24,16 +24,20 @@ type BMC struct {
 	uuid string
 
 	// mu guards everything below and the state of the BMC's systems.
-	mu       sync.Mutex
-	username string
-	password string
-	fault    Fault
-	latency  time.Duration
-	systems  map[string]*System
-	sysOrder []string
-	sessions map[string]*session // by token
-	subs     map[string]*subscription
-	tasks    map[string]*task
+	mu         sync.Mutex
+	username   string
+	password   string
+	fault      Fault
+	latency    time.Duration
+	systems    map[string]*System
+	sysOrder   []string
+	sessions   map[string]*session // by token
+	subs       map[string]*subscription
+	subOrder   []string
+	deliveries []Delivery
+	tasks      map[string]*task
+	taskOrder  []string
+	taskSeq    int
 }
 
 type session struct {
@@ -145,6 +149,9 @@ func (b *BMC) serve(w http.ResponseWriter, r *http.Request, prefix string) {
 	}
 	if fault.Status != 0 {
 		e := errInternal()
+		if fault.Status == http.StatusUnauthorized {
+			e = errNoValidSession()
+		}
 		e.status = fault.Status
 		rec.Status = fault.Status
 		writeJSON(w, rec.Status, nil, e.body())
@@ -381,3 +388,5 @@ func match(routes []*route, segs []string) (*route, []string) {
 	}
 	return nil, nil
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

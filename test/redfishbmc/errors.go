@@ -173,3 +173,53 @@ func errCreateMissing(prop string) *rfError {
 		args:    []string{prop}, related: []string{"#/" + prop},
 		resolution: "Correct the body to include the required property with a valid value and resubmit the request if the operation failed.", severity: "Critical"}
 }
+
+func errPropertyValueOutOfRange(pointer, value string) *rfError {
+	prop := pointer[strings.LastIndex(pointer, "/")+1:]
+	return &rfError{status: http.StatusBadRequest, id: "PropertyValueOutOfRange",
+		message: fmt.Sprintf("The value '%s' for the property %s is not in the supported range of acceptable values.", value, prop),
+		args:    []string{value, prop}, related: []string{pointer},
+		resolution: "Correct the value for the property in the request body and resubmit the request if the operation failed.", severity: "Warning"}
+}
+
+func errPropertyValueConflict(prop, other string) *rfError {
+	return &rfError{status: http.StatusBadRequest, id: "PropertyValueConflict",
+		message: fmt.Sprintf("The property '%s' could not be written because its value would conflict with the value of the '%s' property.", prop, other),
+		args:    []string{prop, other}, related: []string{"#/" + prop},
+		resolution: "No resolution is required.", severity: "Warning"}
+}
+
+func errPropertyValueResourceConflict(prop, value string) *rfError {
+	return &rfError{status: http.StatusBadRequest, id: "PropertyValueResourceConflict",
+		message: fmt.Sprintf("The property '%s' with the requested value of '%s' could not be written because the value conflicts with the state or configuration of the resource at '%s'.", prop, value, value),
+		args:    []string{prop, value, value}, related: []string{"#/" + prop},
+		resolution: "No resolution is required.", severity: "Warning"}
+}
+
+func errResourceInUse(what string) *rfError {
+	return &rfError{status: http.StatusConflict, id: "ResourceInUse",
+		message:    "The change to the requested resource failed because the resource is in use or in transition.",
+		resolution: "Remove the condition and resubmit the request if the operation failed. " + what, severity: "Warning"}
+}
+
+func errCouldNotConnect(uri string) *rfError {
+	return &rfError{status: http.StatusBadRequest, id: "CouldNotEstablishConnection",
+		message: fmt.Sprintf("The service failed to establish a connection with the URI '%s'.", uri), args: []string{uri},
+		related:    []string{"#/Image"},
+		resolution: "Ensure that the URI contains a valid and reachable node name, protocol information and other URI components.", severity: "Critical"}
+}
+
+func errImageTooLarge(uri string, limit int64) *rfError {
+	return &rfError{status: http.StatusBadRequest, id: "InsufficientStorage",
+		message:    "Insufficient storage or memory available to complete the request.",
+		related:    []string{"#/Image"},
+		resolution: fmt.Sprintf("The image at '%s' is larger than this BMC takes (%d bytes).", uri, limit), severity: "Critical"}
+}
+
+func errPropertyValueFormat(pointer, value string) *rfError {
+	prop := pointer[strings.LastIndex(pointer, "/")+1:]
+	return &rfError{status: http.StatusBadRequest, id: "PropertyValueFormatError",
+		message: fmt.Sprintf("The value '%s' for the property %s is of a different format than the property can accept.", value, prop),
+		args:    []string{value, prop}, related: []string{pointer},
+		resolution: "Correct the value for the property in the request body and resubmit the request if the operation failed.", severity: "Warning"}
+}

@@ -60,12 +60,16 @@ type Options struct {
 	MaxImageBytes int64
 	// ImageTimeout bounds an image download; default 60 s.
 	ImageTimeout time.Duration
+	// RequestLogLimit, when positive, keeps only the newest requests in
+	// the log (RequestCount still counts them all).
+	RequestLogLimit int
 }
 
 // Fault makes a BMC misbehave. The zero value is a healthy BMC.
 type Fault struct {
 	// Status, when nonzero, answers every request with this HTTP status
-	// (after the latency) and an InternalError body.
+	// (after the latency) and an InternalError body (NoValidSession for
+	// 401).
 	Status int
 	// Hang holds every request without an answer until the client gives
 	// up or the Server is closed.
@@ -103,6 +107,7 @@ type Server struct {
 	bmcs  map[string]*BMC
 	order []string
 	reqs  []Request
+	nreqs int64
 	macs  uint32
 }
 
@@ -228,10 +233,23 @@ func (s *Server) ResetRequests() {
 	s.reqs = nil
 }
 
+// RequestCount is the number of requests received since the Server
+// started, whether or not the log still holds them.
+func (s *Server) RequestCount() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nreqs
+}
+
 func (s *Server) logRequest(rec Request) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nreqs++
+	if lim := s.opts.RequestLogLimit; lim > 0 && len(s.reqs) >= lim {
+		n := copy(s.reqs, s.reqs[len(s.reqs)-lim+1:])
+		s.reqs = s.reqs[:n]
+	}
 	s.reqs = append(s.reqs, rec)
-	s.mu.Unlock()
 }
 
 // nextMAC returns a locally administered MAC address unique in s.

@@ -269,6 +269,41 @@ func getSystem(c *call) (*reply, error) {
 // indicatorLEDs are the IndicatorLED values.
 var indicatorLEDs = []string{"Lit", "Blinking", "Off"}
 
+// checkLED validates an IndicatorLED value.
+func checkLED(v any) (string, error) {
+	str, ok := v.(string)
+	if !ok {
+		return "", errPropertyType("#/IndicatorLED", toString(v))
+	}
+	if !slices.Contains(indicatorLEDs, str) {
+		return "", errPropertyNotInList("#/IndicatorLED", str, indicatorLEDs)
+	}
+	return str, nil
+}
+
+// indicatorOnly validates the PATCH body of a resource (rendered as
+// current) whose only writable property is IndicatorLED, and returns the
+// new value (led when the body doesn't set it).
+func indicatorOnly(body, current map[string]any, led string) (string, error) {
+	for k, v := range body {
+		if k == "IndicatorLED" {
+			var err error
+			if led, err = checkLED(v); err != nil {
+				return "", err
+			}
+			continue
+		}
+		if strings.Contains(k, "@") {
+			continue
+		}
+		if _, known := current[k]; known {
+			return "", errPropertyNotWritable("#/" + k)
+		}
+		return "", errPropertyUnknown("#/" + k)
+	}
+	return led, nil
+}
+
 func patchSystem(c *call) (*reply, error) {
 	s, err := c.system()
 	if err != nil {
@@ -318,14 +353,9 @@ func patchSystem(c *call) (*reply, error) {
 				*dst = str
 			}
 		case "IndicatorLED":
-			str, ok := v.(string)
-			if !ok {
-				return nil, errPropertyType("#/IndicatorLED", v)
+			if led, err = checkLED(v); err != nil {
+				return nil, err
 			}
-			if !slices.Contains(indicatorLEDs, str) {
-				return nil, errPropertyNotInList("#/IndicatorLED", str, indicatorLEDs)
-			}
-			led = str
 		case "AssetTag", "HostName":
 			// Accepted and forgotten, as far as clients can tell.
 		default:
@@ -465,22 +495,9 @@ func patchChassis(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	led := s.chassisLED
-	for k, v := range body {
-		if k != "IndicatorLED" {
-			if _, known := c.renderChassis(s)[k]; known {
-				return nil, errPropertyNotWritable("#/" + k)
-			}
-			return nil, errPropertyUnknown("#/" + k)
-		}
-		str, ok := v.(string)
-		if !ok {
-			return nil, errPropertyType("#/IndicatorLED", v)
-		}
-		if !slices.Contains(indicatorLEDs, str) {
-			return nil, errPropertyNotInList("#/IndicatorLED", str, indicatorLEDs)
-		}
-		led = str
+	led, err := indicatorOnly(body, c.renderChassis(s), s.chassisLED)
+	if err != nil {
+		return nil, err
 	}
 	s.chassisLED = led
 	return noContent(), nil

@@ -121,10 +121,20 @@ type SystemSpec struct {
 	// RAIDTypes are the controller's SupportedRAIDTypes; default RAID0,
 	// RAID1, RAID5, RAID10.
 	RAIDTypes []string
-	// Bios are the BIOS attributes; default DefaultBios.
-	Bios map[string]any
+	// VolumeApplyTimes are the OperationApplyTime values volume creation
+	// and deletion accept; default Immediate and OnReset (at the next
+	// boot, through a task).
+	VolumeApplyTimes []string
+	// Bios are the BIOS attributes (and ResetBios's defaults); default
+	// DefaultBios. BiosRegistry describes them; attributes it doesn't
+	// describe (and DefaultBios does not) are typed by their value.
+	Bios         map[string]any
+	BiosRegistry []BiosAttribute
 	// SecureBoot is SecureBootEnable's initial value.
 	SecureBoot bool
+	// VirtualMediaViaPatch offers no InsertMedia/EjectMedia actions:
+	// clients PATCH Image, as on older BMCs.
+	VirtualMediaViaPatch bool
 }
 
 // DefaultBios are the BIOS attributes of a system given none.
@@ -175,10 +185,19 @@ type System struct {
 	chassisLED   string
 	bios         map[string]any
 	biosPending  map[string]any
+	biosApplied  time.Time
+	biosResets   int
 	secureBoot   bool
+	sbCurrent    bool
+	sbMode       string
+	keyResets    []string
+	driveLEDs    map[string]string
 	volumes      []Volume
 	volSeq       int
 	vmedia       []*virtualMedia
+
+	// onBoot runs at the next boot (OnReset operations).
+	onBoot []func(now time.Time)
 
 	resets []ResetType
 	boots  []BootRecord
@@ -251,6 +270,9 @@ func (b *BMC) AddSystem(spec SystemSpec) *System {
 	if spec.RAIDTypes == nil {
 		spec.RAIDTypes = []string{"RAID0", "RAID1", "RAID5", "RAID10"}
 	}
+	if spec.VolumeApplyTimes == nil {
+		spec.VolumeApplyTimes = []string{"Immediate", "OnReset"}
+	}
 	if spec.Bios == nil {
 		spec.Bios = DefaultBios()
 	}
@@ -259,9 +281,10 @@ func (b *BMC) AddSystem(spec SystemSpec) *System {
 		boot:         BootOverride{Target: "None", Enabled: "Disabled", Mode: spec.BootMode},
 		indicatorLED: "Off", chassisLED: "Off",
 		bios: maps.Clone(spec.Bios), biosPending: map[string]any{},
-		secureBoot: spec.SecureBoot,
-		volumes:    slices.Clone(spec.Volumes),
-		vmedia:     newVirtualMedia(),
+		secureBoot: spec.SecureBoot, sbCurrent: spec.SecureBoot && spec.PowerState == PowerOn,
+		sbMode: "UserMode", driveLEDs: map[string]string{},
+		volumes: slices.Clone(spec.Volumes),
+		vmedia:  newVirtualMedia(),
 	}
 	sys.volSeq = len(sys.volumes)
 	b.systems[spec.ID] = sys
@@ -366,12 +389,12 @@ func (s *System) settle(now time.Time) {
 	if s.target == "" || now.Before(s.settleAt) {
 		return
 	}
-	s.apply(s.target, s.pendingBoot)
+	s.apply(s.settleAt, s.target, s.pendingBoot)
 }
 
-// apply reaches state p; boot records a boot (consuming a Once override
-// and applying pending BIOS settings).
-func (s *System) apply(p PowerState, boot bool) {
+// apply reaches state p at now; boot records a boot (consuming a Once
+// override and applying pending BIOS settings).
+func (s *System) apply(now time.Time, p PowerState, boot bool) {
 	s.power, s.target, s.pendingBoot = p, "", false
 	if p != PowerOn || !boot {
 		return
@@ -389,12 +412,18 @@ func (s *System) apply(p PowerState, boot bool) {
 		}
 	}
 	s.boots = append(s.boots, rec)
+	s.sbCurrent = s.secureBoot && s.boot.Mode == "UEFI"
+	for _, f := range s.onBoot {
+		f(now)
+	}
+	s.onBoot = nil
 	if s.boot.Enabled == "Once" {
 		s.boot.Enabled = "Disabled"
 	}
 	if len(s.biosPending) > 0 {
 		maps.Copy(s.bios, s.biosPending)
 		clear(s.biosPending)
+		s.biosApplied = now
 	}
 }
 
@@ -414,7 +443,7 @@ func (s *System) reportedPower(now time.Time) PowerState {
 // goTo starts a transition to p (boot: the system boots on reaching On).
 func (s *System) goTo(now time.Time, p PowerState, boot bool) {
 	if s.spec.PowerDelay <= 0 {
-		s.apply(p, boot)
+		s.apply(now, p, boot)
 		return
 	}
 	s.target, s.settleAt, s.pendingBoot = p, now.Add(s.spec.PowerDelay), boot
