@@ -63,6 +63,11 @@ func (b *BIOS) CacheBIOSSettings(ctx context.Context, task drivers.Task) error {
 	for k, v := range attributes(bios).All() {
 		settings = append(settings, drivers.BIOSSetting{Name: k, Value: biosValue(v)})
 	}
+	if reg, err := attributeRegistry(ctx, sys.b, bios.raw); err != nil {
+		b.c.log.InfoContext(ctx, fmt.Sprintf("Cannot get BIOS Registry attributes for node %s, Error %s.", task.NodeUUID(), err))
+	} else if reg != nil {
+		withRegistryFields(settings, reg)
+	}
 	return task.BIOSSettings().Replace(ctx, settings)
 }
 

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +78,12 @@ type bmc struct {
 	authenticating bool
 
 	root *pyjson.Dict
+
+	// regs are the registries the BMC publishes, read once (regOrder is
+	// their keys in the order read).
+	regMu    sync.Mutex
+	regs     map[string]*registry
+	regOrder []string
 }
 
 // bmcParams is what a bmc is made of.
@@ -445,4 +452,71 @@ func strongETag(etag string) (string, bool) {
 		}
 	}
 	return rest, true
+}
+
+// blockingTimeout bounds the wait for an asynchronous operation sushy
+// waits for (its timeout=500 of volume operations).
+const blockingTimeout = 500 * time.Second
+
+// blocking is the Connector's _op with blocking=True when block is set:
+// an answer 202 is followed through its task monitor (read until it
+// answers something else, Retry-After or a second apart), whose last
+// answer is the result.
+func (b *bmc) blocking(ctx context.Context, method, p string, body any, block bool) (*response, error) {
+	r, err := b.do(ctx, method, p, body, nil)
+	if err != nil || !block || r.status != http.StatusAccepted {
+		return r, err
+	}
+	u := b.url(p)
+	loc := r.header.Get("Location")
+	if loc == "" {
+		return nil, connectionError(u, fmt.Errorf("HTTP response for %s request to %s returned status 202, but no Location header", method, u))
+	}
+	monitor, err := taskMonitorURI(r, p)
+	if err != nil {
+		return nil, err
+	}
+	waited := time.Duration(0)
+	for {
+		r, err = b.get(ctx, monitor)
+		if err != nil {
+			return nil, err
+		}
+		if r.status != http.StatusAccepted {
+			return r, nil
+		}
+		d := time.Second
+		if ra := r.header.Get("Retry-After"); ra != "" {
+			if n, err := strconv.Atoi(ra); err == nil {
+				d = time.Duration(n) * time.Second
+			}
+		}
+		if err := b.sleep(ctx, d); err != nil {
+			return nil, connectionError(monitor, err)
+		}
+		waited += d
+		if waited >= blockingTimeout {
+			r, err = b.get(ctx, monitor)
+			if err != nil {
+				return nil, err
+			}
+			if r.status == http.StatusAccepted {
+				return nil, connectionError(monitor, fmt.Errorf("Timeout waiting for task monitor %s (timeout = 500)", monitor)) //nolint:staticcheck // sushy's message
+			}
+			return r, nil
+		}
+	}
+}
+
+// urlJoin is urllib.parse.urljoin.
+func urlJoin(base, ref string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return ref
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return b.ResolveReference(r).String()
 }

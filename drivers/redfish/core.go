@@ -22,6 +22,7 @@ type core struct {
 	log   *slog.Logger
 	sleep func(context.Context, time.Duration) error
 	rand  func() float64
+	now   func() time.Time
 }
 
 func newCore(cfg Config) *core {
@@ -34,6 +35,10 @@ func newCore(cfg Config) *core {
 	}
 	if c.rand == nil {
 		c.rand = rand.Float64
+	}
+	c.now = cfg.Now
+	if c.now == nil {
+		c.now = time.Now
 	}
 	timeout := cfg.RequestTimeout
 	if timeout <= 0 {
@@ -173,4 +178,12 @@ func CloseImplementations(d *drivers.Driver) {
 	if p, ok := d.Power.(*Power); ok {
 		p.c.Close()
 	}
+}
+
+// pyDatetime is Python's str() of a naive datetime.
+func pyDatetime(t time.Time) string {
+	if t.Nanosecond()/1000 == 0 {
+		return t.Format("2006-01-02 15:04:05")
+	}
+	return t.Format("2006-01-02 15:04:05.000000")
 }

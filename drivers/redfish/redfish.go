@@ -56,6 +56,8 @@ type Config struct {
 	// Rand returns a number in [0, 1) (the polling jitter); nil uses
 	// math/rand/v2.
 	Rand func() float64
+	// Now is the clock (raid_config's last_updated); nil uses time.Now.
+	Now func() time.Time
 	// RequestTimeout bounds one request to a BMC (sushy has no bound);
 	// zero means 60 seconds.
 	RequestTimeout time.Duration

@@ -40,6 +40,10 @@ type sushyError struct {
 	status int
 	// cause is the transport error of a ConnectionError.
 	cause error
+	// transferProtocolRequired says an HTTP error is a BMC's complaint
+	// that InsertMedia lacks TransferProtocolType (sushy's
+	// is_transfer_protocol_required).
+	transferProtocolRequired bool
 }
 
 func (e *sushyError) Error() string { return e.msg }
@@ -123,6 +127,7 @@ func httpError(method, url string, status int, body []byte) error {
 
 func newHTTPError(kind errKind, method, url string, status int, body []byte) error {
 	errText, extInfo := "unknown error", "none"
+	tpr := false
 	if doc, err := pyjson.DecodeOrdered(body); err == nil && json.Valid(body) {
 		code, detail := any("Base.1.0.GeneralError"), any(nil)
 		var ext any = []any{pyjson.NewDict(0)}
@@ -137,6 +142,18 @@ func newHTTPError(kind errKind, method, url string, status int, body []byte) err
 			detail = e.Get("message")
 			if v, ok := e.Lookup("@Message.ExtendedInfo"); ok {
 				ext = v
+			}
+			if code == "Base.1.5.ActionParameterMissing" {
+				list, _ := ext.([]any)
+				if len(list) > 0 {
+					first, _ := pyjson.AsDict(list[0])
+					if first != nil {
+						rel, _ := first.Get("RelatedProperties").([]any)
+						for _, r := range rel {
+							tpr = tpr || r == "#/TransferProtocolType"
+						}
+					}
+				}
 			}
 		}
 		if m := mostSevere(ext); m != nil {
@@ -157,7 +174,7 @@ func newHTTPError(kind errKind, method, url string, status int, body []byte) err
 	default:
 		msg = fmt.Sprintf("HTTP %s %s returned code %d. %s Extended information: %s", method, url, status, errText, extInfo)
 	}
-	return &sushyError{kind: kind, msg: msg, status: status}
+	return &sushyError{kind: kind, msg: msg, status: status, transferProtocolRequired: tpr}
 }
 
 // mostSevere is HTTPError._get_most_severe_msg: the message of the first
