@@ -286,7 +286,8 @@ func (v *Vendor) deleteSubscription(ctx context.Context, task drivers.Task, args
 }
 
 func (v *Vendor) getSubscription(ctx context.Context, task drivers.Task, args map[string]any) (any, error) {
-	id := py.Str(args["id"])
+	rawID := args["id"]
+	id := py.Str(rawID)
 	es, err := v.c.eventService(ctx, task)
 	if err != nil {
 		return nil, err
@@ -297,8 +298,16 @@ func (v *Vendor) getSubscription(ctx context.Context, task drivers.Task, args ma
 		if err != nil {
 			return err
 		}
+		if _, isStr := rawID.(string); !isStr {
+			// Ironic looks for illegal characters "in" the value.
+			return ironic.Errorf(ironic.IronicException, "argument of type '%s' is not iterable", pyTypeName(rawID))
+		}
 		if !validSubscriptionID(id) {
 			return drivers.InvalidParameter("Invalid BMC ID value: '%s'", id)
+		}
+		// Ironic reads event_service.subscriptions a second time.
+		if _, err := es.subscriptions(ctx); err != nil {
+			return err
 		}
 		r, err := es.b.get(ctx, subscriptionPath(subs.path, id))
 		if err != nil {
@@ -321,4 +330,26 @@ func (v *Vendor) getSubscription(ctx context.Context, task drivers.Task, args ma
 // CallDriver has no methods to run.
 func (*Vendor) CallDriver(_ context.Context, method, _ string, _ map[string]any) (any, error) {
 	return nil, drivers.InvalidParameter("No handler for method %s", method)
+}
+
+// pyTypeName is the name of a JSON value's Python type.
+func pyTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case string:
+		return "str"
+	case []any:
+		return "list"
+	case *pyjson.Dict, map[string]any:
+		return "dict"
+	}
+	if n, ok := pyNumber(v); ok && n == float64(int64(n)) {
+		if _, isFloat := v.(float64); !isFloat {
+			return "int"
+		}
+	}
+	return "float"
 }

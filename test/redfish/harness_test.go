@@ -269,3 +269,26 @@ func keysOf(m map[string]any) []string {
 	sort.Strings(out)
 	return out
 }
+
+// quiet waits until the BMC has received no request for a second (an
+// asynchronous vendor method has ended), bounded by settle.
+func (e *env) quiet() {
+	e.t.Helper()
+	last, since := -1, time.Now()
+	cluster.Eventually(e.ctx, e.t, settle, "the BMC idle", func() (bool, string) {
+		n := len(e.bmc.Requests())
+		if n != last {
+			last, since = n, time.Now()
+		}
+		return time.Since(since) >= time.Second, fmt.Sprintf("%d requests", n)
+	})
+}
+
+// firstSubscription is the Id of the BMC's first event subscription ("" when none).
+func (e *env) firstSubscription() string {
+	subs := e.bmc.Default().Subscriptions()
+	if len(subs) == 0 {
+		return ""
+	}
+	return subs[0].ID
+}
