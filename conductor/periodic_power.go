@@ -198,6 +198,7 @@ func (m *Manager) doSyncPowerState(ctx context.Context, t *task, count int) (int
 			n.UUID, count, maxRetries, err), "node", n.UUID)
 		return count, nil
 	}
+	m.cacheVendor(ctx, t)
 	m.cacheBootMode(ctx, t)
 	n = t.node
 	if models.Deref(n.PowerState) == actual {

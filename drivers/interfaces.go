@@ -134,6 +134,16 @@ type ManagementInterface interface {
 	GetIndicatorState(ctx context.Context, task Task, component, indicator string) (string, error)
 }
 
+// VendorDetector is implemented by management interfaces that can tell
+// the hardware's vendor (Ironic's ManagementInterface.detect_vendor;
+// UnsupportedDriverExtension when the method is absent).
+type VendorDetector interface {
+	// DetectVendor returns the vendor's name as the hardware reports it,
+	// "" when it reports none. The conductor stores it as the node's
+	// properties/vendor.
+	DetectVendor(ctx context.Context, task Task) (string, error)
+}
+
 // BootInterface prepares what a node boots: the deploy/rescue ramdisk and
 // the instance (Ironic's BootInterface).
 type BootInterface interface {
