@@ -25,7 +25,9 @@
 # FAIL_MODE (500 | hang | ignore-reset), WORKERS
 # ([conductor]sync_power_state_workers, 8), PERIODIC_WORKERS
 # (periodic_max_workers, 8), FORCE (force_power_state_during_sync, false:
-# the database follows the hardware), INTERVAL (20), PASS_TIMEOUT (1200 s:
+# the database follows the hardware), MAX_RETRIES
+# (power_state_sync_max_retries, 3; 0 puts a node whose BMC fails in
+# maintenance at the first pass), INTERVAL (20), PASS_TIMEOUT (1200 s:
 # give up waiting for the end of the pass). Ports: the emulator's shared
 # listener 6590 (each BMC on a kernel-chosen port), the reference 6581,
 # ours 6582, statsd 6591. State and logs: /tmp/goironic-psync/<ref|go>/;
@@ -41,6 +43,7 @@ FAIL_MODE=${FAIL_MODE:-500}
 WORKERS=${WORKERS:-8}
 PERIODIC_WORKERS=${PERIODIC_WORKERS:-8}
 FORCE=${FORCE:-false}
+MAX_RETRIES=${MAX_RETRIES:-3}
 INTERVAL=${INTERVAL:-20}
 PASS_TIMEOUT=${PASS_TIMEOUT:-1200}
 EMU_PORT=6590 STATSD_PORT=6591
@@ -117,6 +120,7 @@ sync_power_state_interval = $interval
 sync_power_state_workers = $WORKERS
 periodic_max_workers = $PERIODIC_WORKERS
 force_power_state_during_sync = $FORCE
+power_state_sync_max_retries = $MAX_RETRIES
 CONF
   if [[ $impl == ref ]]; then
     printf '[metrics]\nbackend = statsd\n[metrics_statsd]\nstatsd_host = 127.0.0.1\nstatsd_port = %s\n' "$STATSD_PORT"
@@ -233,7 +237,7 @@ print(json.dumps({
 PY
 }
 
-echo "bench-power-sync: $BMCS BMCs, latency $LATENCY, $FAIL_FRACTION failing ($FAIL_MODE), sync_power_state_workers=$WORKERS periodic_max_workers=$PERIODIC_WORKERS force_power_state_during_sync=$FORCE" >&2
+echo "bench-power-sync: $BMCS BMCs, latency $LATENCY, $FAIL_FRACTION failing ($FAIL_MODE), sync_power_state_workers=$WORKERS periodic_max_workers=$PERIODIC_WORKERS force_power_state_during_sync=$FORCE power_state_sync_max_retries=$MAX_RETRIES" >&2
 case $WHICH in
 both) run ref 6581; run go 6582 ;;
 ref) run ref 6581 ;;
