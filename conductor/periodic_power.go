@@ -48,8 +48,16 @@ var powerSyncColumns = []string{"id", "power_state", "target_power_state", "prov
 	"power_interface", "raid_interface", "rescue_interface", "storage_interface", "vendor_interface",
 	"boot_mode", "secure_boot"}
 
-// defaultPowerSyncReadTimeout is Config.PowerSyncReadTimeout's default.
-const defaultPowerSyncReadTimeout = 30 * time.Second
+// powerSyncReadTimeout is Config.PowerSyncReadTimeout or its default.
+func (m *Manager) powerSyncReadTimeout() time.Duration {
+	switch {
+	case m.cfg.PowerSyncReadTimeout > 0:
+		return m.cfg.PowerSyncReadTimeout
+	case m.cfg.SyncPowerStateInterval > 0:
+		return m.cfg.SyncPowerStateInterval
+	}
+	return time.Minute
+}
 
 // syncExcluded are the states the power sync leaves alone
 // (SYNC_EXCLUDED_STATES).
@@ -188,11 +196,7 @@ func (m *Manager) doSyncPowerState(ctx context.Context, t *task, count int) (int
 	}
 	// The reads ask the BMC once (the next pass is the retry) and are
 	// bounded in time; changes (a lock, a save, a power action) are not.
-	timeout := m.cfg.PowerSyncReadTimeout
-	if timeout <= 0 {
-		timeout = defaultPowerSyncReadTimeout
-	}
-	rctx, cancel := context.WithTimeout(drivers.SingleAttempt(ctx), timeout)
+	rctx, cancel := context.WithTimeout(drivers.SingleAttempt(ctx), m.powerSyncReadTimeout())
 	defer cancel()
 	if n.PowerState == nil {
 		if err := power.Validate(rctx, t); isInvalidParameter(err) {
