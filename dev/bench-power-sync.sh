@@ -20,6 +20,9 @@
 # requests the emulator answered during it, the server's RSS before the
 # pass, at its end and at its peak, and from the database: healthy nodes
 # whose power_state is not their BMC's (stale), nodes in maintenance.
+# Then dev/bmcload sends as many GETs to the same BMCs from as many
+# goroutines as the pass had workers: the physical limit (x_plain is the
+# pass's duration over it). "both" ends with ours against the reference.
 #
 # Knobs (defaults): BMCS (1000), LATENCY (50ms), FAIL_FRACTION (0.1),
 # FAIL_MODE (500 | hang | ignore-reset), WORKERS
@@ -27,7 +30,7 @@
 # (periodic_max_workers, 8), FORCE (force_power_state_during_sync, false:
 # the database follows the hardware), MAX_RETRIES
 # (power_state_sync_max_retries, 3; 0 puts a node whose BMC fails in
-# maintenance at the first pass), INTERVAL (20), PASS_TIMEOUT (1200 s:
+# maintenance at the first pass), INTERVAL (60, Ironic's default; it also bounds our reads of one node), PASS_TIMEOUT (1200 s:
 # give up waiting for the end of the pass). Ports: the emulator's shared
 # listener 6590 (each BMC on a kernel-chosen port), the reference 6581,
 # ours 6582, statsd 6591. State and logs: /tmp/goironic-psync/<ref|go>/;
@@ -44,14 +47,15 @@ WORKERS=${WORKERS:-8}
 PERIODIC_WORKERS=${PERIODIC_WORKERS:-8}
 FORCE=${FORCE:-false}
 MAX_RETRIES=${MAX_RETRIES:-3}
-INTERVAL=${INTERVAL:-20}
+INTERVAL=${INTERVAL:-60}
 PASS_TIMEOUT=${PASS_TIMEOUT:-1200}
 EMU_PORT=6590 STATSD_PORT=6591
 PY=/usr/bin/python3
 HELPER="$HERE/dev/power_sync_bench.py"
 
 mkdir -p "$STATE"
-(cd "$HERE" && go build -o "$STATE/redfish-emulator" ./test/redfishbmc/cmd/redfish-emulator && go build -o "$STATE/ironic" ./cmd/ironic)
+(cd "$HERE" && go build -o "$STATE/redfish-emulator" ./test/redfishbmc/cmd/redfish-emulator && go build -o "$STATE/ironic" ./cmd/ironic &&
+  go build -o "$STATE/bmcload" ./dev/bmcload)
 
 PIDS=()
 stop() { # pid: a process group this script started with setsid
@@ -219,17 +223,22 @@ run() { # impl port
   local window check
   window=$("$PY" "$HELPER" window "$dir/emulator.log" "$t_start" "$t_end")
   check=$("$PY" "$HELPER" check "$dir/ironic.sqlite" "$dir/bmcs.txt")
+  # The physical limit: as many requests, as many at a time, same BMCs.
+  local plain
+  plain=$("$STATE/bmcload" -urls "$dir/bmcs.txt" -workers "$(( WORKERS < PERIODIC_WORKERS ? WORKERS : PERIODIC_WORKERS ))" \
+    -requests "$("$PY" -c 'import json, sys; print(json.loads(sys.argv[1])["requests"])' "$window")")
   stop "$emu"
-  [[ -n $statsd ]] && stop "$statsd"
-  "$PY" - "$impl" "$seconds" "$t_start" "$t_end" "$rss_end" "$dir/rss.txt" "$window" "$check" <<'PY' | tee "$dir/result.json"
+  if [[ -n $statsd ]]; then stop "$statsd"; fi
+  "$PY" - "$impl" "$seconds" "$t_start" "$t_end" "$rss_end" "$dir/rss.txt" "$window" "$check" "$plain" <<'PY' | tee "$dir/result.json"
 import json, sys
-impl, seconds, t0, t1, rss_end, rss_file, window, check = sys.argv[1:]
+impl, seconds, t0, t1, rss_end, rss_file, window, check, plain = sys.argv[1:]
 t0, t1 = float(t0), float(t1)
 samples = [tuple(map(float, l.split())) for l in open(rss_file) if len(l.split()) == 2]
 before = [kb for t, kb in samples if t < t0]
 during = [kb for t, kb in samples if t0 <= t <= t1] + [float(rss_end)]
 print(json.dumps({
-    "impl": impl, "pass_seconds": float(seconds),
+    "impl": impl, "pass_seconds": float(seconds), "plain_loop_seconds": float(plain),
+    "x_plain": round(float(seconds) / float(plain), 2),
     "rss_mib_before": round(before[-1] / 1024, 1) if before else None,
     "rss_mib_end": round(float(rss_end) / 1024, 1),
     "rss_mib_peak": round(max(during) / 1024, 1),
@@ -239,7 +248,17 @@ PY
 
 echo "bench-power-sync: $BMCS BMCs, latency $LATENCY, $FAIL_FRACTION failing ($FAIL_MODE), sync_power_state_workers=$WORKERS periodic_max_workers=$PERIODIC_WORKERS force_power_state_during_sync=$FORCE power_state_sync_max_retries=$MAX_RETRIES" >&2
 case $WHICH in
-both) run ref 6581; run go 6582 ;;
+both)
+  run ref 6581
+  run go 6582
+  "$PY" -c '
+import json, sys
+ref, go = (json.load(open(p)) for p in sys.argv[1:])
+print("ours %.1f s, the reference %.1f s: %.1fx faster; requests %d vs %d; stale %d vs %d; RSS growth %.1f vs %.1f MiB" % (
+    go["pass_seconds"], ref["pass_seconds"], ref["pass_seconds"] / go["pass_seconds"], go["requests"], ref["requests"],
+    go["stale"], ref["stale"], go["rss_mib_peak"] - go["rss_mib_before"], ref["rss_mib_peak"] - ref["rss_mib_before"]))
+' "$STATE/ref/result.json" "$STATE/go/result.json"
+  ;;
 ref) run ref 6581 ;;
 go) run go 6582 ;;
 *) echo "usage: $0 [both|ref|go]" >&2; exit 2 ;;
