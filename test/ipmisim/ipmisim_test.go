@@ -27,7 +27,6 @@ func ipmitool(t *testing.T, b *ipmisim.BMC, args ...string) (string, error) {
 	return string(out), err
 }
 
-
 // TestBMC drives the simulator with ipmitool: power and boot device are
 // the chassis-control script's files, the boot flags come from the
 // message log.
