@@ -10,8 +10,8 @@
 # ipxe_config endpoint; TCG, no KVM needed), genisoimage (isoinfo
 # reads the config drives we build; Ironic's own build_configdrive writes
 # the reference ones with it), and openipmi (test/ipmisim runs its
-# ipmi_sim as the BMC that ipmitool, which python3-ironic pulls in, and
-# socat drive).
+# ipmi_sim as the BMC that ipmitool drives; socat serves the
+# ipmitool-socat consoles).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -25,7 +25,7 @@ PKGS=(
   tempest python3-tempest ironic-tempest-plugin python3-stestr python3-subunit
   qemu-system-x86 ipxe-qemu
   genisoimage
-  openipmi
+  openipmi ipmitool socat
 )
 
 missing=()
