@@ -299,7 +299,15 @@ func (c *Console) start(ctx context.Context, node string, port int64, consoleCmd
 		} else {
 			args = append(args, fmt.Sprintf("TCP4-LISTEN:%d,bind=%s,reuseaddr,fork,max-children=1", port, host))
 		}
-		args = append(args, fmt.Sprintf("EXEC:\"%s\",pty,stderr", shellQuote(consoleCmd)))
+		// Ironic quotes the whole command (shlex.quote), which socat
+		// 1.7 takes for one word: it tries to run a program called
+		// "ipmitool -I ... sol activate" and every client gets nothing.
+		// Each word is quoted instead.
+		words := strings.Split(consoleCmd, " ")
+		for i, w := range words {
+			words[i] = shellQuote(w)
+		}
+		args = append(args, fmt.Sprintf("EXEC:\"%s\",pty,stderr", strings.Join(words, " ")))
 	} else {
 		args = []string{c.t.cfg.Terminal}
 		if c.t.cfg.TerminalCertDir != "" {

@@ -2,9 +2,14 @@ package ipmi_test
 
 import (
 	"context"
+	"log/slog"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers/ipmi"
 	"github.com/goironic/ironic/internal/pyjson"
 )
 
@@ -51,4 +56,110 @@ func TestVendorValidate(t *testing.T) {
 	if _, err := v.Call(context.Background(), s.task(node()), "nope", "POST", nil); !ironic.IsClass(err, ironic.InvalidParameterValue) {
 		t.Errorf("unknown method: %v", err)
 	}
+}
+
+// TestPasswordNeverOnArgvOrLogs: the password reaches ipmitool only in
+// a 0600 file, removed after each command, and never a log line.
+func TestPasswordNeverOnArgvOrLogs(t *testing.T) {
+	var logs strings.Builder
+	s := newSetup(t, func(c *ipmi.Config) {
+		c.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	fail := true
+	s.runner.answer = func(c call) (string, string, error) {
+		if fail {
+			fail = false
+			return "", "boom\n", &ipmi.ExecError{Argv: c.Argv, ExitCode: 1, Stderr: "boom\n"}
+		}
+		return "Chassis Power is on\n", "", nil
+	}
+	if _, err := s.power.GetPowerState(context.Background(), s.task(node("ipmi_password", "Sup3r-Secret"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.runner.calls {
+		if strings.Contains(c.String(), "Sup3r-Secret") || c.Password != "Sup3r-Secret" || c.Mode != 0o600 {
+			t.Errorf("call %s: password %q mode %v", c, c.Password, c.Mode)
+		}
+	}
+	if len(s.runner.calls) != 2 {
+		t.Errorf("%d calls, want a retry", len(s.runner.calls))
+	}
+	if strings.Contains(logs.String(), "Sup3r-Secret") || !strings.Contains(logs.String(), "IPMI Error encountered, retrying") {
+		t.Errorf("logs:\n%s", logs.String())
+	}
+	left, _ := os.ReadDir(s.cfg.TempDir)
+	if len(left) != 0 {
+		t.Errorf("files left in tempdir: %v", left)
+	}
+}
+
+// TestGateIsPerBMC: commands to one BMC wait min_command_interval after
+// the last one ended and never overlap; another BMC is not held up.
+func TestGateIsPerBMC(t *testing.T) {
+	s := newSetup(t)
+	ctx := context.Background()
+	a := s.task(node())
+	b := s.task(node("ipmi_address", "10.9.9.9"))
+	if _, err := s.power.GetPowerState(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.power.GetPowerState(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.clock.slept(); len(got) != 0 {
+		t.Errorf("slept %v for two BMCs", got)
+	}
+	s.clock.advance(2 * time.Second)
+	if _, err := s.power.GetPowerState(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.clock.slept(); len(got) != 1 || got[0] != 3*time.Second {
+		t.Errorf("slept %v, want the rest of min_command_interval (3s)", got)
+	}
+
+	// While BMC a hangs in a command, b answers and a second command to
+	// a waits its turn.
+	release := make(chan struct{})
+	entered := make(chan string, 4)
+	s.runner.answer = func(c call) (string, string, error) {
+		entered <- c.Argv[4]
+		if c.Argv[4] == "10.1.2.3" {
+			<-release
+		}
+		return "Chassis Power is on\n", "", nil
+	}
+	done := make(chan error, 2)
+	go func() { _, err := s.power.GetPowerState(ctx, a); done <- err }()
+	if got := <-entered; got != "10.1.2.3" {
+		t.Fatalf("first command to %s", got)
+	}
+	go func() { _, err := s.power.GetPowerState(ctx, a); done <- err }()
+	if _, err := s.power.GetPowerState(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-entered; got != "10.9.9.9" {
+		t.Errorf("while a hangs, %s ran", got)
+	}
+	select {
+	case got := <-entered:
+		t.Errorf("a second command reached %s while the first hangs", got)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	// A cancelled context frees a waiter.
+	block := make(chan struct{})
+	s.runner.answer = func(c call) (string, string, error) { <-block; return "", "", nil }
+	go func() { _, _ = s.power.GetPowerState(ctx, a) }()
+	time.Sleep(20 * time.Millisecond)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.power.GetPowerState(cctx, a); !ironic.IsClass(err, ironic.IPMIFailure) {
+		t.Errorf("cancelled waiter: %v", err)
+	}
+	close(block)
 }
