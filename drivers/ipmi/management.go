@@ -305,3 +305,5 @@ func (t *tool) sendRaw(ctx context.Context, task drivers.Task, raw string) (stri
 	t.cfg.Log.DebugContext(ctx, fmt.Sprintf("send raw bytes returned stdout: %s, stderr: %s", out, errOut), "node", task.NodeUUID())
 	return out, errOut, nil
 }
+
+var _ drivers.VendorDetector = (*Management)(nil)
