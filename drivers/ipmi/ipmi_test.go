@@ -163,3 +163,23 @@ func TestGateIsPerBMC(t *testing.T) {
 	}
 	close(block)
 }
+
+// TestZeroMinCommandInterval: with [ipmi]min_command_interval = 0 a
+// failing command is tried command_retry_timeout times (one per second
+// of it), where Ironic divides by zero and fails every command.
+func TestZeroMinCommandInterval(t *testing.T) {
+	s := newSetup(t, func(c *ipmi.Config) {
+		c.MinCommandInterval = 0
+		c.CommandRetryTimeout = 3 * time.Second
+	})
+	s.runner.answer = func(c call) (string, string, error) {
+		return "", "Node busy\n", &ipmi.ExecError{Argv: c.Argv, ExitCode: 1, Stderr: "Node busy\n"}
+	}
+	_, err := s.power.GetPowerState(context.Background(), s.task(node()))
+	if !ironic.IsClass(err, ironic.IPMIFailure) || len(s.runner.calls) != 3 || len(s.clock.slept()) != 0 {
+		t.Errorf("%v after %d calls, slept %v", err, len(s.runner.calls), s.clock.slept())
+	}
+	if got := s.runner.calls[0].String(); !strings.Contains(got, " -R 1 -N 0 ") {
+		t.Errorf("command %s", got)
+	}
+}
