@@ -3,6 +3,7 @@ package ipmi_test
 import (
 	"context"
 	"log/slog"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -310,4 +311,40 @@ func TestFailingBMCs(t *testing.T) {
 			t.Errorf("GetPowerState of a hung BMC: %v after %s", err, took)
 		}
 	})
+}
+
+// TestPowerStartsAVM: with ipmi_sim in front of a QEMU virtual machine
+// (ipmi-bmc-extern), power on really starts the VM, reboot starts a new
+// one and power off ends it.
+func TestPowerStartsAVM(t *testing.T) {
+	if _, err := exec.LookPath(ipmisim.QEMUBinary); err != nil {
+		t.Skipf("%s is not installed: %v", ipmisim.QEMUBinary, err)
+	}
+	s := simSetup(t)
+	bmc := ipmisim.Start(t, ipmisim.Options{QEMU: true})
+	ctx := context.Background()
+	tk := simTask(s, simNode(bmc))
+	if err := s.power.SetPowerState(ctx, tk, states.PowerOn, 0); err != nil {
+		t.Fatal(err)
+	}
+	first := bmc.VMPid()
+	if first == 0 {
+		t.Fatal("powered on, but no VM runs")
+	}
+	if err := s.power.Reboot(ctx, tk, 0); err != nil {
+		t.Fatal(err)
+	}
+	second := bmc.VMPid()
+	if second == 0 || second == first {
+		t.Errorf("after reboot the VM is %d (was %d)", second, first)
+	}
+	if err := s.power.SetPowerState(ctx, tk, states.PowerOff, 0); err != nil {
+		t.Fatal(err)
+	}
+	if pid := bmc.VMPid(); pid != 0 {
+		t.Errorf("powered off, but VM %d runs", pid)
+	}
+	if st, err := s.power.GetPowerState(ctx, tk); err != nil || st != states.PowerOff {
+		t.Errorf("power state %q %v", st, err)
+	}
 }

@@ -6,7 +6,9 @@
 // reads the BMC's state as the simulator holds it. Every IPMI request
 // the BMC receives is logged (ipmi_sim's "debug msg"): Requests returns
 // them, with the bytes ipmi_sim's script interface drops (the boot
-// flags' persistent and EFI bits).
+// flags' persistent and EFI bits). With Options.QEMU the host is a QEMU
+// virtual machine attached to the simulator (-device ipmi-bmc-extern):
+// power on really starts it.
 //
 // ipmi_sim answers chassis control "power diag" (NMI) and "bmc reset
 // warm" with an error (Invalid data field, Invalid command), and has no
@@ -51,14 +53,16 @@ type Options struct {
 	SoftOffDelay time.Duration
 	// PowerOn starts the host powered on.
 	PowerOn bool
-	// StartCmd, when set, is ipmi_sim's startcmd: the command that runs
-	// while the host is powered on (a QEMU VM, say), with
-	// StartCmdSerialPort the port of ipmi_sim's VM serial interface it
-	// connects back to. The chassis-control script is then not used:
-	// power is the process.
-	StartCmd           string
-	StartCmdSerialPort int
+	// QEMU makes the host a QEMU virtual machine (TCG, no disk) with an
+	// ipmi-bmc-extern device connected back to the simulator: power on
+	// starts it, power off stops it (ipmi_sim's startcmd and VM serial
+	// interface), instead of the chassis-control script's file. The
+	// boot device is then the simulator's own.
+	QEMU bool
 }
+
+// QEMUBinary is the emulator a QEMU host runs.
+const QEMUBinary = "qemu-system-x86_64"
 
 // BMC is a running ipmi_sim.
 type BMC struct {
@@ -69,6 +73,9 @@ type BMC struct {
 	User, Password string
 	// Dir holds the configuration, the state files and the log.
 	Dir string
+
+	qemu   bool
+	vmPort int
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -134,7 +141,15 @@ func start(dir string, opts Options) (*BMC, error) {
 		}
 		opts.Port = p
 	}
-	b := &BMC{Address: "127.0.0.1", Port: opts.Port, User: opts.User, Password: opts.Password, Dir: dir, done: make(chan struct{})}
+	b := &BMC{Address: "127.0.0.1", Port: opts.Port, User: opts.User, Password: opts.Password, Dir: dir, done: make(chan struct{}), qemu: opts.QEMU}
+	if opts.QEMU {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		b.vmPort = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
 	power := "0"
 	if opts.PowerOn {
 		power = "1"
@@ -225,9 +240,13 @@ func (b *BMC) lanConf(opts Options) string {
     guid a123456789abcdefa123456789abcdef
   endlan
 `)
-	if opts.StartCmd != "" {
-		fmt.Fprintf(&sb, "  serial 15 127.0.0.1 %d codec VM\n", opts.StartCmdSerialPort)
-		fmt.Fprintf(&sb, "  startcmd %q\n  startnow false\n  poweroff_wait 5\n  kill_wait 5\n", opts.StartCmd)
+	if opts.QEMU {
+		fmt.Fprintf(&sb, "  serial 15 127.0.0.1 %d codec VM\n", b.vmPort)
+		fmt.Fprintf(&sb, "  startcmd \"%s -machine pc -accel tcg -m 64 -nodefaults -display none -no-reboot"+
+			" -chardev socket,id=ipmi0,host=127.0.0.1,port=%d,reconnect=1"+
+			" -device ipmi-bmc-extern,chardev=ipmi0,id=bmc0 -device isa-ipmi-bt,bmc=bmc0 -pidfile %s\"\n",
+			QEMUBinary, b.vmPort, filepath.Join(b.Dir, "qemu.pid"))
+		sb.WriteString("  startnow false\n  poweroff_wait 2\n  kill_wait 2\n")
 	} else {
 		fmt.Fprintf(&sb, "  chassis_control \"%s 0x20\"\n", filepath.Join(b.Dir, "chassis.sh"))
 	}
@@ -335,10 +354,30 @@ func (b *BMC) Resume() {
 }
 
 // PowerOn reports the host's power as the chassis-control script keeps
-// it.
+// it, or, for a QEMU host, whether its VM runs.
 func (b *BMC) PowerOn() bool {
+	if b.qemu {
+		return b.VMPid() != 0
+	}
 	v, _ := os.ReadFile(filepath.Join(b.Dir, "power"))
 	return strings.TrimSpace(string(v)) == "1"
+}
+
+// VMPid is the pid of a QEMU host's running VM, 0 when it runs none.
+func (b *BMC) VMPid() int {
+	v, err := os.ReadFile(filepath.Join(b.Dir, "qemu.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(v)))
+	if err != nil || syscall.Kill(pid, 0) != nil {
+		return 0
+	}
+	stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+		return 0
+	}
+	return pid
 }
 
 // SetPower changes the host's power behind the BMC's back (the host

@@ -90,3 +90,37 @@ func TestBMC(t *testing.T) {
 		t.Errorf("resumed BMC: %v", err)
 	}
 }
+
+// TestQEMUHost: with a QEMU host, power on starts the VM (its
+// ipmi-bmc-extern device connects back to ipmi_sim) and power off ends
+// it.
+func TestQEMUHost(t *testing.T) {
+	if _, err := exec.LookPath(ipmisim.QEMUBinary); err != nil {
+		t.Skipf("%s is not installed: %v", ipmisim.QEMUBinary, err)
+	}
+	b := ipmisim.Start(t, ipmisim.Options{QEMU: true})
+	if out, err := ipmitool(t, b, "power", "status"); err != nil || out != "Chassis Power is off\n" {
+		t.Fatalf("power status: %q %v", out, err)
+	}
+	if _, err := ipmitool(t, b, "power", "on"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.WaitPower(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("VM pid %d", b.VMPid())
+	if out, err := ipmitool(t, b, "power", "status"); err != nil || out != "Chassis Power is on\n" {
+		t.Errorf("power status with the VM running: %q %v", out, err)
+	}
+	if _, err := ipmitool(t, b, "power", "off"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WaitPower(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ipmitool(t, b, "power", "status"); err != nil || out != "Chassis Power is off\n" {
+		t.Errorf("power status after power off: %q %v", out, err)
+	}
+}
