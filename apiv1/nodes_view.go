@@ -695,4 +695,3 @@ func legacyProvisionState(v mv.Version, s *states.Provision) any {
 	}
 	return string(*s)
 }
-

@@ -334,12 +334,12 @@ func (c *Console) start(ctx context.Context, node string, port int64, consoleCmd
 		case c.kind == shellinabox && exited && code == 0 && c.processUp(node):
 			return nil
 		case exited && c.kind == socat:
-			msg := fmt.Sprintf("Command: %s.\nExit code: %d.\nStderr: %s", command, code, pyBytesRepr(proc.stderr()))
+			msg := fmt.Sprintf("Command: %s.\nExit code: %d.\nStderr: %s", command, code, py.BytesRepr(proc.stderr()))
 			c.t.cfg.Log.ErrorContext(ctx, msg, "node", node)
 			return ironic.Errorf(ironic.ConsoleSubprocessFailed, "Console subprocess failed to start. %s", msg)
 		case exited:
 			msg := fmt.Sprintf("Timeout or error while waiting for console subprocess to start for node: %s.\nCommand: %s.\nExit code: %d.\nStdout: %s\nStderr: %s",
-				node, command, code, pyBytesRepr(proc.stdout()), pyBytesRepr(proc.stderr()))
+				node, command, code, py.BytesRepr(proc.stdout()), py.BytesRepr(proc.stderr()))
 			c.t.cfg.Log.WarnContext(ctx, msg, "node", node)
 			return ironic.Errorf(ironic.ConsoleSubprocessFailed, "Console subprocess failed to start. %s", msg)
 		case c.t.cfg.Clock.Now().After(expiration):
@@ -422,36 +422,6 @@ func (l *lockedBuffer) bytes() []byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return bytes.Clone(l.b.Bytes())
-}
-
-// pyBytesRepr is Python's repr of bytes: b'...'.
-func pyBytesRepr(b []byte) string {
-	var sb strings.Builder
-	quote := byte('\'')
-	if bytes.IndexByte(b, '\'') >= 0 && bytes.IndexByte(b, '"') < 0 {
-		quote = '"'
-	}
-	sb.WriteString("b")
-	sb.WriteByte(quote)
-	for _, c := range b {
-		switch {
-		case c == quote || c == '\\':
-			sb.WriteByte('\\')
-			sb.WriteByte(c)
-		case c == '\n':
-			sb.WriteString(`\n`)
-		case c == '\r':
-			sb.WriteString(`\r`)
-		case c == '\t':
-			sb.WriteString(`\t`)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&sb, `\x%02x`, c)
-		default:
-			sb.WriteByte(c)
-		}
-	}
-	sb.WriteByte(quote)
-	return sb.String()
 }
 
 // shellQuote is Python's shlex.quote.

@@ -156,6 +156,12 @@ func newSetup(t *testing.T, configure ...func(*ipmi.Config)) *setup {
 	for _, c := range configure {
 		c(&cfg)
 	}
+	s.use(cfg)
+	return s
+}
+
+// use builds the interfaces from cfg.
+func (s *setup) use(cfg ipmi.Config) {
 	s.cfg = cfg
 	for _, im := range ipmi.Implementations(cfg) {
 		switch x := im.Impl.(type) {
@@ -173,7 +179,6 @@ func newSetup(t *testing.T, configure ...func(*ipmi.Config)) *setup {
 			}
 		}
 	}
-	return s
 }
 
 // task is a node with the given driver_info, driven by s's interfaces.

@@ -34,23 +34,7 @@ func simSetup(t *testing.T, configure ...func(*ipmi.Config)) *setup {
 	for _, c := range configure {
 		c(&cfg)
 	}
-	s.cfg = cfg
-	for _, im := range ipmi.Implementations(cfg) {
-		switch x := im.Impl.(type) {
-		case *ipmi.Power:
-			s.power = x
-		case *ipmi.Management:
-			s.mgmt = x
-		case *ipmi.Vendor:
-			s.vendor = x
-		case *ipmi.Console:
-			if im.Name == "ipmitool-socat" {
-				s.socat = x
-			} else {
-				s.shell = x
-			}
-		}
-	}
+	s.use(cfg)
 	return s
 }
 
@@ -77,6 +61,7 @@ func simTask(s *setup, info *pyjson.Dict) *fake.Task {
 // TestPowerAgainstIPMISim: power on, off, reboot, soft power off and
 // soft reboot change the simulator's power, each waited for by polling.
 func TestPowerAgainstIPMISim(t *testing.T) {
+	t.Parallel()
 	s := simSetup(t)
 	bmc := ipmisim.Start(t, ipmisim.Options{SoftOffDelay: 2 * time.Second})
 	ctx := context.Background()
@@ -140,6 +125,7 @@ func TestPowerAgainstIPMISim(t *testing.T) {
 // read back, sensors, NMI, raw bytes and BMC resets, as the simulator
 // sees them.
 func TestManagementAgainstIPMISim(t *testing.T) {
+	t.Parallel()
 	s := simSetup(t)
 	bmc := ipmisim.Start(t, ipmisim.Options{})
 	ctx := context.Background()
@@ -243,6 +229,7 @@ func TestManagementAgainstIPMISim(t *testing.T) {
 // TestDefaultCipherSuiteAgainstIPMISim: a node naming no cipher suite
 // works too (ipmitool discovers one).
 func TestDefaultCipherSuiteAgainstIPMISim(t *testing.T) {
+	t.Parallel()
 	s := simSetup(t)
 	bmc := ipmisim.Start(t, ipmisim.Options{PowerOn: true})
 	tk := simTask(s, pyjson.DictOf("ipmi_address", bmc.Address, "ipmi_port", bmc.Port, "ipmi_username", bmc.User, "ipmi_password", bmc.Password))
@@ -255,6 +242,7 @@ func TestDefaultCipherSuiteAgainstIPMISim(t *testing.T) {
 // a BMC that stopped answering give Ironic's IPMIFailure after bounded
 // retries; a hung ipmitool is killed after [ipmi]command_retry_timeout.
 func TestFailingBMCs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bmc := ipmisim.Start(t, ipmisim.Options{})
 	t.Run("wrong-password", func(t *testing.T) {
@@ -317,6 +305,7 @@ func TestFailingBMCs(t *testing.T) {
 // (ipmi-bmc-extern), power on really starts the VM, reboot starts a new
 // one and power off ends it.
 func TestPowerStartsAVM(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath(ipmisim.QEMUBinary); err != nil {
 		t.Skipf("%s is not installed: %v", ipmisim.QEMUBinary, err)
 	}

@@ -49,7 +49,6 @@ var notBound = map[string]string{
 	"DEFAULT.pecan_debug": "true",
 	"irmc.port":           "444",
 	"redfish.auth_type":   "basic",
-	"console.port_range":  "10000:20000",
 }
 
 func TestEveryBinarySeesEveryOption(t *testing.T) {
