@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,9 +220,15 @@ func TestManagementAgainstIPMISim(t *testing.T) {
 			seen = append(seen, "cold reset")
 		}
 	}
-	// Every failure is retried ([ipmi]use_ipmitool_retries is false):
-	// three tries in command_retry_timeout.
-	if strings.Join(seen, ", ") != "diag interrupt 204, diag interrupt 204, diag interrupt 204, cold reset" {
+	// A failure is retried ([ipmi]use_ipmitool_retries is false) while
+	// command_retry_timeout lasts: how many tries fit depends on how fast
+	// ipmitool runs here (the count is pinned with a fake clock by the
+	// argv goldens), so only "tried, then the cold reset" is checked.
+	n := 0
+	for n < len(seen) && seen[n] == "diag interrupt 204" {
+		n++
+	}
+	if n < 1 || !slices.Equal(seen[n:], []string{"cold reset"}) {
 		t.Errorf("the BMC received %v", seen)
 	}
 }
