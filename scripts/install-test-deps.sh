@@ -9,7 +9,8 @@
 # QEMU with its iPXE ROMs (test/ipxe boots a VM that chains the
 # ipxe_config endpoint; TCG, no KVM needed), and genisoimage (isoinfo
 # reads the config drives we build; Ironic's own build_configdrive writes
-# the reference ones with it).
+# the reference ones with it), and python3-nova (test/nova drives Nova's
+# unmodified ironic virt driver, in a Python process, against our API).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -23,6 +24,7 @@ PKGS=(
   tempest python3-tempest ironic-tempest-plugin python3-stestr python3-subunit
   qemu-system-x86 ipxe-qemu
   genisoimage
+  python3-nova
 )
 
 missing=()
