@@ -111,7 +111,7 @@ func TestFakeHardware(t *testing.T) {
 	rec.setTarget(t, srv.URL)
 	s := newSession(ctx, t, rec, srv.URL, noauthNova(rec), nil)
 	fakeScenario(s)
-	compareGolden(t, s.steps)
+	compareGolden(t, s.steps, true)
 }
 
 // TestFakeHardwareReference runs the scenario on Python Ironic 21.4 and
@@ -139,7 +139,7 @@ func TestFakeHardwareReference(t *testing.T) {
 		t.Logf("wrote %s", goldenFake)
 		return
 	}
-	compareGolden(t, s.steps)
+	compareGolden(t, s.steps, true)
 }
 
 // TestSplitKeystone runs the scenario on the split deployment (ironic-api
@@ -147,7 +147,10 @@ func TestFakeHardwareReference(t *testing.T) {
 // keystone, Nova authenticating with a password and finding the
 // baremetal endpoint in Keystone's catalog, as deployed Novas do. The
 // requests Nova sends to the Bare Metal API are the same as without
-// authentication.
+// authentication, but for version discovery: with the endpoint from the
+// catalog, keystoneauth reads only the root document, and
+// python-ironicclient does not negotiate at GET /v1 before its first
+// request.
 func TestSplitKeystone(t *testing.T) {
 	requireNova(t)
 	ctx := cluster.TestContext(t, budget, 20*time.Second)
@@ -185,11 +188,24 @@ func TestSplitKeystone(t *testing.T) {
 		"region_name": keystone.Region, "valid_interfaces": "internal,public",
 	}, http.Header{"X-Auth-Token": {token}})
 	fakeScenario(s)
-	compareGolden(t, s.steps)
+	compareGolden(t, s.steps, false)
 }
 
-// compareGolden requires steps to be the golden's, step by step.
-func compareGolden(t *testing.T, steps []step) {
+// withoutDiscovery is steps without the version discovery requests (GET
+// of the root and of /v1).
+func withoutDiscovery(steps []step) []step {
+	out := make([]step, len(steps))
+	for i, st := range steps {
+		out[i] = step{Name: st.Name, Requests: slices.DeleteFunc(slices.Clone(st.Requests), func(r string) bool {
+			return r == "GET /" || r == "GET /v1" || r == "GET /v1/"
+		})}
+	}
+	return out
+}
+
+// compareGolden requires steps to be the golden's, step by step; with
+// discovery false, version discovery requests are left out of both.
+func compareGolden(t *testing.T, steps []step, discovery bool) {
 	t.Helper()
 	data, err := os.ReadFile(goldenFake)
 	if err != nil {
@@ -198,6 +214,9 @@ func compareGolden(t *testing.T, steps []step) {
 	var golden []step
 	if err := json.Unmarshal(data, &golden); err != nil {
 		t.Fatalf("%s: %v", goldenFake, err)
+	}
+	if !discovery {
+		golden, steps = withoutDiscovery(golden), withoutDiscovery(steps)
 	}
 	for i := 0; i < max(len(golden), len(steps)); i++ {
 		var g, s step
