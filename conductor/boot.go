@@ -8,6 +8,7 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // ChangeNodeBootMode is change_node_boot_mode: under the node's exclusive
@@ -113,6 +114,38 @@ func pyBool(b bool) string {
 		return "True"
 	}
 	return "False"
+}
+
+// cacheVendor is conductor.utils.node_cache_vendor: a node without a
+// vendor in its properties gets the one its management interface
+// detects (drivers.VendorDetector). Errors are only logged.
+func (m *Manager) cacheVendor(ctx context.Context, t *task) {
+	if pyjson.Truthy(t.Properties().Get("vendor")) {
+		return
+	}
+	d, ok := t.driver.Interface(drivers.Management).(drivers.VendorDetector)
+	if !ok || d == nil {
+		return
+	}
+	vendor, err := d.DetectVendor(ctx, t)
+	if err == nil && vendor != "" {
+		err = t.upgradeLock(ctx)
+	}
+	switch {
+	case ironic.IsClass(err, ironic.UnsupportedDriverExtension):
+		return
+	case err != nil:
+		m.log.WarnContext(ctx, fmt.Sprintf("Unexpected exception when trying to detect vendor for node %s. %s: %s", t.node.UUID, errClass(err), err), "node", t.node.UUID)
+		return
+	case vendor == "":
+		return
+	}
+	t.Properties().Set("vendor", vendor)
+	if err := t.Save(ctx); err != nil {
+		m.log.WarnContext(ctx, "caching the vendor", "node", t.node.UUID, "error", err)
+		return
+	}
+	m.log.InfoContext(ctx, fmt.Sprintf("Detected vendor %s for node %s", vendor, t.node.UUID), "node", t.node.UUID)
 }
 
 // cacheBootMode is conductor.utils.node_cache_boot_mode: the boot mode and

@@ -39,8 +39,9 @@ func (c *syncCounter) set(uuid string, v int) {
 }
 
 // powerSyncColumns are what one power sync needs of a node: the state
-// checks, everything a power driver reads, and the cached boot mode.
-var powerSyncColumns = []string{"id", "power_state", "target_power_state", "provision_state", "maintenance",
+// checks, everything a power driver reads, and the cached vendor
+// (properties) and boot mode.
+var powerSyncColumns = []string{"id", "power_state", "target_power_state", "provision_state", "maintenance", "properties",
 	"reservation", "driver_info", "driver_internal_info", "instance_info", "bios_interface", "boot_interface",
 	"console_interface", "deploy_interface", "inspect_interface", "management_interface", "network_interface",
 	"power_interface", "raid_interface", "rescue_interface", "storage_interface", "vendor_interface",
@@ -198,6 +199,7 @@ func (m *Manager) doSyncPowerState(ctx context.Context, t *task, count int) (int
 			n.UUID, count, maxRetries, err), "node", n.UUID)
 		return count, nil
 	}
+	m.cacheVendor(ctx, t)
 	m.cacheBootMode(ctx, t)
 	n = t.node
 	if models.Deref(n.PowerState) == actual {

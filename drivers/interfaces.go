@@ -63,6 +63,16 @@ type PowerSyncer interface {
 	SupportsPowerSync(ctx context.Context, task Task) bool
 }
 
+// VendorDetector is implemented by management interfaces that can tell
+// the hardware's vendor (Ironic's detect_vendor; the base class answers
+// UnsupportedDriverExtension, as an implementation without the method
+// does here). DetectVendor asks the hardware and returns the vendor's
+// name, "" when the hardware doesn't say; the conductor caches it in the
+// node's properties as "vendor".
+type VendorDetector interface {
+	DetectVendor(ctx context.Context, task Task) (string, error)
+}
+
 // BootDevice is the answer of ManagementInterface.GetBootDevice. A nil
 // Persistent means unknown, as does an empty Device.
 type BootDevice struct {
