@@ -466,7 +466,8 @@ type nodeSpec struct {
 
 // enroll creates the node, adds its traits, takes it through manage
 // (and provide unless Manageable) and powers it off, as an operator
-// would before handing it to Nova.
+// would before handing it to Nova. A hardware type that answers that
+// it is not implemented yet (drivers.NotImplemented) skips the test.
 func (s *session) enroll(n nodeSpec) {
 	s.t.Helper()
 	body := map[string]any{"uuid": n.UUID, "name": n.Name, "driver": n.Driver, "properties": n.Properties, "resource_class": n.ResourceClass}
@@ -480,7 +481,14 @@ func (s *session) enroll(n nodeSpec) {
 	if len(n.Traits) > 0 {
 		s.rest.Must(s.ctx, s.t, http.StatusNoContent, http.MethodPut, "/v1/nodes/"+n.UUID+"/traits", map[string]any{"traits": n.Traits})
 	}
-	s.provision(n.UUID, "manage", "manageable")
+	s.rest.Must(s.ctx, s.t, http.StatusAccepted, http.MethodPut, "/v1/nodes/"+n.UUID+"/states/provision", map[string]any{"target": "manage"})
+	m := s.waitNode(n.UUID, "verified", func(m map[string]any) bool { return m["target_provision_state"] == nil })
+	if m["provision_state"] != "manageable" {
+		if e, _ := m["last_error"].(string); strings.Contains(e, "not implemented yet") {
+			s.t.Skipf("the %s hardware type is not implemented on this branch (manage: %s): this case waits for its power and management interfaces (issue 12)", n.Driver, e)
+		}
+		s.t.Fatalf("manage: provision_state %v, last_error %v", m["provision_state"], m["last_error"])
+	}
 	if !n.Manageable {
 		s.provision(n.UUID, "provide", "available")
 	}
