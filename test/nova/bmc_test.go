@@ -122,10 +122,7 @@ func TestRedfish(t *testing.T) {
 		NewID: func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", ids.Add(1)) },
 	})
 	sys := emu.AddSystem(redfishbmc.SystemSpec{ID: "1", PowerState: redfishbmc.PowerOff})
-	srv := startAllInOne(ctx, t, false, bmcConfig("redfish", "redfish", "redfish"))
-	rec := newRecorder(t)
-	rec.setTarget(t, srv.URL)
-	s := newSession(ctx, t, rec, srv.URL, noauthNova(rec), nil)
+	s := startNoauth(ctx, t, false, bmcConfig("redfish", "redfish", "redfish"))
 
 	node := goldNode(nodeA, "nova-redfish-1", "redfish")
 	node.DriverInfo = map[string]any{
@@ -175,10 +172,7 @@ func TestIPMI(t *testing.T) {
 	ctx := cluster.TestContext(t, budget, 20*time.Second)
 	cluster.Build(t, cluster.AllInOne)
 	bmc := ipmisim.Start(t, ipmisim.Options{})
-	srv := startAllInOne(ctx, t, false, bmcConfig("ipmi", "ipmitool", "ipmitool"))
-	rec := newRecorder(t)
-	rec.setTarget(t, srv.URL)
-	s := newSession(ctx, t, rec, srv.URL, noauthNova(rec), nil)
+	s := startNoauth(ctx, t, false, bmcConfig("ipmi", "ipmitool", "ipmitool"))
 
 	node := goldNode(nodeA, "nova-ipmi-1", "ipmi")
 	node.DriverInfo = map[string]any{

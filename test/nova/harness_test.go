@@ -214,25 +214,6 @@ type novaDriver struct {
 	mu      sync.Mutex // one call at a time
 }
 
-// lockedBuffer is a bytes.Buffer safe for the writer goroutine of
-// exec.Cmd and the reader in messages.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) tail(n int) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return cluster.Tail(b.buf.Bytes(), n)
-}
-
 // startNova writes nova.conf into a new directory and starts the driver
 // script, waiting until it is ready. It is stopped when t ends (the end
 // of its stderr and of nova.log logged if t failed).
@@ -253,8 +234,17 @@ func startNova(ctx context.Context, t testing.TB, ironic map[string]string) *nov
 	cmd := exec.Command(cluster.PythonBin, script, conf)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stderr := &lockedBuffer{}
+	stderrPath := filepath.Join(dir, "stderr.log")
+	stderr, err := os.Create(stderrPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close() // the child holds its own descriptor
 	cmd.Stderr = stderr
+	stderrTail := func(n int) string {
+		b, _ := os.ReadFile(stderrPath)
+		return cluster.Tail(b, n)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -288,14 +278,14 @@ func startNova(ctx context.Context, t testing.TB, ironic map[string]string) *nov
 		}
 		if t.Failed() {
 			logText, _ := os.ReadFile(d.log)
-			t.Logf("nova driver stderr, the end:\n%s\nnova.log (%s), the end:\n%s", stderr.tail(6000), d.log, cluster.Tail(logText, 8000))
+			t.Logf("nova driver stderr, the end:\n%s\nnova.log (%s), the end:\n%s", stderrTail(6000), d.log, cluster.Tail(logText, 8000))
 		}
 	})
 	var ready struct {
 		Ready bool `json:"ready"`
 	}
 	if err := d.receive(ctx, novaStartTimeout, &ready); err != nil || !ready.Ready {
-		t.Fatalf("nova driver did not start: %v\nstderr:\n%s", err, stderr.tail(4000))
+		t.Fatalf("nova driver did not start: %v\nstderr:\n%s", err, stderrTail(4000))
 	}
 	return d
 }
@@ -363,6 +353,17 @@ type session struct {
 	rec   *recorder
 	rest  *cluster.Client
 	steps []step
+}
+
+// startNoauth starts an all-in-one (ours, or Python's with python) with
+// conf and auth_strategy noauth, a recorder in front of it, and Nova's
+// driver talking through the recorder.
+func startNoauth(ctx context.Context, t *testing.T, python bool, conf cluster.INI) *session {
+	t.Helper()
+	srv := startAllInOne(ctx, t, python, conf)
+	rec := newRecorder(t)
+	rec.setTarget(t, srv.URL)
+	return newSession(ctx, t, rec, srv.URL, map[string]string{"auth_type": "none", "endpoint_override": rec.URL}, nil)
 }
 
 // newSession starts Nova's driver with the [ironic] options given

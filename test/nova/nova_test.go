@@ -94,22 +94,13 @@ func startAllInOne(ctx context.Context, t *testing.T, python bool, conf cluster.
 	}})
 }
 
-// noauthNova is the [ironic] section of a nova.conf for an Ironic with
-// auth_strategy noauth behind rec.
-func noauthNova(rec *recorder) map[string]string {
-	return map[string]string{"auth_type": "none", "endpoint_override": rec.URL}
-}
-
 // TestFakeHardware runs the scenario on our all-in-one and requires the
 // requests of Python Ironic's run.
 func TestFakeHardware(t *testing.T) {
 	requireNova(t)
 	ctx := cluster.TestContext(t, budget, 20*time.Second)
 	cluster.Build(t, cluster.AllInOne)
-	srv := startAllInOne(ctx, t, false, ironicConfig("goironic-nova"))
-	rec := newRecorder(t)
-	rec.setTarget(t, srv.URL)
-	s := newSession(ctx, t, rec, srv.URL, noauthNova(rec), nil)
+	s := startNoauth(ctx, t, false, ironicConfig("goironic-nova"))
 	fakeScenario(s)
 	compareGolden(t, s.steps, true)
 }
@@ -120,10 +111,7 @@ func TestFakeHardwareReference(t *testing.T) {
 	requireNova(t)
 	cluster.RequirePython(t, "ironic.cmd.singleprocess", "python3-ironic")
 	ctx := cluster.TestContext(t, budget, 20*time.Second)
-	srv := startAllInOne(ctx, t, true, ironicConfig("pyironic-nova"))
-	rec := newRecorder(t)
-	rec.setTarget(t, srv.URL)
-	s := newSession(ctx, t, rec, srv.URL, noauthNova(rec), nil)
+	s := startNoauth(ctx, t, true, ironicConfig("pyironic-nova"))
 	fakeScenario(s)
 	if *update {
 		var buf bytes.Buffer
