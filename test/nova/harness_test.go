@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -206,12 +207,12 @@ func (e *novaError) Error() string { return e.Class + ": " + e.Message }
 // novaDriver is testdata/novadriver.py running Nova's IronicDriver.
 type novaDriver struct {
 	t       testing.TB
-	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	answers chan []byte
-	exited  chan struct{}
-	log     string
-	mu      sync.Mutex // one call at a time
+	answers chan []byte   // the script's protocol lines
+	stop    chan struct{} // closed when the test no longer reads answers
+	exited  chan struct{} // closed when the script has exited
+	log     string        // nova.log
+	mu      sync.Mutex    // one call at a time
 }
 
 // startNova writes nova.conf into a new directory and starts the driver
@@ -233,7 +234,7 @@ func startNova(ctx context.Context, t testing.TB, ironic map[string]string) *nov
 	}
 	cmd := exec.Command(cluster.PythonBin, script, conf)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stderrPath := filepath.Join(dir, "stderr.log")
 	stderr, err := os.Create(stderrPath)
 	if err != nil {
@@ -253,22 +254,43 @@ func startNova(ctx context.Context, t testing.TB, ironic map[string]string) *nov
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	d := &novaDriver{t: t, cmd: cmd, stdin: stdin, answers: make(chan []byte, 1), exited: make(chan struct{}), log: filepath.Join(dir, "nova.log")}
+	d := &novaDriver{t: t, stdin: stdin, answers: make(chan []byte), stop: make(chan struct{}), exited: make(chan struct{}), log: filepath.Join(dir, "nova.log")}
+	read := make(chan struct{})
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for sc.Scan() {
 			if line, ok := strings.CutPrefix(sc.Text(), protoPrefix); ok {
-				d.answers <- []byte(line)
+				select {
+				case d.answers <- []byte(line):
+				case <-d.stop:
+				}
 			}
 		}
+	}()
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig (the script dies with the test process) fires when
+		// the thread that started the child ends: this goroutine keeps
+		// its thread until the child has exited, as cluster.StartProcess
+		// does.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		<-read // Wait closes stdout: read it to the end first
 		_ = cmd.Wait()
 		close(d.exited)
 	}()
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
+		close(d.stop)
 		_ = stdin.Close() // end of input ends the script
 		select {
 		case <-d.exited:
