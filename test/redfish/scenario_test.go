@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"regexp"
 	"sort"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/goironic/ironic/test/fakeipa"
 	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/osc"
 	"github.com/goironic/ironic/test/redfishbmc"
@@ -60,6 +64,12 @@ func runScenario(t *testing.T, bin string, python bool) *run {
 		nodeIDs: map[string]string{},
 	}
 	e.sys = bmc.AddSystem(redfishbmc.SystemSpec{PowerState: redfishbmc.PowerOff})
+	img := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("image " + r.URL.Path))
+	}))
+	t.Cleanup(img.Close)
+	e.images = img.URL
+	e.extra = append(e.extra, [2]string{img.URL, "http://IMAGES"})
 	scenario(e)
 	return e.out
 }
@@ -217,6 +227,9 @@ func scenario(e *env) {
 	rest("delete subscription", "DELETE", "delete_subscription", map[string]any{"id": sub})
 	rest("delete missing subscription", "DELETE", "delete_subscription", map[string]any{"id": "nope"})
 
+	biosApply(e, uuid)
+	raidDeploy(e, uuid)
+
 	var bad string
 	e.step("create bad system id", "", func() any {
 		bad = e.createNode("rf2", map[string]string{"redfish_system_id": "/redfish/v1/Systems/nope"})
@@ -288,4 +301,103 @@ func pythonAvailable(modules string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	return exec.CommandContext(ctx, cluster.PythonBin, "-c", "import "+modules).Run() == nil
+}
+
+// raidDeploy deploys the node with the ramdisk deploy interface and the
+// redfish RAID interface's apply_configuration as a deploy step, tears
+// it down, and deletes the volumes as a deploy step of a second deploy.
+func raidDeploy(e *env, uuid string) {
+	t := e.t
+	e.step("set ramdisk deploy", uuid, func() any {
+		return e.cliResult(e.cli.Run(t, "node", "set", uuid, "--deploy-interface", "ramdisk",
+			"--instance-info", "kernel="+e.images+"/kernel", "--instance-info", "ramdisk="+e.images+"/initramfs"))
+	})
+	e.step("provide", uuid, func() any {
+		r := e.cli.Run(t, "node", "provide", uuid)
+		e.provisionSettled(uuid, "available")
+		return e.cliResult(r)
+	})
+	deploy := func(name, steps string) {
+		e.step(name, uuid, func() any {
+			r := e.cli.Run(t, "node", "deploy", uuid, "--deploy-steps", steps)
+			if r.Code != 0 {
+				return e.cliResult(r)
+			}
+			e.provisionSettled(uuid, "active")
+			return e.cliResult(r)
+		})
+	}
+	undeploy := func(name string) {
+		e.step(name, uuid, func() any {
+			r := e.cli.Run(t, "node", "undeploy", uuid)
+			e.provisionSettled(uuid, "available")
+			return e.cliResult(r)
+		})
+	}
+	deploy("deploy with RAID", `[{"interface": "raid", "step": "apply_configuration", "priority": 150, "args": {"raid_config": {"logical_disks": [{"size_gb": 100, "raid_level": "0", "is_root_volume": true}]}}}]`)
+	undeploy("undeploy")
+	deploy("deploy deleting RAID", `[{"interface": "raid", "step": "delete_configuration", "priority": 150, "args": {}}]`)
+	undeploy("undeploy again")
+}
+
+// biosApply applies a BIOS setting and resets the BIOS by manual
+// cleaning: the node boots a (fake) agent, the BIOS steps reboot it, and
+// each step runs again when the agent is back.
+func biosApply(e *env, uuid string) {
+	t := e.t
+	e.step("set deploy images", uuid, func() any {
+		return e.cliResult(e.cli.Run(t, "node", "set", uuid,
+			"--driver-info", "deploy_kernel="+e.images+"/deploy.kernel", "--driver-info", "deploy_ramdisk="+e.images+"/deploy.initramfs"))
+	})
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	// The agent runs on the emulated machine: it sends nothing while the
+	// machine is off (else a lookup between tear down's power off and the
+	// end of cleaning would leave a token behind, at a moment that
+	// depends on timing alone).
+	agentHTTP := &http.Client{Timeout: 10 * time.Second, Transport: poweredTransport{sys: e.sys, next: http.DefaultTransport}}
+	agent := fakeipa.New(fakeipa.Options{APIURL: e.rest.URL, MACs: e.sys.MACs(), Interval: time.Second, HTTP: agentHTTP})
+	if err := agent.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.extra = append(e.extra, [2]string{agent.URL(), "http://AGENT"})
+	clean := func(name, steps string) {
+		e.step(name, uuid, func() any {
+			r := e.cli.Run(t, "node", "clean", uuid, "--clean-steps", steps)
+			if r.Code != 0 {
+				return e.cliResult(r)
+			}
+			e.provisionSettled(uuid, "manageable")
+			return e.cliResult(r)
+		})
+	}
+	clean("clean: bios apply_configuration", `[{"interface": "bios", "step": "apply_configuration", "args": {"settings": [{"name": "ProcTurboMode", "value": "Disabled"}]}}]`)
+	show := func(name string, args ...string) {
+		e.step(name, uuid, func() any {
+			var v map[string]any
+			e.cli.JSON(t, &v, args...)
+			for _, k := range []string{"created_at", "updated_at"} {
+				if v[k] != nil {
+					v[k] = "<set>"
+				}
+			}
+			return v
+		})
+	}
+	show("bios settings after apply", "node", "bios", "setting", "show", uuid, "ProcTurboMode")
+	clean("clean: bios factory_reset", `[{"interface": "bios", "step": "factory_reset"}]`)
+	show("bios settings after reset", "node", "bios", "setting", "show", uuid, "ProcTurboMode")
+}
+
+// poweredTransport sends requests only while the system is on.
+type poweredTransport struct {
+	sys  *redfishbmc.System
+	next http.RoundTripper
+}
+
+func (p poweredTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if p.sys.PowerState() != redfishbmc.PowerOn {
+		return nil, errors.New("the machine is off")
+	}
+	return p.next.RoundTrip(r)
 }
