@@ -66,6 +66,11 @@ func (a *API) listIndicators(rq *Request) (*Response, error) {
 		slices.Sort(names)
 		for _, name := range names {
 			ind := inds[c][name]
+			if name == "" {
+				// A component without an ID (a chassis without UUID):
+				// IndicatorAtComponent refuses the empty name.
+				return nil, &ironic.Fault{Class: ironic.MissingParameterValue, Message: `Missing indicator name "%s"`}
+			}
 			unique := name + "@" + c
 			states := ind.States
 			if states == nil {

@@ -116,21 +116,18 @@ func pyBool(b bool) string {
 	return "False"
 }
 
-// cacheVendor is conductor.utils.node_cache_vendor: a node without a
-// vendor in its properties gets the one its management interface
-// detects (drivers.VendorDetector). Errors are only logged.
+// cacheVendor is conductor.utils.node_cache_vendor: a node without
+// properties/vendor gets the one its management interface detects.
+// Errors are only logged.
 func (m *Manager) cacheVendor(ctx context.Context, t *task) {
 	if pyjson.Truthy(t.Properties().Get("vendor")) {
 		return
 	}
-	d, ok := t.driver.Interface(drivers.Management).(drivers.VendorDetector)
-	if !ok || d == nil {
+	vd, ok := t.driver.Interface(drivers.Management).(drivers.VendorDetector)
+	if !ok || vd == nil {
 		return
 	}
-	vendor, err := d.DetectVendor(ctx, t)
-	if err == nil && vendor != "" {
-		err = t.upgradeLock(ctx)
-	}
+	vendor, err := vd.DetectVendor(ctx, t)
 	switch {
 	case ironic.IsClass(err, ironic.UnsupportedDriverExtension):
 		return
@@ -140,12 +137,33 @@ func (m *Manager) cacheVendor(ctx context.Context, t *task) {
 	case vendor == "":
 		return
 	}
+	if err := t.upgradeLock(ctx); err != nil {
+		m.log.WarnContext(ctx, fmt.Sprintf("Unexpected exception when trying to detect vendor for node %s. %s: %s", t.node.UUID, errClass(err), err), "node", t.node.UUID)
+		return
+	}
 	t.Properties().Set("vendor", vendor)
 	if err := t.Save(ctx); err != nil {
 		m.log.WarnContext(ctx, "caching the vendor", "node", t.node.UUID, "error", err)
 		return
 	}
 	m.log.InfoContext(ctx, fmt.Sprintf("Detected vendor %s for node %s", vendor, t.node.UUID), "node", t.node.UUID)
+}
+
+// cacheBIOSSettings is conductor.utils.node_cache_bios_settings: the BIOS
+// interface refreshes the node's cached settings; failures are only
+// logged.
+func (m *Manager) cacheBIOSSettings(ctx context.Context, t *task) {
+	bios, err := iface[drivers.BIOSInterface](t, drivers.BIOS, "bios")
+	if err != nil {
+		return
+	}
+	err = bios.CacheBIOSSettings(ctx, t)
+	switch {
+	case ironic.IsClass(err, ironic.UnsupportedDriverExtension):
+		m.log.WarnContext(ctx, fmt.Sprintf("BIOS settings are not supported for node %s, skipping", t.node.UUID), "node", t.node.UUID)
+	case err != nil:
+		m.log.ErrorContext(ctx, fmt.Sprintf("Caching of bios settings failed on node %s.", t.node.UUID), "node", t.node.UUID, "error", err)
+	}
 }
 
 // cacheBootMode is conductor.utils.node_cache_boot_mode: the boot mode and

@@ -583,6 +583,7 @@ func (m *Manager) doNodeVerify(ctx context.Context, t *task) {
 		}
 		return
 	}
+	m.cacheBIOSSettings(ctx, t)
 	m.cacheVendor(ctx, t)
 	m.cacheBootMode(ctx, t)
 	if actual != t.PowerState() {

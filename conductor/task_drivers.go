@@ -2,6 +2,7 @@ package conductor
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/goironic/ironic"
@@ -48,6 +49,7 @@ func (t *task) DriverInternalInfo() *pyjson.Dict { return ensure(&t.node.DriverI
 func (t *task) InstanceInfo() *pyjson.Dict       { return ensure(&t.node.InstanceInfo) }
 func (t *task) Properties() *pyjson.Dict         { return ensure(&t.node.Properties) }
 func (t *task) TargetRAIDConfig() *pyjson.Dict   { return ensure(&t.node.TargetRAIDConfig) }
+func (t *task) RAIDConfig() *pyjson.Dict         { return ensure(&t.node.RAIDConfig) }
 func (t *task) NetworkData() *pyjson.Dict        { return ensure(&t.node.NetworkData) }
 func (t *task) AutomatedClean() *bool            { return t.node.AutomatedClean }
 func (t *task) PowerState() states.Power         { return models.Deref(t.node.PowerState) }
@@ -113,6 +115,16 @@ func (t *task) SavePort(ctx context.Context, p drivers.Port) error {
 		return err
 	}
 	t.ports[i] = *saved
+	return nil
+}
+
+// CreatePort creates a port of the task's node with a MAC address.
+func (t *task) CreatePort(ctx context.Context, address string) error {
+	p, err := t.m.store.CreatePort(ctx, &models.Port{Address: &address, NodeID: models.Ptr(t.node.ID)})
+	if err != nil {
+		return err
+	}
+	t.ports = append(t.ports, *p)
 	return nil
 }
 
@@ -317,6 +329,22 @@ func nodeIface(n *models.Node, k drivers.Kind) **string {
 	panic("unknown interface kind " + string(k))
 }
 
+// biosRow is a setting as a bios_settings row.
+func biosRow(s drivers.BIOSSetting) models.BIOSSetting {
+	v := s.Value
+	row := models.BIOSSetting{Name: s.Name, Value: &v, AttributeType: s.AttributeType, LowerBound: s.LowerBound,
+		MaxLength: s.MaxLength, MinLength: s.MinLength, ReadOnly: s.ReadOnly, ResetRequired: s.ResetRequired,
+		Unique: s.Unique, UpperBound: s.UpperBound}
+	if s.AllowableValues != nil {
+		items := make([]any, len(s.AllowableValues))
+		for i, a := range s.AllowableValues {
+			items[i] = a
+		}
+		row.AllowableValues = models.JSONList(items)
+	}
+	return row
+}
+
 // biosStore keeps a node's bios_settings rows in sync.
 type biosStore struct{ t *task }
 
@@ -327,7 +355,12 @@ func (b biosStore) List(ctx context.Context) ([]drivers.BIOSSetting, error) {
 	}
 	out := make([]drivers.BIOSSetting, len(rows))
 	for i, r := range rows {
-		out[i] = drivers.BIOSSetting{Name: r.Name, Value: models.Deref(r.Value)}
+		out[i] = drivers.BIOSSetting{Name: r.Name, Value: models.Deref(r.Value), AttributeType: r.AttributeType,
+			LowerBound: r.LowerBound, MaxLength: r.MaxLength, MinLength: r.MinLength, ReadOnly: r.ReadOnly,
+			ResetRequired: r.ResetRequired, Unique: r.Unique, UpperBound: r.UpperBound}
+		for _, v := range r.AllowableValues {
+			out[i].AllowableValues = append(out[i].AllowableValues, fmt.Sprint(v))
+		}
 	}
 	return out, nil
 }
@@ -345,13 +378,15 @@ func (b biosStore) Replace(ctx context.Context, settings []drivers.BIOSSetting) 
 	want := map[string]bool{}
 	for _, s := range settings {
 		want[s.Name] = true
-		v := s.Value
+		row := biosRow(s)
 		old, ok := have[s.Name]
 		switch {
 		case !ok:
-			create = append(create, models.BIOSSetting{Name: s.Name, Value: &v})
-		case old != v:
-			update = append(update, models.BIOSSetting{Name: s.Name, Value: &v})
+			create = append(create, row)
+		case old != s.Value:
+			// Ironic's sync_node_setting: only a changed value rewrites
+			// the setting (and its registry fields).
+			update = append(update, row)
 		}
 	}
 	var del []string

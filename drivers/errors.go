@@ -66,3 +66,9 @@ func pyAddress(name string) string {
 	}
 	return fmt.Sprintf("0x7f%010x", h&0xffffffffff)
 }
+
+// UnsupportedMessage is UnsupportedDriverExtension raised with a message
+// of its own, as Ironic's drivers sometimes do.
+func UnsupportedMessage(msg string) error {
+	return ironic.Errorf(ironic.UnsupportedDriverExtension, "%s", msg)
+}

@@ -50,6 +50,9 @@ type Task interface {
 	Properties() *pyjson.Dict
 	// TargetRAIDConfig is the node's target_raid_config (never nil).
 	TargetRAIDConfig() *pyjson.Dict
+	// RAIDConfig is the node's raid_config, the RAID configuration a RAID
+	// interface found on the hardware (never nil).
+	RAIDConfig() *pyjson.Dict
 	// NetworkData is the node's network_data (never nil).
 	NetworkData() *pyjson.Dict
 	// AutomatedClean is the node's automated_clean field; nil means unset
@@ -82,6 +85,11 @@ type Task interface {
 	SavePort(ctx context.Context, p Port) error
 	// SavePortgroup is SavePort for port groups.
 	SavePortgroup(ctx context.Context, pg Portgroup) error
+	// CreatePort creates a port of the node with the MAC address, every
+	// other field at its default (Ironic's objects.Port(address=...,
+	// node_id=...).create(), as inspection does); a MACAlreadyExists
+	// fault when a port has the address. Ports returns it afterwards.
+	CreatePort(ctx context.Context, address string) error
 	// Volumes is the node's volume connectors and targets (Ironic's
 	// task.volume_connectors and task.volume_targets), which storage
 	// interfaces attach and detach.
@@ -206,10 +214,24 @@ type Portgroup struct {
 	Extra                    *pyjson.Dict
 }
 
-// BIOSSetting is one cached BIOS setting of a node.
+// BIOSSetting is one cached BIOS setting of a node: its value and, when
+// the hardware describes it in an attribute registry, the registry's
+// fields (nil when not known).
 type BIOSSetting struct {
 	Name  string
 	Value string
+	// AttributeType is the registry's Type ("Enumeration", "String",
+	// "Integer", "Boolean", "Password").
+	AttributeType *string
+	// AllowableValues are an enumeration's values.
+	AllowableValues []string
+	LowerBound      *int64
+	MaxLength       *int64
+	MinLength       *int64
+	ReadOnly        *bool
+	ResetRequired   *bool
+	Unique          *bool
+	UpperBound      *int64
 }
 
 // BIOSSettingsStore is a node's cached BIOS settings.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
@@ -24,6 +25,7 @@ type Node struct {
 	InstanceInfo       *pyjson.Dict
 	Properties         *pyjson.Dict
 	TargetRAIDConfig   *pyjson.Dict
+	RAIDConfig         *pyjson.Dict
 	NetworkData        *pyjson.Dict
 	AutomatedClean     *bool
 	PowerState         states.Power
@@ -117,6 +119,9 @@ func (t *Task) Properties() *pyjson.Dict { return orEmpty(&t.Node.Properties) }
 // TargetRAIDConfig implements drivers.Task.
 func (t *Task) TargetRAIDConfig() *pyjson.Dict { return orEmpty(&t.Node.TargetRAIDConfig) }
 
+// RAIDConfig implements drivers.Task.
+func (t *Task) RAIDConfig() *pyjson.Dict { return orEmpty(&t.Node.RAIDConfig) }
+
 // NetworkData implements drivers.Task.
 func (t *Task) NetworkData() *pyjson.Dict { return orEmpty(&t.Node.NetworkData) }
 
@@ -193,6 +198,19 @@ func (t *Task) SavePortgroup(_ context.Context, pg drivers.Portgroup) error {
 		}
 	}
 	return fmt.Errorf("fake task: no port group %s", pg.UUID)
+}
+
+// CreatePort implements drivers.Task: a port with the address, refused
+// (MACAlreadyExists) when one of the task's ports has it.
+func (t *Task) CreatePort(_ context.Context, address string) error {
+	for _, p := range t.PortList {
+		if strings.EqualFold(p.Address, address) {
+			return ironic.Errorf(ironic.MACAlreadyExists, "A port with MAC address %s already exists.", address)
+		}
+	}
+	t.PortList = append(t.PortList, drivers.Port{UUID: fmt.Sprintf("port-%d", len(t.PortList)+1), Address: address, PXEEnabled: true})
+	t.PortSaves++
+	return nil
 }
 
 // Ports implements drivers.Task.
@@ -290,13 +308,13 @@ func (s *BIOSStore) List(context.Context) ([]drivers.BIOSSetting, error) {
 func (s *BIOSStore) Replace(_ context.Context, settings []drivers.BIOSSetting) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	byName := map[string]string{}
+	byName := map[string]drivers.BIOSSetting{}
 	for _, x := range settings {
-		byName[x.Name] = x.Value
+		byName[x.Name] = x
 	}
 	s.settings = s.settings[:0]
-	for n, v := range byName {
-		s.settings = append(s.settings, drivers.BIOSSetting{Name: n, Value: v})
+	for _, x := range byName {
+		s.settings = append(s.settings, x)
 	}
 	slices.SortFunc(s.settings, func(a, b drivers.BIOSSetting) int { return strings.Compare(a.Name, b.Name) })
 	return nil

@@ -8,6 +8,7 @@ package redfish
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"os"
 	"regexp"
@@ -15,17 +16,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
-	"github.com/goironic/ironic/internal/pyjson"
-	"github.com/goironic/ironic/states"
 )
 
-// Config holds the options the redfish interfaces read (see Bind). The
-// [redfish] options are not read yet: the interfaces do not talk to BMCs
-// (issue 12), so they are reported as not implemented.
+// Config holds the options the redfish interfaces read (see Bind) and
+// what tests inject.
 type Config struct {
 	// DeployKernel, DeployRamdisk, RescueKernel and RescueRamdisk are the
 	// [conductor] defaults for nodes whose driver_info names none.
@@ -35,18 +32,49 @@ type Config struct {
 	RescueRamdisk string
 	// AutomatedClean is [conductor]automated_clean.
 	AutomatedClean bool
+	// PowerStateChangeTimeout is [conductor]power_state_change_timeout:
+	// how long a power change waits for the BMC to report the state when
+	// the caller gives no timeout.
+	PowerStateChangeTimeout time.Duration
+	// ConnectionAttempts and ConnectionRetryInterval are
+	// [redfish]connection_attempts and connection_retry_interval: how
+	// often, and how far apart, a BMC that can't be reached is tried.
+	ConnectionAttempts      int
+	ConnectionRetryInterval time.Duration
+	// ConnectionCacheSize is [redfish]connection_cache_size: how many
+	// authenticated BMC connections are kept (0: none).
+	ConnectionCacheSize int
+	// AuthType is [redfish]auth_type, the default of
+	// driver_info/redfish_auth_type: "basic", "session" or "auto".
+	AuthType string
+
+	// Log receives the interfaces' logs; nil discards them.
+	Log *slog.Logger
+	// Sleep waits d or until ctx ends; nil uses a timer. Tests make the
+	// retry and polling intervals instant with it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Rand returns a number in [0, 1) (the polling jitter); nil uses
+	// math/rand/v2.
+	Rand func() float64
+	// Now is the clock (raid_config's last_updated); nil uses time.Now.
+	Now func() time.Time
+	// RequestTimeout bounds one request to a BMC (sushy has no bound);
+	// zero means 60 seconds.
+	RequestTimeout time.Duration
 }
 
 // Implementations returns the redfish interfaces, for drivers.NewRegistry.
+// They share one connection cache.
 func Implementations(cfg Config) []drivers.Implementation {
+	c := newCore(cfg)
 	return []drivers.Implementation{
-		{Kind: drivers.Power, Name: "redfish", Impl: &Power{cfg: cfg}},
-		{Kind: drivers.Management, Name: "redfish", Impl: &Management{cfg: cfg}},
-		{Kind: drivers.BIOS, Name: "redfish", Impl: &BIOS{cfg: cfg}},
-		{Kind: drivers.Inspect, Name: "redfish", Impl: &Inspect{cfg: cfg}},
-		{Kind: drivers.RAID, Name: "redfish", Impl: &RAID{}},
-		{Kind: drivers.Vendor, Name: "redfish", Impl: &Vendor{cfg: cfg}},
-		{Kind: drivers.Boot, Name: "redfish-virtual-media", Impl: &VirtualMediaBoot{cfg: cfg}},
+		{Kind: drivers.Power, Name: "redfish", Impl: &Power{base{c}}},
+		{Kind: drivers.Management, Name: "redfish", Impl: &Management{base: base{c}}},
+		{Kind: drivers.BIOS, Name: "redfish", Impl: &BIOS{base{c}}},
+		{Kind: drivers.Inspect, Name: "redfish", Impl: &Inspect{base: base{c}}},
+		{Kind: drivers.RAID, Name: "redfish", Impl: &RAID{c: c}},
+		{Kind: drivers.Vendor, Name: "redfish", Impl: &Vendor{c: c}},
+		{Kind: drivers.Boot, Name: "redfish-virtual-media", Impl: &VirtualMediaBoot{c: c, cfg: cfg}},
 	}
 }
 
@@ -99,7 +127,7 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 			return nil, drivers.InvalidParameter("Invalid value \"%s\" set in driver_info/redfish_system_id on node %s. The value should be a path (string) to the resource that the driver will interact with. For example: /redfish/v1/Systems/1",
 				py.Str(sid), node)
 		}
-		out.SystemID = s
+		out.SystemID = quoteSystemID(s)
 	}
 	verify, ok := di.Lookup("redfish_verify_ca")
 	if !ok {
@@ -127,9 +155,7 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 	}
 	auth, ok := di.Lookup("redfish_auth_type")
 	if !ok {
-		// Ironic takes [redfish]auth_type, whose default this is; the
-		// option is not read until the interfaces talk to BMCs.
-		auth = "auto"
+		auth = cfg.AuthType
 	}
 	if a, isStr := auth.(string); !isStr || (a != "basic" && a != "session" && a != "auto") {
 		return nil, drivers.InvalidParameter("Invalid value \"%s\" set in driver_info/redfish_auth_type on node %s. The value should be one of \"basic\", \"session\" or \"auto\".",
@@ -217,419 +243,16 @@ func notImplemented(kind drivers.Kind, op string) error {
 	return drivers.NotImplemented("redfish", kind, op)
 }
 
-// validator is the Validate shared by the interfaces that only check the
-// Redfish driver_info.
-type validator struct{ cfg Config }
+// base declares the Redfish driver_info properties and validates them,
+// for the interfaces that need nothing else (Ironic's
+// redfish_utils.parse_driver_info as validate).
+type base struct{ c *core }
 
 // GetProperties returns the Redfish driver_info keys.
-func (validator) GetProperties() drivers.Properties { return commonProperties() }
+func (base) GetProperties() drivers.Properties { return commonProperties() }
 
 // Validate checks the node's Redfish driver_info.
-func (v validator) Validate(_ context.Context, task drivers.Task) error {
-	_, err := ParseDriverInfo(task, v.cfg)
+func (b base) Validate(_ context.Context, task drivers.Task) error {
+	_, err := ParseDriverInfo(task, b.c.cfg)
 	return err
-}
-
-// Power is the "redfish" power interface.
-type Power struct{ cfg Config }
-
-// GetProperties returns the Redfish driver_info keys.
-func (*Power) GetProperties() drivers.Properties { return commonProperties() }
-
-// Validate checks the node's Redfish driver_info.
-func (p *Power) Validate(ctx context.Context, task drivers.Task) error {
-	return validator{cfg: p.cfg}.Validate(ctx, task)
-}
-
-// GetPowerState is not implemented yet.
-func (p *Power) GetPowerState(ctx context.Context, task drivers.Task) (states.Power, error) {
-	if err := p.Validate(ctx, task); err != nil {
-		return "", err
-	}
-	return "", notImplemented(drivers.Power, "get the power state")
-}
-
-// SetPowerState is not implemented yet.
-func (p *Power) SetPowerState(ctx context.Context, task drivers.Task, _ states.Power, _ time.Duration) error {
-	if err := p.Validate(ctx, task); err != nil {
-		return err
-	}
-	return notImplemented(drivers.Power, "set the power state")
-}
-
-// Reboot is not implemented yet.
-func (p *Power) Reboot(ctx context.Context, task drivers.Task, _ time.Duration) error {
-	if err := p.Validate(ctx, task); err != nil {
-		return err
-	}
-	return notImplemented(drivers.Power, "reboot")
-}
-
-// GetSupportedPowerStates returns every power state Redfish can reset to.
-func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]states.Power, error) {
-	return []states.Power{states.PowerOn, states.PowerOff, states.Rebooting, states.SoftRebooting, states.SoftPowerOff}, nil
-}
-
-// Management is the "redfish" management interface.
-type Management struct {
-	drivers.ManagementBase
-	cfg Config
-}
-
-// GetProperties returns the Redfish driver_info keys.
-func (*Management) GetProperties() drivers.Properties { return commonProperties() }
-
-// Validate checks the node's Redfish driver_info.
-func (m *Management) Validate(ctx context.Context, task drivers.Task) error {
-	return validator{cfg: m.cfg}.Validate(ctx, task)
-}
-
-// GetSupportedBootDevices returns pxe, disk, cdrom and bios.
-func (*Management) GetSupportedBootDevices(context.Context, drivers.Task) ([]string, error) {
-	return []string{drivers.BootDevicePXE, drivers.BootDeviceDisk, drivers.BootDeviceCDROM, drivers.BootDeviceBIOS}, nil
-}
-
-func (m *Management) bmc(ctx context.Context, task drivers.Task, op string) error {
-	if err := m.Validate(ctx, task); err != nil {
-		return err
-	}
-	return notImplemented(drivers.Management, op)
-}
-
-// SetBootDevice is not implemented yet.
-func (m *Management) SetBootDevice(ctx context.Context, task drivers.Task, _ string, _ bool) error {
-	return m.bmc(ctx, task, "set the boot device")
-}
-
-// GetBootDevice is not implemented yet.
-func (m *Management) GetBootDevice(ctx context.Context, task drivers.Task) (drivers.BootDevice, error) {
-	return drivers.BootDevice{}, m.bmc(ctx, task, "get the boot device")
-}
-
-// GetSensorsData is not implemented yet.
-func (m *Management) GetSensorsData(ctx context.Context, task drivers.Task) (map[string]any, error) {
-	return nil, m.bmc(ctx, task, "get sensors data")
-}
-
-// InjectNMI is not implemented yet.
-func (m *Management) InjectNMI(ctx context.Context, task drivers.Task) error {
-	return m.bmc(ctx, task, "inject NMI")
-}
-
-// GetSupportedBootModes is not implemented yet.
-func (m *Management) GetSupportedBootModes(ctx context.Context, task drivers.Task) ([]string, error) {
-	return nil, m.bmc(ctx, task, "list boot modes")
-}
-
-// GetBootMode is not implemented yet.
-func (m *Management) GetBootMode(ctx context.Context, task drivers.Task) (string, error) {
-	return "", m.bmc(ctx, task, "get the boot mode")
-}
-
-// SetBootMode is not implemented yet.
-func (m *Management) SetBootMode(ctx context.Context, task drivers.Task, _ string) error {
-	return m.bmc(ctx, task, "set the boot mode")
-}
-
-// GetSecureBootState is not implemented yet.
-func (m *Management) GetSecureBootState(ctx context.Context, task drivers.Task) (bool, error) {
-	return false, m.bmc(ctx, task, "get the secure boot state")
-}
-
-// SetSecureBootState is not implemented yet.
-func (m *Management) SetSecureBootState(ctx context.Context, task drivers.Task, _ bool) error {
-	return m.bmc(ctx, task, "set the secure boot state")
-}
-
-// GetSupportedIndicators is not implemented yet.
-func (m *Management) GetSupportedIndicators(ctx context.Context, task drivers.Task, _ string) (map[string]map[string]drivers.Indicator, error) {
-	return nil, m.bmc(ctx, task, "list indicators")
-}
-
-// SetIndicatorState is not implemented yet.
-func (m *Management) SetIndicatorState(ctx context.Context, task drivers.Task, _, _, _ string) error {
-	return m.bmc(ctx, task, "set indicator states")
-}
-
-// GetIndicatorState is not implemented yet.
-func (m *Management) GetIndicatorState(ctx context.Context, task drivers.Task, _, _ string) (string, error) {
-	return "", m.bmc(ctx, task, "get indicator states")
-}
-
-// BIOS is the "redfish" BIOS interface.
-type BIOS struct{ cfg Config }
-
-// GetProperties returns the Redfish driver_info keys.
-func (*BIOS) GetProperties() drivers.Properties { return commonProperties() }
-
-// Validate checks the node's Redfish driver_info.
-func (b *BIOS) Validate(ctx context.Context, task drivers.Task) error {
-	return validator{cfg: b.cfg}.Validate(ctx, task)
-}
-
-// ApplyConfiguration is not implemented yet.
-func (*BIOS) ApplyConfiguration(context.Context, drivers.Task, []drivers.BIOSSetting) error {
-	return notImplemented(drivers.BIOS, "apply BIOS settings")
-}
-
-// FactoryReset is not implemented yet.
-func (*BIOS) FactoryReset(context.Context, drivers.Task) error {
-	return notImplemented(drivers.BIOS, "reset BIOS settings")
-}
-
-// CacheBIOSSettings is not implemented yet.
-func (*BIOS) CacheBIOSSettings(context.Context, drivers.Task) error {
-	return notImplemented(drivers.BIOS, "cache BIOS settings")
-}
-
-// Inspect is the "redfish" inspect interface.
-type Inspect struct {
-	drivers.InspectBase
-	cfg Config
-}
-
-// GetProperties returns the Redfish driver_info keys.
-func (*Inspect) GetProperties() drivers.Properties { return commonProperties() }
-
-// Validate checks the node's Redfish driver_info.
-func (i *Inspect) Validate(ctx context.Context, task drivers.Task) error {
-	return validator{cfg: i.cfg}.Validate(ctx, task)
-}
-
-// InspectHardware is not implemented yet.
-func (*Inspect) InspectHardware(context.Context, drivers.Task) (states.Provision, error) {
-	return "", notImplemented(drivers.Inspect, "inspect hardware")
-}
-
-// RAID is the "redfish" RAID interface. Like Ironic's, its validation only
-// looks at target_raid_config (no scsi disks), not at driver_info.
-type RAID struct{ drivers.RAIDBase }
-
-// GetProperties returns the Redfish driver_info keys.
-func (*RAID) GetProperties() drivers.Properties { return commonProperties() }
-
-// Validate checks the node's target_raid_config, if any.
-func (r *RAID) Validate(ctx context.Context, task drivers.Task) error {
-	cfg := task.TargetRAIDConfig()
-	if cfg.Len() == 0 {
-		return nil
-	}
-	return r.ValidateRAIDConfig(ctx, task, cfg)
-}
-
-// ValidateRAIDConfig checks config against Ironic's RAID schema and refuses
-// scsi disks.
-func (*RAID) ValidateRAIDConfig(_ context.Context, _ drivers.Task, config *pyjson.Dict) error {
-	if err := drivers.ValidateRAIDConfig(config); err != nil {
-		return err
-	}
-	disks, _ := config.Get("logical_disks").([]any)
-	for _, d := range disks {
-		if m, ok := pyjson.AsDict(d); ok && m.Get("interface_type") == "scsi" {
-			return drivers.InvalidParameter("interface type `scsi` not supported by Redfish RAID")
-		}
-	}
-	return nil
-}
-
-// CreateConfiguration is not implemented yet.
-func (*RAID) CreateConfiguration(context.Context, drivers.Task, drivers.RAIDCreateOptions) (states.Provision, error) {
-	return "", notImplemented(drivers.RAID, "create RAID configurations")
-}
-
-// DeleteConfiguration is not implemented yet.
-func (*RAID) DeleteConfiguration(context.Context, drivers.Task) (states.Provision, error) {
-	return "", notImplemented(drivers.RAID, "delete RAID configurations")
-}
-
-// Vendor is the "redfish" vendor interface: virtual media ejection and
-// event subscriptions.
-type Vendor struct{ cfg Config }
-
-// GetProperties returns none.
-func (*Vendor) GetProperties() drivers.Properties { return nil }
-
-// Routes lists the node methods.
-func (*Vendor) Routes() drivers.VendorMethods {
-	return drivers.NewVendorMethods(
-		drivers.VendorMethod{Name: "create_subscription", HTTPMethods: []string{"POST"}, Async: false,
-			Description:          "Creates a subscription on a node. Required argument: a dictionary of {'Destination': 'destination_url'}",
-			RequireExclusiveLock: true},
-		drivers.VendorMethod{Name: "delete_subscription", HTTPMethods: []string{"DELETE"}, Async: false,
-			Description:          "Delete a subscription on a node. Required argument: a dictionary of {'id': 'subscription_bmc_id'}",
-			RequireExclusiveLock: true},
-		drivers.VendorMethod{Name: "eject_vmedia", HTTPMethods: []string{"POST"}, Async: true,
-			Description:          "Eject a virtual media device. If no device is provided then all attached devices will be ejected. Optional arguments: 'boot_device' - the boot device to eject, either 'cd', 'dvd', 'usb', or 'floppy'",
-			RequireExclusiveLock: true},
-		drivers.VendorMethod{Name: "get_all_subscriptions", HTTPMethods: []string{"GET"}, Async: false,
-			Description: "Returns all subscriptions on the node.", RequireExclusiveLock: true},
-		drivers.VendorMethod{Name: "get_subscription", HTTPMethods: []string{"GET"}, Async: false,
-			Description:          "Get a subscription on the node. Required argument: a dictionary of {'id': 'subscription_bmc_id'}",
-			RequireExclusiveLock: true},
-	)
-}
-
-// DriverRoutes lists none.
-func (*Vendor) DriverRoutes() drivers.VendorMethods { return nil }
-
-// Validate checks a method's arguments where that needs no BMC; checks
-// that need one (a boot device to eject, event types) are not implemented
-// yet.
-func (v *Vendor) Validate(_ context.Context, _ drivers.Task, method, _ string, args map[string]any) error {
-	switch method {
-	case "eject_vmedia":
-		if py.Truthy(args["boot_device"]) {
-			return notImplemented(drivers.Vendor, "check virtual media devices")
-		}
-	case "create_subscription":
-		if args["EventTypes"] != nil {
-			return notImplemented(drivers.Vendor, "check event types")
-		}
-		if c, ok := args["Context"]; ok {
-			if _, isStr := c.(string); !isStr {
-				return drivers.InvalidParameter("Context %s is not a valid string", py.Str(c))
-			}
-		}
-		if p, ok := args["Protocol"]; ok {
-			if _, isStr := p.(string); !isStr {
-				return drivers.InvalidParameter("Protocol %s is not a string", py.Str(p))
-			}
-		}
-		if h := args["HttpHeaders"]; h != nil {
-			if _, isList := h.([]any); !isList {
-				return drivers.InvalidParameter("HttpHeaders %s is not a list of headers", py.Str(h))
-			}
-		}
-		dest, isStr := args["Destination"].(string)
-		if !isStr || !parseURI(dest).valid() {
-			return drivers.InvalidParameter("Destination %s is not a valid URI", py.Str(args["Destination"]))
-		}
-	case "delete_subscription":
-		id := args["id"]
-		if !py.Truthy(id) {
-			return drivers.InvalidParameter("id can't be None")
-		}
-		s := py.Str(id)
-		if strings.ContainsAny(s, "!*'(),{}|\\^~[]`<>#%\"") || strings.Contains(s, "..") {
-			return drivers.InvalidParameter("Invalid BMC subscription ID value: '%s'", s)
-		}
-	}
-	return nil
-}
-
-// DriverValidate accepts every call.
-func (*Vendor) DriverValidate(context.Context, string, string, map[string]any) error { return nil }
-
-// Call is not implemented yet.
-func (v *Vendor) Call(_ context.Context, _ drivers.Task, method, _ string, _ map[string]any) (any, error) {
-	if _, ok := v.Routes().Lookup(method); !ok {
-		return nil, drivers.InvalidParameter("No handler for method %s", method)
-	}
-	return nil, notImplemented(drivers.Vendor, "run "+method)
-}
-
-// CallDriver has no methods to run.
-func (*Vendor) CallDriver(_ context.Context, method, _ string, _ map[string]any) (any, error) {
-	return nil, drivers.InvalidParameter("No handler for method %s", method)
-}
-
-// VirtualMediaBoot is the "redfish-virtual-media" boot interface.
-type VirtualMediaBoot struct{ cfg Config }
-
-// GetProperties returns deploy_kernel, deploy_ramdisk and deploy_iso.
-func (*VirtualMediaBoot) GetProperties() drivers.Properties { return virtualMediaProperties() }
-
-// Capabilities are iscsi_volume_boot, ramdisk_boot and
-// ramdisk_boot_configdrive, as Ironic declares.
-func (*VirtualMediaBoot) Capabilities() []string {
-	return []string{"iscsi_volume_boot", "ramdisk_boot", "ramdisk_boot_configdrive"}
-}
-
-// validateDriverInfo is Ironic's redfish boot _parse_driver_info reduced
-// to its checks.
-func (b *VirtualMediaBoot) validateDriverInfo(task drivers.Task) error {
-	mode := deployutil.RescueOrDeployMode(task)
-	if !deployutil.NeedsAgentRamdisk(task, mode, b.cfg.AutomatedClean) {
-		return nil
-	}
-	di := task.DriverInfo()
-	iso := di.Get(string(mode) + "_iso")
-	if !py.Truthy(iso) {
-		iso = di.Get("redfish_" + string(mode) + "_iso")
-	}
-	if !py.Truthy(iso) {
-		kernel, ramdisk := mode.KernelKey(), mode.RamdiskKey()
-		k, r := di.Get(kernel), di.Get(ramdisk)
-		if !py.Truthy(k) || !py.Truthy(r) {
-			if mode == drivers.RamdiskRescue {
-				k, r = b.cfg.RescueKernel, b.cfg.RescueRamdisk
-			} else {
-				k, r = b.cfg.DeployKernel, b.cfg.DeployRamdisk
-			}
-		}
-		if err := deployutil.CheckMissing("Error validating Redfish virtual media. Some parameters were missing in node's driver_info",
-			deployutil.Param{Label: kernel, Value: k}, deployutil.Param{Label: ramdisk, Value: r}); err != nil {
-			return err
-		}
-	}
-	_, err := ParseDriverInfo(task, b.cfg)
-	return err
-}
-
-// Validate checks the agent image references and the Redfish driver_info;
-// instance images are only checked for ramdisk and kickstart deployments,
-// which need Glance or the image service and are not implemented yet.
-func (b *VirtualMediaBoot) Validate(ctx context.Context, task drivers.Task) error {
-	if err := b.validateDriverInfo(task); err != nil {
-		return err
-	}
-	if drv := task.Driver(); drv != nil && drv.Storage != nil {
-		write, err := drv.Storage.ShouldWriteImage(ctx, task)
-		if err != nil {
-			return err
-		}
-		if !write {
-			return nil
-		}
-	}
-	if deployutil.BootOption(task) == "local" {
-		return nil
-	}
-	return notImplemented(drivers.Boot, "validate instance images for virtual media")
-}
-
-// ValidateRescue is Ironic's: the rescue images are checked by Validate
-// when the node is in a rescue state.
-func (b *VirtualMediaBoot) ValidateRescue(_ context.Context, task drivers.Task) error {
-	return b.validateDriverInfo(task)
-}
-
-// ValidateInspection falls back to unmanaged inspection (unsupported) when
-// parameters are missing.
-func (b *VirtualMediaBoot) ValidateInspection(_ context.Context, task drivers.Task) error {
-	err := b.validateDriverInfo(task)
-	if ironic.IsClass(err, ironic.MissingParameterValue) {
-		return drivers.Unsupported(task, "inspection")
-	}
-	return err
-}
-
-// PrepareRamdisk is not implemented yet.
-func (*VirtualMediaBoot) PrepareRamdisk(context.Context, drivers.Task, map[string]any, drivers.RamdiskMode) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "prepare the ramdisk")
-}
-
-// CleanUpRamdisk is not implemented yet.
-func (*VirtualMediaBoot) CleanUpRamdisk(context.Context, drivers.Task, drivers.RamdiskMode) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "clean up the ramdisk")
-}
-
-// PrepareInstance is not implemented yet.
-func (*VirtualMediaBoot) PrepareInstance(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "prepare the instance")
-}
-
-// CleanUpInstance is not implemented yet.
-func (*VirtualMediaBoot) CleanUpInstance(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "clean up the instance")
 }
