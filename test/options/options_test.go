@@ -42,13 +42,13 @@ var binaries = []struct {
 	{cluster.DBSync, false},
 }
 
-// notBound are options that no component binds (the redfish and irmc
-// hardware types do not talk to BMCs yet, and nothing reads
-// pecan_debug): the start-up log must name each of them.
+// notBound are options that no component binds (this build has no ilo
+// or irmc hardware type, and nothing reads pecan_debug): the start-up log
+// must name each of them.
 var notBound = map[string]string{
 	"DEFAULT.pecan_debug": "true",
 	"irmc.port":           "444",
-	"redfish.auth_type":   "basic",
+	"ilo.client_timeout":  "30",
 }
 
 func TestEveryBinarySeesEveryOption(t *testing.T) {
