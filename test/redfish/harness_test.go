@@ -1,6 +1,7 @@
 package redfish
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -260,10 +261,18 @@ func loadGolden(t *testing.T) *run {
 
 func writeGolden(t *testing.T, r *run) {
 	t.Helper()
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	norm := &run{}
+	for _, st := range r.Steps {
+		norm.Steps = append(norm.Steps, normalizeStep(st))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(norm); err != nil {
 		t.Fatal(err)
 	}
+	raw := bytes.TrimSpace(buf.Bytes())
 	if err := os.MkdirAll(filepath.Dir(goldenPath), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,18 @@ func TestScenario(t *testing.T) {
 		ref = runScenario(t, bin, true)
 		if *update {
 			writeGolden(t, ref)
+		} else {
+			// The recorded reference must stay the reference's.
+			golden := loadGolden(t)
+			for i := range min(len(golden.Steps), len(ref.Steps)) {
+				g, r := normalizeStep(golden.Steps[i]), normalizeStep(ref.Steps[i])
+				if d := cmp.Diff(g, r); d != "" {
+					t.Errorf("step %q: the reference differs from %s (re-record with -update) (-recorded +live):\n%s", g.Name, goldenPath, d)
+				}
+			}
+			if len(golden.Steps) != len(ref.Steps) {
+				t.Errorf("the reference ran %d steps, %s has %d (re-record with -update)", len(ref.Steps), goldenPath, len(golden.Steps))
+			}
 		}
 	} else {
 		t.Log("Python Ironic is not installed: comparing with the recorded reference")
