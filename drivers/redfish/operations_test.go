@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/redfish"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
@@ -185,11 +186,6 @@ func TestBIOSApplyRebootsThenChecks(t *testing.T) {
 	if dii.Get("cleaning_reboot") != true || dii.Get("post_config_reboot_requested") != true || dii.Has("agent_secret_token") {
 		t.Errorf("driver_internal_info %s", dii)
 	}
-	// The fake task's power action changes nothing on the BMC: reset it,
-	// as the reboot would, so the pending setting applies.
-	if err := r.drv.Power.Reboot(ctx, r.task, 0); err != nil {
-		t.Fatal(err)
-	}
 	if next, err := st.ExecuteStep(ctx, r.task, "apply_configuration", args); err != nil || next != "" {
 		t.Fatalf("second run: %q %v", next, err)
 	}
@@ -235,4 +231,45 @@ func TestSubscriptions(t *testing.T) {
 	}
 	_, err = v.Call(ctx, r.task, "delete_subscription", "DELETE", map[string]any{"id": id})
 	wantFault(t, err, "RedfishError", "Redfish exception occurred. Error: Redfish delete_subscription failed for subscription "+id)
+}
+
+// A BMC that creates volumes at the next reset: the step reboots the
+// node and waits; the RAID status periodic finds the BMC's task done,
+// records the volume and resumes the steps.
+func TestRAIDOnReset(t *testing.T) {
+	r := newRig(t, redfishbmc.SystemSpec{PowerState: redfishbmc.PowerOn, VolumeApplyTimes: []string{"OnReset"}})
+	r.drv.Boot = &fake.Boot{} // the agent's ramdisk, for the reboot
+	ctx := context.Background()
+	r.task.Node.ProvisionState = states.Deploying
+	r.task.Node.DeployStep = pyjson.DictOf("step", "apply_configuration", "interface", "raid")
+	r.task.Node.DriverInternalInfo = pyjson.DictOf("deploy_steps", []any{})
+	cfg := pyjson.DictOf("logical_disks", []any{pyjson.DictOf("size_gb", int64(100), "raid_level", "0")})
+	next, err := r.drv.RAID.(drivers.Stepper).ExecuteStep(ctx, r.task, "apply_configuration", pyjson.DictOf("raid_config", cfg, "create_nonroot_volumes", true))
+	if err != nil || next != states.DeployWait {
+		t.Fatalf("apply_configuration: %q %v", next, err)
+	}
+	dii := r.task.DriverInternalInfo()
+	configs, _ := pyjson.AsDict(dii.Get("raid_configs"))
+	// The step's reboot went through the BMC: the volume is there.
+	if configs == nil || dii.Get("deployment_reboot") != true || len(r.sys.Volumes()) != 1 {
+		t.Fatalf("driver_internal_info %s, volumes %v", dii, r.sys.Volumes())
+	}
+	r.task.Node.ProvisionState = states.DeployWait
+	periodics := r.drv.RAID.(drivers.PeriodicDeclarer).NodePeriodics()
+	status := periodics[0]
+	if !status.Predicate(dii) {
+		t.Fatal("the status periodic skips the node")
+	}
+	if err := status.Run(ctx, r.task); err != nil {
+		t.Fatal(err)
+	}
+	if vols := r.sys.Volumes(); len(vols) != 1 || vols[0].RAIDType != "RAID0" {
+		t.Errorf("volumes %+v", vols)
+	}
+	if dii.Has("raid_configs") || r.task.RAIDConfig().Len() == 0 {
+		t.Errorf("driver_internal_info %s, raid_config %s", dii, r.task.RAIDConfig())
+	}
+	if f := r.task.Flow; len(f) == 0 || f[len(f)-1] != "continue deploy" {
+		t.Errorf("flow %v", f)
+	}
 }

@@ -182,8 +182,6 @@ func (b *bmc) getSystem(ctx context.Context, id string) (*system, error) {
 	return loadSystem(ctx, b, paths[0])
 }
 
-func (s *system) client(ctx context.Context) gofishClient { return gofishClient{ctx: ctx, b: s.b} }
-
 // powerState is the system's PowerState ("" when unknown).
 func (s *system) powerState() string { return mapped(s.raw.Get("PowerState"), powerStates) }
 

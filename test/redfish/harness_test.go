@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -280,17 +279,6 @@ func writeGolden(t *testing.T, r *run) {
 		t.Fatal(err)
 	}
 }
-
-// keysOf lists a map's keys, sorted, for messages.
-func keysOf(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // quiet waits until the BMC has received no request for a second (an
 // asynchronous vendor method has ended), bounded by settle.
 func (e *env) quiet() {
