@@ -130,7 +130,7 @@ debug = true
 [ipmi]
 debug = true
 [redfish]
-auth_type = basic
+kernel_append_params = quiet
 [console]
 port_range = 10000:20000
 [database]
@@ -145,7 +145,7 @@ workers_pool_size = 50
 	if err := Report(context.Background(), cfg, slog.New(slog.NewTextHandler(&buf, nil))); err != nil {
 		t.Fatal(err)
 	}
-	want := `options="DEFAULT.pecan_debug, console.port_range, ipmi.debug, redfish.auth_type"`
+	want := `options="DEFAULT.pecan_debug, console.port_range, ipmi.debug, redfish.kernel_append_params"`
 	if n := strings.Count(buf.String(), "not implemented by this service"); n != 1 || !strings.Contains(buf.String(), want) {
 		t.Errorf("report:\n%s\nwant one not-implemented warning with %s", buf.String(), want)
 	}
