@@ -209,3 +209,14 @@ func TestConnectionCacheBound(t *testing.T) {
 		t.Errorf("%d sessions on the second BMC", n)
 	}
 }
+
+// Without redfish_password Ironic 21.4 fails before any request (it
+// hashes the password for its cache key: 'NoneType' object has no
+// attribute 'encode'); ours tries the BMC, which refuses.
+func TestNoPassword(t *testing.T) {
+	r := newRig(t, redfishbmc.SystemSpec{})
+	r.task.Node.DriverInfo.Delete("redfish_password")
+	_, err := r.drv.Power.GetPowerState(context.Background(), r.task)
+	wantFault(t, err, ironic.RedfishError, "Redfish exception occurred. Error: HTTP GET "+r.ts.URL+"/redfish/v1/Systems/1 returned code 401.")
+	r.wantRequests("GET /redfish/v1/", `POST /redfish/v1/SessionService/Sessions {"Password":"***","UserName":"admin"}`, "GET /redfish/v1/Systems/1")
+}

@@ -32,6 +32,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	dc := bound[drivers.Config](b, compDrivers)
 	fc := bound[fake.Config](b, compFake)
 	rc := bound[redfish.Config](b, compRedfish)
+	rc.Log = log.With("component", "redfish")
 	pc := bound[pxe.Config](b, compPXE)
 	pc.Log = log
 	ac := bound[agent.Config](b, compAgent)
