@@ -262,6 +262,26 @@ func scenario(e *env) {
 		e.provisionSettled(wrong, "manageable")
 		return e.cliResult(r)
 	})
+	// A BMC answering 500 to everything: sushy retries each GET ten
+	// times, three seconds apart, before the verification fails.
+	broken, err := e.bmc.AddBMC("broken", redfishbmc.BMCSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken.AddSystem(redfishbmc.SystemSpec{})
+	brokenURL := e.bmc.ListenBMC(broken)
+	e.extra = append(e.extra, [2]string{brokenURL, "http://BROKEN"}, [2]string{strings.TrimPrefix(brokenURL, "http://"), "BROKEN"})
+	broken.SetFault(redfishbmc.Fault{Status: 500})
+	var failing string
+	e.step("create failing BMC", "", func() any {
+		failing = e.createNode("rf4", map[string]string{"redfish_address": brokenURL})
+		return nil
+	})
+	e.step("manage failing BMC", failing, func() any {
+		r := e.cli.Run(t, "node", "manage", failing)
+		e.provisionSettled(failing, "manageable")
+		return e.cliResult(r)
+	})
 }
 
 // compare reports, step by step, where ours differs from the reference,
