@@ -89,6 +89,10 @@ func TestInspect(t *testing.T) {
 		t.Errorf("properties %s", p)
 	}
 	macs := r.sys.MACs()
+	got, err := r.drv.Management.(*redfish.Management).GetMACAddresses(context.Background(), r.task)
+	if err != nil || len(got) != len(macs) || got[0] != macs[0] {
+		t.Errorf("GetMACAddresses: %v %v, want %v", got, err, macs)
+	}
 	if len(r.task.PortList) != len(macs) || r.task.PortList[0].Address != macs[0] {
 		t.Errorf("ports %+v, MACs %v", r.task.PortList, macs)
 	}
