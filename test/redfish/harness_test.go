@@ -279,6 +279,7 @@ func writeGolden(t *testing.T, r *run) {
 		t.Fatal(err)
 	}
 }
+
 // quiet waits until the BMC has received no request for a second (an
 // asynchronous vendor method has ended), bounded by settle.
 func (e *env) quiet() {
