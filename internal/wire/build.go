@@ -34,6 +34,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	rc := bound[redfish.Config](b, compRedfish)
 	ic := bound[ipmi.Config](b, compIPMI)
 	ic.Log = log.With("component", "conductor")
+	rc.Log = log.With("component", "redfish")
 	pc := bound[pxe.Config](b, compPXE)
 	pc.Log = log
 	ac := bound[agent.Config](b, compAgent)

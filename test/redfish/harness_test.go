@@ -1,13 +1,13 @@
 package redfish
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -260,26 +260,24 @@ func loadGolden(t *testing.T) *run {
 
 func writeGolden(t *testing.T, r *run) {
 	t.Helper()
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	norm := &run{}
+	for _, st := range r.Steps {
+		norm.Steps = append(norm.Steps, normalizeStep(st))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(norm); err != nil {
 		t.Fatal(err)
 	}
+	raw := bytes.TrimSpace(buf.Bytes())
 	if err := os.MkdirAll(filepath.Dir(goldenPath), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(goldenPath, append(raw, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// keysOf lists a map's keys, sorted, for messages.
-func keysOf(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // quiet waits until the BMC has received no request for a second (an

@@ -40,6 +40,18 @@ func TestScenario(t *testing.T) {
 		ref = runScenario(t, bin, true)
 		if *update {
 			writeGolden(t, ref)
+		} else {
+			// The recorded reference must stay the reference's.
+			golden := loadGolden(t)
+			for i := range min(len(golden.Steps), len(ref.Steps)) {
+				g, r := normalizeStep(golden.Steps[i]), normalizeStep(ref.Steps[i])
+				if d := cmp.Diff(g, r); d != "" {
+					t.Errorf("step %q: the reference differs from %s (re-record with -update) (-recorded +live):\n%s", g.Name, goldenPath, d)
+				}
+			}
+			if len(golden.Steps) != len(ref.Steps) {
+				t.Errorf("the reference ran %d steps, %s has %d (re-record with -update)", len(ref.Steps), goldenPath, len(golden.Steps))
+			}
 		}
 	} else {
 		t.Log("Python Ironic is not installed: comparing with the recorded reference")
@@ -248,6 +260,26 @@ func scenario(e *env) {
 	e.step("manage wrong password", wrong, func() any {
 		r := e.cli.Run(t, "node", "manage", wrong)
 		e.provisionSettled(wrong, "manageable")
+		return e.cliResult(r)
+	})
+	// A BMC answering 500 to everything: sushy retries each GET ten
+	// times, three seconds apart, before the verification fails.
+	broken, err := e.bmc.AddBMC("broken", redfishbmc.BMCSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken.AddSystem(redfishbmc.SystemSpec{})
+	brokenURL := e.bmc.ListenBMC(broken)
+	e.extra = append(e.extra, [2]string{brokenURL, "http://BROKEN"}, [2]string{strings.TrimPrefix(brokenURL, "http://"), "BROKEN"})
+	broken.SetFault(redfishbmc.Fault{Status: 500})
+	var failing string
+	e.step("create failing BMC", "", func() any {
+		failing = e.createNode("rf4", map[string]string{"redfish_address": brokenURL})
+		return nil
+	})
+	e.step("manage failing BMC", failing, func() any {
+		r := e.cli.Run(t, "node", "manage", failing)
+		e.provisionSettled(failing, "manageable")
 		return e.cliResult(r)
 	})
 }
