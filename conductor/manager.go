@@ -91,6 +91,15 @@ type Config struct {
 	// and PeriodicMaxWorkers [conductor]periodic_max_workers (8).
 	SyncPowerStateWorkers int
 	PeriodicMaxWorkers    int
+	// PowerSyncReadTimeout bounds the reads of one node's hardware in a
+	// power sync pass (the power state, then the vendor, boot mode and
+	// secure boot state); a node whose reads take longer fails this pass
+	// as a BMC that answered with an error does. When 0, one
+	// SyncPowerStateInterval (a read that outlasts the interval between
+	// passes is of no use), or 60 s if that is disabled. Ours, not an
+	// Ironic option: Ironic sets no bound, and a BMC that accepts the
+	// connection but never answers holds one of its sync workers forever.
+	PowerSyncReadTimeout time.Duration
 
 	// CheckProvisionStateInterval is
 	// [conductor]check_provision_state_interval (60 s): how often the

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
@@ -39,13 +40,24 @@ func (c *syncCounter) set(uuid string, v int) {
 }
 
 // powerSyncColumns are what one power sync needs of a node: the state
-// checks, everything a power driver reads, and the cached vendor
-// (properties) and boot mode.
-var powerSyncColumns = []string{"id", "power_state", "target_power_state", "provision_state", "maintenance", "properties",
-	"reservation", "driver_info", "driver_internal_info", "instance_info", "bios_interface", "boot_interface",
+// checks, everything a power driver reads, and what the sync caches (the
+// vendor in properties, the boot mode and secure boot state).
+var powerSyncColumns = []string{"id", "power_state", "target_power_state", "provision_state", "maintenance",
+	"reservation", "driver_info", "driver_internal_info", "instance_info", "properties", "bios_interface", "boot_interface",
 	"console_interface", "deploy_interface", "inspect_interface", "management_interface", "network_interface",
 	"power_interface", "raid_interface", "rescue_interface", "storage_interface", "vendor_interface",
 	"boot_mode", "secure_boot"}
+
+// powerSyncReadTimeout is Config.PowerSyncReadTimeout or its default.
+func (m *Manager) powerSyncReadTimeout() time.Duration {
+	switch {
+	case m.cfg.PowerSyncReadTimeout > 0:
+		return m.cfg.PowerSyncReadTimeout
+	case m.cfg.SyncPowerStateInterval > 0:
+		return m.cfg.SyncPowerStateInterval
+	}
+	return time.Minute
+}
 
 // syncExcluded are the states the power sync leaves alone
 // (SYNC_EXCLUDED_STATES).
@@ -56,6 +68,7 @@ func syncExcluded(s states.Provision) bool {
 // SyncPowerStates is one pass of _sync_power_states: discovery, then the
 // nodes processed by [conductor]sync_power_state_workers goroutines.
 func (m *Manager) SyncPowerStates(ctx context.Context) error {
+	start := m.clock.Now()
 	items, err := m.DiscoverPowerSync(ctx)
 	if err != nil {
 		return err
@@ -84,6 +97,8 @@ func (m *Manager) SyncPowerStates(ctx context.Context) error {
 	}
 	close(next)
 	wg.Wait()
+	m.log.InfoContext(ctx, "power sync pass", "nodes", len(items), "workers", workers,
+		"seconds", m.clock.Now().Sub(start).Seconds())
 	return ctx.Err()
 }
 
@@ -179,12 +194,16 @@ func (m *Manager) doSyncPowerState(ctx context.Context, t *task, count int) (int
 	if !ok {
 		return 0, nil
 	}
+	// The reads ask the BMC once (the next pass is the retry) and are
+	// bounded in time; changes (a lock, a save, a power action) are not.
+	rctx, cancel := context.WithTimeout(drivers.SingleAttempt(ctx), m.powerSyncReadTimeout())
+	defer cancel()
 	if n.PowerState == nil {
-		if err := power.Validate(ctx, t); isInvalidParameter(err) {
+		if err := power.Validate(rctx, t); isInvalidParameter(err) {
 			return 0, nil
 		}
 	}
-	actual, err := power.GetPowerState(ctx, t)
+	actual, err := power.GetPowerState(rctx, t)
 	if err == nil && actual == states.PowerError {
 		err = ironic.Errorf(ironic.PowerStateFailure, "Power driver returned ERROR state while trying to sync power state.")
 	}
@@ -199,8 +218,9 @@ func (m *Manager) doSyncPowerState(ctx context.Context, t *task, count int) (int
 			n.UUID, count, maxRetries, err), "node", n.UUID)
 		return count, nil
 	}
-	m.cacheVendor(ctx, t)
-	m.cacheBootMode(ctx, t)
+	m.cacheVendor(rctx, t)
+	m.cacheBootMode(rctx, t)
+	cancel()
 	n = t.node
 	if models.Deref(n.PowerState) == actual {
 		return 0, nil

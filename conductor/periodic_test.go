@@ -521,3 +521,86 @@ func TestPowerSyncCachesVendor(t *testing.T) {
 		}
 	})
 }
+
+// ctxPower reports every node off and records, per call, whether the
+// context asked for a single attempt and had a deadline.
+type ctxPower struct {
+	fake.Power
+	mu    sync.Mutex
+	calls []string
+}
+
+func (p *ctxPower) note(ctx context.Context, call string) {
+	_, deadline := ctx.Deadline()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = append(p.calls, fmt.Sprintf("%s single=%v deadline=%v", call, drivers.IsSingleAttempt(ctx), deadline))
+}
+
+func (p *ctxPower) GetPowerState(ctx context.Context, _ drivers.Task) (states.Power, error) {
+	p.note(ctx, "get")
+	return states.PowerOff, nil
+}
+
+func (p *ctxPower) SetPowerState(ctx context.Context, task drivers.Task, state states.Power, timeout time.Duration) error {
+	p.note(ctx, "set")
+	return p.Power.SetPowerState(ctx, task, state, timeout)
+}
+
+// TestPowerSyncReadsOnceWithinDeadline: the sync's reads of the hardware
+// ask drivers for a single attempt under a deadline; the power action
+// force_power_state_during_sync takes is neither.
+func TestPowerSyncReadsOnceWithinDeadline(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		p := &ctxPower{}
+		h := newHarness(t, store, withImpl(drivers.Power, "fake", p))
+		if _, err := h.m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available),
+			PowerState: models.Ptr(states.PowerOn)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.m.SyncPowerStates(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// node_power_action reads the state again before it acts.
+		want := []string{"get single=true deadline=true", "get single=false deadline=false", "set single=false deadline=false"}
+		if fmt.Sprint(p.calls) != fmt.Sprint(want) {
+			t.Errorf("calls %q, want %q", p.calls, want)
+		}
+	})
+}
+
+// slowPower never answers before the context ends.
+type slowPower struct{ fake.Power }
+
+func (*slowPower) GetPowerState(ctx context.Context, _ drivers.Task) (states.Power, error) {
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// TestPowerSyncReadTimeout: a node whose hardware doesn't answer fails
+// the pass after PowerSyncReadTimeout and goes to maintenance after the
+// retries, as one whose hardware answers with an error.
+func TestPowerSyncReadTimeout(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.SQLite(t)
+	h := newHarness(t, store, withImpl(drivers.Power, "fake", &slowPower{}),
+		withConfig(func(c *conductor.Config) { c.PowerSyncReadTimeout = 20 * time.Millisecond }))
+	n, _ := h.m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available),
+		PowerState: models.Ptr(states.PowerOn)})
+	for i := 1; i <= 4; i++ {
+		start := time.Now()
+		if err := h.m.SyncPowerStates(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("pass %d took %v", i, took)
+		}
+	}
+	got := h.byUUID(t, n.UUID)
+	want := "During sync_power_state, max retries exceeded for node " + n.UUID +
+		", node state None does not match expected state 'power on'. Updating DB state to 'None' Switching node to maintenance mode. Error: context deadline exceeded"
+	if !got.Maintenance || models.Deref(got.Fault) != states.PowerFailure || models.Deref(got.MaintenanceReason) != want {
+		t.Errorf("maintenance %v fault %v reason %q", got.Maintenance, got.Fault, models.Deref(got.MaintenanceReason))
+	}
+}
