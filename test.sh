@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 # the CLI fail instead of skipping here (test/split runs the split deployment on
 # MariaDB and RabbitMQ within the go test timeout below).
 export IRONIC_TEST_REQUIRE_MARIADB=1 IRONIC_TEST_REQUIRE_PYTHON=1 IRONIC_TEST_REQUIRE_RABBITMQ=1 \
-  IRONIC_TEST_REQUIRE_KEYSTONE=1
+  IRONIC_TEST_REQUIRE_KEYSTONE=1 IRONIC_TEST_REQUIRE_IPMISIM=1
 
 go vet ./...
 # The linter at its pinned version, zero findings (.golangci.yml).

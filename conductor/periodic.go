@@ -52,7 +52,7 @@ type job struct {
 // jobs are the conductor's periodic jobs, Ironic's @periodic methods of
 // the manager, each on its [conductor] interval.
 func (m *Manager) jobs() []job {
-	return []job{
+	return append([]job{
 		{"heartbeat", m.cfg.HeartbeatInterval, func(ctx context.Context) error { return m.store.TouchConductor(ctx, m.cfg.Host) }},
 		{"sync_power_states", m.cfg.SyncPowerStateInterval, m.SyncPowerStates},
 		{"power_failure_recovery", m.cfg.PowerFailureRecoveryInterval, m.PowerFailureRecovery},
@@ -60,7 +60,7 @@ func (m *Manager) jobs() []job {
 		{"check_orphan_nodes", m.cfg.CheckProvisionStateInterval, m.CheckOrphanNodes},
 		{"sync_local_state", m.cfg.SyncLocalStateInterval, m.SyncLocalState},
 		{"check_orphan_allocations", m.cfg.CheckAllocationsInterval, m.CheckOrphanAllocations},
-	}
+	}, m.driverJobs()...)
 }
 
 // schedule says when the periodic jobs run: each comes due one interval

@@ -477,6 +477,51 @@ func TestPowerSyncAsksUnsupportedBootModeOnce(t *testing.T) {
 	})
 }
 
+// vendorManagement is the fake management interface with a vendor to
+// detect, counting the detections.
+type vendorManagement struct {
+	fake.Management
+	detections *atomic.Int32
+}
+
+func (v *vendorManagement) DetectVendor(context.Context, drivers.Task) (string, error) {
+	v.detections.Add(1)
+	return "montavista software, inc.", nil
+}
+
+// TestPowerSyncCachesVendor: the power sync and the verification at
+// manage record the vendor the management interface detects
+// (node_cache_vendor), and don't ask again once a node has one.
+func TestPowerSyncCachesVendor(t *testing.T) {
+	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+		ctx := context.Background()
+		var n atomic.Int32
+		h := newHarness(t, store, withImpl(drivers.Management, "fake", &vendorManagement{detections: &n}))
+		synced, _ := h.m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Available),
+			PowerState: models.Ptr(states.PowerOn)})
+		if err := h.m.SyncPowerStates(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.byUUID(t, synced.UUID); got.Properties.Get("vendor") != "montavista software, inc." || got.Reservation != nil {
+			t.Fatalf("properties %v, reservation %v", got.Properties, got.Reservation)
+		}
+		if err := h.m.SyncPowerStates(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := n.Load(); got != 1 {
+			t.Errorf("detected %d times, want once", got)
+		}
+		managed, _ := h.m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Enroll)})
+		if err := h.m.DoProvisioningAction(ctx, "", managed.UUID, states.EventManage); err != nil {
+			t.Fatal(err)
+		}
+		h.m.Wait()
+		if got := h.byUUID(t, managed.UUID); models.Deref(got.ProvisionState) != states.Manageable || got.Properties.Get("vendor") != "montavista software, inc." {
+			t.Errorf("after manage: %s, properties %v", models.Deref(got.ProvisionState), got.Properties)
+		}
+	})
+}
+
 // ctxPower reports every node off and records, per call, whether the
 // context asked for a single attempt and had a deadline.
 type ctxPower struct {

@@ -63,6 +63,16 @@ type PowerSyncer interface {
 	SupportsPowerSync(ctx context.Context, task Task) bool
 }
 
+// VendorDetector is implemented by management interfaces that can tell
+// the hardware's vendor (Ironic's detect_vendor; the base class answers
+// UnsupportedDriverExtension, as an implementation without the method
+// does here). DetectVendor asks the hardware and returns the vendor's
+// name, "" when the hardware doesn't say; the conductor caches it in the
+// node's properties as "vendor".
+type VendorDetector interface {
+	DetectVendor(ctx context.Context, task Task) (string, error)
+}
+
 // BootDevice is the answer of ManagementInterface.GetBootDevice. A nil
 // Persistent means unknown, as does an empty Device.
 type BootDevice struct {
@@ -132,16 +142,6 @@ type ManagementInterface interface {
 
 	// GetIndicatorState reads an indicator's state.
 	GetIndicatorState(ctx context.Context, task Task, component, indicator string) (string, error)
-}
-
-// VendorDetector is implemented by management interfaces that can tell
-// the hardware's vendor (Ironic's ManagementInterface.detect_vendor;
-// UnsupportedDriverExtension when the method is absent).
-type VendorDetector interface {
-	// DetectVendor returns the vendor's name as the hardware reports it,
-	// "" when it reports none. The conductor stores it as the node's
-	// properties/vendor.
-	DetectVendor(ctx context.Context, task Task) (string, error)
 }
 
 // BootInterface prepares what a node boots: the deploy/rescue ramdisk and

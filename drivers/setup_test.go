@@ -58,7 +58,7 @@ func referenceImplementations() []drivers.Implementation {
 	return slices.Concat(
 		fake.Implementations(fake.Config{}),
 		generic.Implementations(),
-		ipmi.Implementations(ipmi.Config{}),
+		ipmi.Implementations(ipmi.DefaultConfig()),
 		redfish.Implementations(rfCfg),
 		pxe.Implementations(pxeCfg),
 		agent.Implementations(agentCfg),

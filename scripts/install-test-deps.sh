@@ -7,9 +7,12 @@
 # take port 5000), and tempest with the unmodified ironic-tempest-plugin
 # (test/tempest; Debian 12 names it ironic-tempest-plugin, not python3-*),
 # QEMU with its iPXE ROMs (test/ipxe boots a VM that chains the
-# ipxe_config endpoint; TCG, no KVM needed), and genisoimage (isoinfo
+# ipxe_config endpoint; TCG, no KVM needed), genisoimage (isoinfo
 # reads the config drives we build; Ironic's own build_configdrive writes
-# the reference ones with it).
+# the reference ones with it), openipmi (test/ipmisim runs its
+# ipmi_sim as the BMC that ipmitool drives; socat serves the
+# ipmitool-socat consoles), and python3-nova (test/nova drives Nova's
+# unmodified ironic virt driver, in a Python process, against our API).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -23,6 +26,8 @@ PKGS=(
   tempest python3-tempest ironic-tempest-plugin python3-stestr python3-subunit
   qemu-system-x86 ipxe-qemu
   genisoimage
+  openipmi ipmitool socat
+  python3-nova
 )
 
 missing=()

@@ -93,6 +93,9 @@ type Config struct {
 	EnableNVMeSecureErase          bool
 	EnableATASecureErase           bool
 	DiskErasureConcurrency         int
+	// EraseSkipReadOnly is [deploy]erase_skip_read_only, passed to the
+	// agent for cleaning.
+	EraseSkipReadOnly bool
 }
 
 // Implementations returns the agent-based interfaces, for

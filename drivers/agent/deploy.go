@@ -431,6 +431,7 @@ func (c Config) prepareInbandCleaning(ctx context.Context, task drivers.Task, ma
 	dii.Set("agent_enable_nvme_secure_erase", c.EnableNVMeSecureErase)
 	dii.Set("agent_enable_ata_secure_erase", c.EnableATASecureErase)
 	dii.Set("disk_erasure_concurrency", c.DiskErasureConcurrency)
+	dii.Set("agent_erase_skip_read_only", c.EraseSkipReadOnly)
 	if err := task.Save(ctx); err != nil {
 		return "", err
 	}

@@ -28,6 +28,7 @@ func (c *Config) Bind(b *option.Binder) {
 	b.Bool(&c.EnableNVMeSecureErase, "deploy", "enable_nvme_secure_erase")
 	b.Bool(&c.EnableATASecureErase, "deploy", "enable_ata_secure_erase")
 	b.Int(&c.DiskErasureConcurrency, "deploy", "disk_erasure_concurrency")
+	b.Bool(&c.EraseSkipReadOnly, "deploy", "erase_skip_read_only")
 }
 
 // DefaultConfig is Ironic's default configuration.

@@ -1,55 +1,52 @@
 // Package ipmi implements Ironic's ipmitool interfaces: "ipmitool" power,
 // management and vendor, and the "ipmitool-socat" and
-// "ipmitool-shellinabox" consoles. They declare Ironic's properties and
-// validate driver_info with Ironic's messages. Talking to a BMC is not
-// implemented yet: every action answers NotImplemented, never a pretended
-// success.
+// "ipmitool-shellinabox" consoles. Like Ironic 21.4's
+// drivers/modules/ipmitool.py they drive the ipmitool binary, with the
+// same command lines, the password in a file, the [ipmi] retries and
+// pacing, and Ironic's messages.
+//
+// Every command goes through a Runner (ExecRunner runs processes; tests
+// record and answer command lines), paced per BMC by a gate, with the
+// clock, sleeper and jitter of Config.
 package ipmi
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
-	"github.com/goironic/ironic/states"
 )
 
-// Config configures the ipmitool interfaces. They do not read
-// ironic.conf yet: they answer NotImplemented until they run ipmitool
-// (issue 12), so the [ipmi] and [console] options are reported as not
-// implemented.
-type Config struct {
-	// ConsolePortRange is what [console]port_range will give ("" when
-	// unset): without it, console validation requires
-	// driver_info/ipmi_terminal_port.
-	ConsolePortRange string
-	// NoBridging says the installed ipmitool can't do IPMI bridging
-	// (older than 1.8.12); nodes asking for it then fail validation.
-	NoBridging bool
-}
-
 // Implementations returns the ipmitool interfaces, for drivers.NewRegistry.
+// They share one ipmitool runner (its option probes and BMC gates) and
+// one pool of console ports.
 func Implementations(cfg Config) []drivers.Implementation {
+	t := newTool(cfg)
+	ports := newPortPool()
 	return []drivers.Implementation{
-		{Kind: drivers.Power, Name: "ipmitool", Impl: &Power{cfg: cfg}},
-		{Kind: drivers.Management, Name: "ipmitool", Impl: &Management{cfg: cfg}},
-		{Kind: drivers.Vendor, Name: "ipmitool", Impl: &Vendor{cfg: cfg}},
-		{Kind: drivers.Console, Name: "ipmitool-socat", Impl: &Console{cfg: cfg, name: "ipmitool-socat"}},
-		{Kind: drivers.Console, Name: "ipmitool-shellinabox", Impl: &Console{cfg: cfg, name: "ipmitool-shellinabox"}},
+		{Kind: drivers.Power, Name: "ipmitool", Impl: &Power{t: t}},
+		{Kind: drivers.Management, Name: "ipmitool", Impl: &Management{t: t}},
+		{Kind: drivers.Vendor, Name: "ipmitool", Impl: &Vendor{t: t}},
+		{Kind: drivers.Console, Name: "ipmitool-socat", Impl: &Console{t: t, ports: ports, kind: socat}},
+		{Kind: drivers.Console, Name: "ipmitool-shellinabox", Impl: &Console{t: t, ports: ports, kind: shellinabox}},
 	}
 }
 
 // Info is a node's parsed IPMI access parameters (Ironic's
-// _parse_driver_info result).
+// _parse_driver_info result). Values Ironic passes on as given (user,
+// keys, bridging addresses) keep their JSON type: ipmitool gets their
+// Python str().
 type Info struct {
+	NodeUUID        string
 	Address         string
 	DestPort        *int64
-	Username        string
+	Username        any
 	Password        string
-	HexKgKey        string
+	HexKgKey        any
 	TerminalPort    *int64
 	PrivLevel       string
 	LocalAddress    any
@@ -62,11 +59,20 @@ type Info struct {
 	CipherSuite     any
 }
 
-// ParseDriverInfo checks a node's IPMI driver_info as Ironic's ipmitool
-// module does and returns the parsed parameters. Its errors are
+// bmcKey names the BMC the node's commands go to, for pacing: its
+// address and port.
+func (i *Info) bmcKey() string {
+	if i.DestPort == nil {
+		return i.Address
+	}
+	return i.Address + ":" + strconv.FormatInt(*i.DestPort, 10)
+}
+
+// parse checks a node's IPMI driver_info as Ironic's _parse_driver_info
+// does and returns the parsed parameters. Its errors are
 // MissingParameterValue and InvalidParameterValue faults with Ironic's
-// messages.
-func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
+// messages. Bridging needs an ipmitool that supports it.
+func (t *tool) parse(ctx context.Context, task drivers.Task) (*Info, error) {
 	info := task.DriverInfo()
 	internal := task.DriverInternalInfo()
 	if !py.Truthy(info.Get("ipmi_address")) {
@@ -79,8 +85,11 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 		return def
 	}
 	out := &Info{
+		NodeUUID:        task.NodeUUID(),
 		Address:         py.Str(info.Get("ipmi_address")),
+		Username:        info.Get("ipmi_username"),
 		Password:        py.Str(get("ipmi_password", "")),
+		HexKgKey:        info.Get("ipmi_hex_kg_key"),
 		PrivLevel:       py.Str(get("ipmi_priv_level", "ADMINISTRATOR")),
 		ProtocolVersion: py.Str(get("ipmi_protocol_version", "2.0")),
 		ForceBootDevice: get("ipmi_force_boot_device", false),
@@ -91,11 +100,11 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 		TargetChannel:   info.Get("ipmi_target_channel"),
 		TargetAddress:   info.Get("ipmi_target_address"),
 	}
-	if v := info.Get("ipmi_username"); v != nil {
-		out.Username = py.Str(v)
+	if !py.Truthy(out.Username) {
+		t.cfg.Log.WarnContext(ctx, fmt.Sprintf("ipmi_username is not defined or empty for node %s: NULL user will be utilized.", out.NodeUUID), "node", out.NodeUUID)
 	}
-	if v := info.Get("ipmi_hex_kg_key"); v != nil {
-		out.HexKgKey = py.Str(v)
+	if out.Password == "" {
+		t.cfg.Log.WarnContext(ctx, fmt.Sprintf("ipmi_password is not defined or empty for node %s: NULL password will be utilized.", out.NodeUUID), "node", out.NodeUUID)
 	}
 	if out.ProtocolVersion != "2.0" && out.ProtocolVersion != "1.5" {
 		return nil, drivers.InvalidParameter("Invalid IPMI protocol version value %s, the valid value can be one of %s",
@@ -124,7 +133,7 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 	case "no":
 		out.LocalAddress, out.TransitChannel, out.TransitAddress, out.TargetChannel, out.TargetAddress = nil, nil, nil, nil, nil
 	case "single", "dual":
-		if cfg.NoBridging {
+		if !t.supports(ctx, py.Str(bridging)+"_bridge") {
 			return nil, drivers.InvalidParameter("Value for ipmi_bridging is provided as %s, but IPMI bridging is not supported by the IPMI utility installed on host. Ensure ipmitool version is > 1.8.11", bridging)
 		}
 		var undefined []string
@@ -156,7 +165,7 @@ func ParseDriverInfo(task drivers.Task, cfg Config) (*Info, error) {
 		return nil, drivers.InvalidParameter("Invalid privilege level value:%s, the valid value can be one of %s",
 			out.PrivLevel, strings.Join(levels, ", "))
 	}
-	if out.HexKgKey != "" && len(out.HexKgKey)%2 != 0 {
+	if py.Truthy(out.HexKgKey) && len(py.Str(out.HexKgKey))%2 != 0 {
 		return nil, drivers.InvalidParameter("Number of ipmi_hex_kg_key characters is not even")
 	}
 	if out.CipherSuite != nil {
@@ -177,199 +186,4 @@ func networkPort(v any, name string) (int64, error) {
 		return 0, drivers.InvalidParameter("%s \"%s\" is not a valid port.", name, py.Str(v))
 	}
 	return n, nil
-}
-
-func notImplemented(kind drivers.Kind, op string) error {
-	return drivers.NotImplemented("ipmitool", kind, op)
-}
-
-// Power is the "ipmitool" power interface.
-type Power struct{ cfg Config }
-
-// GetProperties returns the IPMI driver_info keys.
-func (*Power) GetProperties() drivers.Properties { return commonProperties() }
-
-// Validate checks the node's IPMI driver_info.
-func (p *Power) Validate(_ context.Context, task drivers.Task) error {
-	_, err := ParseDriverInfo(task, p.cfg)
-	return err
-}
-
-// GetPowerState is not implemented yet.
-func (p *Power) GetPowerState(_ context.Context, task drivers.Task) (states.Power, error) {
-	if _, err := ParseDriverInfo(task, p.cfg); err != nil {
-		return "", err
-	}
-	return "", notImplemented(drivers.Power, "get the power state")
-}
-
-// SetPowerState is not implemented yet.
-func (p *Power) SetPowerState(_ context.Context, task drivers.Task, _ states.Power, _ time.Duration) error {
-	if _, err := ParseDriverInfo(task, p.cfg); err != nil {
-		return err
-	}
-	return notImplemented(drivers.Power, "set the power state")
-}
-
-// Reboot is not implemented yet.
-func (p *Power) Reboot(_ context.Context, task drivers.Task, _ time.Duration) error {
-	if _, err := ParseDriverInfo(task, p.cfg); err != nil {
-		return err
-	}
-	return notImplemented(drivers.Power, "reboot")
-}
-
-// GetSupportedPowerStates returns every power state, as Ironic's ipmitool
-// power does.
-func (*Power) GetSupportedPowerStates(context.Context, drivers.Task) ([]states.Power, error) {
-	return []states.Power{states.PowerOn, states.PowerOff, states.Rebooting, states.SoftRebooting, states.SoftPowerOff}, nil
-}
-
-// Management is the "ipmitool" management interface.
-type Management struct {
-	drivers.ManagementBase
-	cfg Config
-}
-
-// GetProperties returns the IPMI driver_info keys.
-func (*Management) GetProperties() drivers.Properties { return commonProperties() }
-
-// Validate checks the node's IPMI driver_info.
-func (m *Management) Validate(_ context.Context, task drivers.Task) error {
-	_, err := ParseDriverInfo(task, m.cfg)
-	return err
-}
-
-// GetSupportedBootDevices returns the devices ipmitool can select: pxe,
-// disk, cdrom, bios and safe.
-func (*Management) GetSupportedBootDevices(context.Context, drivers.Task) ([]string, error) {
-	return []string{drivers.BootDevicePXE, drivers.BootDeviceDisk, drivers.BootDeviceCDROM,
-		drivers.BootDeviceBIOS, drivers.BootDeviceSafe}, nil
-}
-
-// SetBootDevice checks the device, then is not implemented yet.
-func (m *Management) SetBootDevice(ctx context.Context, task drivers.Task, device string, _ bool) error {
-	supported, _ := m.GetSupportedBootDevices(ctx, task)
-	if !slices.Contains(supported, device) {
-		return drivers.InvalidParameter("Invalid boot device %s specified.", device)
-	}
-	if _, err := ParseDriverInfo(task, m.cfg); err != nil {
-		return err
-	}
-	return notImplemented(drivers.Management, "set the boot device")
-}
-
-// GetBootDevice is not implemented yet.
-func (m *Management) GetBootDevice(_ context.Context, task drivers.Task) (drivers.BootDevice, error) {
-	if _, err := ParseDriverInfo(task, m.cfg); err != nil {
-		return drivers.BootDevice{}, err
-	}
-	return drivers.BootDevice{}, notImplemented(drivers.Management, "get the boot device")
-}
-
-// GetSensorsData is not implemented yet.
-func (m *Management) GetSensorsData(_ context.Context, task drivers.Task) (map[string]any, error) {
-	if _, err := ParseDriverInfo(task, m.cfg); err != nil {
-		return nil, err
-	}
-	return nil, notImplemented(drivers.Management, "get sensors data")
-}
-
-// InjectNMI is not implemented yet.
-func (m *Management) InjectNMI(_ context.Context, task drivers.Task) error {
-	if _, err := ParseDriverInfo(task, m.cfg); err != nil {
-		return err
-	}
-	return notImplemented(drivers.Management, "inject NMI")
-}
-
-// Vendor is the "ipmitool" vendor interface: node methods send_raw and
-// bmc_reset.
-type Vendor struct{ cfg Config }
-
-// GetProperties returns the IPMI driver_info keys.
-func (*Vendor) GetProperties() drivers.Properties { return commonProperties() }
-
-// Routes lists bmc_reset and send_raw.
-func (*Vendor) Routes() drivers.VendorMethods {
-	return drivers.NewVendorMethods(
-		drivers.VendorMethod{Name: "send_raw", HTTPMethods: []string{"POST"}, Async: true,
-			Description:          "Send raw bytes to the BMC. Required argument: 'raw_bytes' - a string of raw bytes (e.g. '0x00 0x01').",
-			RequireExclusiveLock: true},
-		drivers.VendorMethod{Name: "bmc_reset", HTTPMethods: []string{"POST"}, Async: true,
-			Description:          "Reset the BMC. Required argument: 'warm' (Boolean) - for warm (True) or cold (False) reset.",
-			RequireExclusiveLock: true},
-	)
-}
-
-// DriverRoutes lists none.
-func (*Vendor) DriverRoutes() drivers.VendorMethods { return nil }
-
-// Validate requires raw_bytes for send_raw, and valid IPMI driver_info.
-func (v *Vendor) Validate(_ context.Context, task drivers.Task, method, _ string, args map[string]any) error {
-	if method == "send_raw" && !py.Truthy(args["raw_bytes"]) {
-		return drivers.MissingParameter("Parameter raw_bytes (string of bytes) was not specified.")
-	}
-	_, err := ParseDriverInfo(task, v.cfg)
-	return err
-}
-
-// DriverValidate accepts every call.
-func (*Vendor) DriverValidate(context.Context, string, string, map[string]any) error { return nil }
-
-// Call is not implemented yet.
-func (*Vendor) Call(_ context.Context, _ drivers.Task, method, _ string, _ map[string]any) (any, error) {
-	switch method {
-	case "send_raw":
-		return nil, notImplemented(drivers.Vendor, "send raw bytes")
-	case "bmc_reset":
-		return nil, notImplemented(drivers.Vendor, "reset the BMC")
-	}
-	return nil, drivers.InvalidParameter("No handler for method %s", method)
-}
-
-// CallDriver has no methods to run.
-func (*Vendor) CallDriver(_ context.Context, method, _ string, _ map[string]any) (any, error) {
-	return nil, drivers.InvalidParameter("No handler for method %s", method)
-}
-
-// Console is an ipmitool serial-over-LAN console ("ipmitool-socat" or
-// "ipmitool-shellinabox").
-type Console struct {
-	cfg  Config
-	name string
-}
-
-// GetProperties returns the IPMI driver_info keys and ipmi_terminal_port.
-func (*Console) GetProperties() drivers.Properties { return consoleProperties() }
-
-// Validate checks the IPMI driver_info, a terminal port (or a configured
-// port range) and IPMI 2.0.
-func (c *Console) Validate(_ context.Context, task drivers.Task) error {
-	info, err := ParseDriverInfo(task, c.cfg)
-	if err != nil {
-		return err
-	}
-	if (info.TerminalPort == nil || *info.TerminalPort == 0) && c.cfg.ConsolePortRange == "" {
-		return drivers.MissingParameter("Either missing 'ipmi_terminal_port' parameter in node's driver_info or [console]port_range is not configured")
-	}
-	if info.ProtocolVersion != "2.0" {
-		return drivers.InvalidParameter("Serial over lan only works with IPMI protocol version 2.0. Check the 'ipmi_protocol_version' parameter in node's driver_info")
-	}
-	return nil
-}
-
-// StartConsole is not implemented yet.
-func (c *Console) StartConsole(context.Context, drivers.Task) error {
-	return drivers.NotImplemented(c.name, drivers.Console, "start consoles")
-}
-
-// StopConsole is not implemented yet.
-func (c *Console) StopConsole(context.Context, drivers.Task) error {
-	return drivers.NotImplemented(c.name, drivers.Console, "stop consoles")
-}
-
-// GetConsole is not implemented yet.
-func (c *Console) GetConsole(context.Context, drivers.Task) (map[string]any, error) {
-	return nil, drivers.NotImplemented(c.name, drivers.Console, "get consoles")
 }

@@ -252,22 +252,13 @@ func (b *Boot) CleanUpInstance(ctx context.Context, task drivers.Task) error {
 	return deployutil.ConfigureSecureBoot(ctx, task, false, b.cfg.Log)
 }
 
-// setBootDevice is manager_utils.node_set_boot_device with the node's
-// force_persistent_boot_device (Always/Never/Default, and the deprecated
-// True/False) applied; a node without a management interface is left
-// alone.
+// setBootDevice is manager_utils.node_set_boot_device; a node without a
+// management interface is left alone.
 func setBootDevice(ctx context.Context, task drivers.Task, device string, persistent bool) error {
-	drv := task.Driver()
-	if drv == nil || drv.Management == nil {
+	if drv := task.Driver(); drv == nil || drv.Management == nil {
 		return nil
 	}
-	switch strings.ToLower(py.Str(task.DriverInfo().Get("force_persistent_boot_device"))) {
-	case "always", "true":
-		persistent = true
-	case "never", "false":
-		persistent = false
-	}
-	return drv.Management.SetBootDevice(ctx, task, device, persistent)
+	return deployutil.NodeSetBootDevice(ctx, task, device, persistent)
 }
 
 // ImageInstanceInfo is Ironic's deploy_utils.get_image_instance_info: the

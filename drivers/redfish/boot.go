@@ -112,3 +112,16 @@ func (*VirtualMediaBoot) PrepareInstance(context.Context, drivers.Task) error {
 func (*VirtualMediaBoot) CleanUpInstance(context.Context, drivers.Task) error {
 	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "clean up the instance")
 }
+
+// InsertMedia puts the image at url into a free virtual media device of
+// the type (VirtualMediaCD, VirtualMediaDVD, VirtualMediaUSBStick,
+// VirtualMediaFloppy), as Ironic's _insert_vmedia does.
+func (b *VirtualMediaBoot) InsertMedia(ctx context.Context, task drivers.Task, url, device string) error {
+	return b.c.InsertVirtualMedia(ctx, task, url, device)
+}
+
+// EjectMedia ejects the devices of the type ("" for every device) and
+// reports whether one held media (Ironic's eject_vmedia).
+func (b *VirtualMediaBoot) EjectMedia(ctx context.Context, task drivers.Task, device string) (bool, error) {
+	return b.c.EjectVirtualMedia(ctx, task, device)
+}

@@ -17,6 +17,8 @@ func (c *Config) Bind(b *option.Binder) {
 	b.Seconds(&c.ConnectionRetryInterval, "redfish", "connection_retry_interval")
 	b.Int(&c.ConnectionCacheSize, "redfish", "connection_cache_size")
 	b.String(&c.AuthType, "redfish", "auth_type")
+	b.Seconds(&c.RAIDConfigStatusInterval, "redfish", "raid_config_status_interval")
+	b.Seconds(&c.RAIDConfigFailInterval, "redfish", "raid_config_fail_interval")
 }
 
 // DefaultConfig is Ironic's default configuration.

@@ -2,8 +2,10 @@ package redfish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -536,8 +538,8 @@ func assignDisks(lds *[]*ldisk, groups []*diskGroup, free map[*physDisk]int64) (
 }
 
 func isRaidError(err error) bool {
-	_, ok := err.(*raidError)
-	return ok
+	var re *raidError
+	return errors.As(err, &re)
 }
 
 func usableDisks(level string, count int) int {
@@ -682,7 +684,7 @@ func (r *RAID) CreateConfiguration(ctx context.Context, task drivers.Task, opts 
 	}
 	lds, err = findConfiguration(lds, disks)
 	if err != nil {
-		if re, ok := err.(*raidError); ok {
+		if re := (*raidError)(nil); errors.As(err, &re) {
 			r.c.log.ErrorContext(ctx, "Redfish driver failed to create RAID configuration", "node", task.NodeUUID(), "error", re.msg)
 			return "", redfishError("%s", re.msg)
 		}
@@ -897,7 +899,7 @@ func (r *RAID) createVirtualDisk(ctx context.Context, task drivers.Task, ld *ldi
 		return nil
 	}()
 	if err != nil {
-		if re, ok := err.(*raidError); ok {
+		if re := (*raidError)(nil); errors.As(err, &re) {
 			return "", redfishError("%s", re.msg)
 		}
 		if !isSushy(err) {
@@ -1128,4 +1130,159 @@ func (c *core) updateRAIDInfo(ctx context.Context, task drivers.Task, cfg *pyjso
 		props.Set("capabilities", caps)
 	}
 	return task.Save(ctx)
+}
+
+// NodePeriodics are _query_raid_config_status (nodes waiting for RAID
+// changes a BMC applies at reset) and _query_raid_config_failed (nodes
+// whose step failed meanwhile).
+func (r *RAID) NodePeriodics() []drivers.NodePeriodic {
+	hasConfigs := func(dii *pyjson.Dict) bool { return pyjson.Truthy(dii.Get("raid_configs")) }
+	yes := true
+	return []drivers.NodePeriodic{
+		{Name: "checking async RAID config tasks", Interval: r.c.cfg.RAIDConfigStatusInterval,
+			ProvisionStates: []states.Provision{states.CleanWait, states.DeployWait}, Predicate: hasConfigs,
+			Run: r.checkRAIDConfig},
+		{Name: "checking async RAID config failed", Interval: r.c.cfg.RAIDConfigFailInterval,
+			ProvisionStates: []states.Provision{states.CleanFailed, states.DeployFailed}, Maintenance: &yes,
+			Predicate: hasConfigs, Run: r.raidConfigFailed},
+	}
+}
+
+// raidConfigFailed is _query_raid_config_failed: the remaining RAID work
+// is forgotten, so that it doesn't go on when the node leaves
+// maintenance, and the volumes there recorded.
+func (r *RAID) raidConfigFailed(ctx context.Context, task drivers.Task) error {
+	r.c.log.WarnContext(ctx, "RAID configuration failed; discarding remaining RAID configurations", "node", task.NodeUUID())
+	if err := task.UpgradeLock(ctx); err != nil {
+		return err
+	}
+	task.DriverInternalInfo().Delete("raid_configs")
+	if err := task.Save(ctx); err != nil {
+		return err
+	}
+	return r.updateRAIDConfig(ctx, task)
+}
+
+// inProgress is _raid_config_in_progress: whether the task monitor still
+// answers 202. A monitor that can't be read is taken as done.
+func (r *RAID) inProgress(ctx context.Context, task drivers.Task, uri, operation string) bool {
+	info, err := ParseDriverInfo(task, r.c.cfg)
+	if err != nil {
+		return false
+	}
+	var resp *response
+	var b *bmc
+	cn, err := r.c.withConnection(ctx, task, info, func(bm *bmc) error {
+		resp, err = bm.get(ctx, uri)
+		b = bm
+		return err
+	})
+	if err != nil {
+		r.c.log.InfoContext(ctx, fmt.Sprintf("Unable to get status of RAID %s task %s to node %s; assuming task completed successfully",
+			operation, uri, task.NodeUUID()), "error", err)
+		return false
+	}
+	defer cn.release()
+	if resp.status == http.StatusAccepted {
+		r.c.log.DebugContext(ctx, "RAID task still in progress", "operation", operation, "task", uri, "node", task.NodeUUID())
+		return true
+	}
+	t, err := b.get(ctx, uri)
+	if err != nil {
+		r.c.log.WarnContext(ctx, "reading the RAID task", "task", uri, "node", task.NodeUUID(), "error", err)
+		return false
+	}
+	d := t.dict()
+	var msgs []string
+	list, _ := d.Get("Messages").([]any)
+	for _, m := range list {
+		if md, ok := pyjson.AsDict(m); ok {
+			msgs = append(msgs, pyStrOf(md.Get("Message")))
+		}
+	}
+	st, status := d.Get("TaskState"), d.Get("TaskStatus")
+	if st == "Completed" && (status == "OK" || status == "Warning") {
+		r.c.log.InfoContext(ctx, fmt.Sprintf("RAID %s task %s to node %s completed.", operation, uri, task.NodeUUID()))
+	} else {
+		r.c.log.ErrorContext(ctx, fmt.Sprintf("RAID %s task %s to node %s failed; messages: %s", operation, uri, task.NodeUUID(), strings.Join(msgs, ", ")))
+	}
+	return false
+}
+
+// checkRAIDConfig is _check_node_raid_config: once the BMC's tasks are
+// done, the pending volumes are submitted (another reboot when the BMC
+// wants one) or, with none left, the volumes are recorded and the clean
+// or deploy steps resume.
+func (r *RAID) checkRAIDConfig(ctx context.Context, task drivers.Task) error {
+	if err := task.UpgradeLock(ctx); err != nil {
+		return err
+	}
+	dii := task.DriverInternalInfo()
+	configs, ok := pyjson.AsDict(dii.Get("raid_configs"))
+	if !ok {
+		return nil
+	}
+	operation := pyStrOf(configs.Get("operation"))
+	uris, _ := configs.Get("task_monitor_uri").([]any)
+	var still []any
+	for _, u := range uris {
+		if r.inProgress(ctx, task, pyStrOf(u), operation) {
+			still = append(still, u)
+		}
+	}
+	if still == nil {
+		still = []any{}
+	}
+	configs.Set("task_monitor_uri", still)
+	dii.Set("raid_configs", configs)
+	if err := task.Save(ctx); err != nil {
+		return err
+	}
+	if len(still) > 0 {
+		return nil
+	}
+	if pending := configs.Get("pending"); pyjson.Truthy(pending) {
+		var reboot bool
+		var err error
+		if operation == "create" {
+			reboot, err = r.submitCreate(ctx, task, pendingGroups(pending))
+		} else {
+			reboot, err = r.submitDelete(ctx, task)
+		}
+		if err != nil {
+			return err
+		}
+		if reboot {
+			_, err := deployutil.RebootToFinishStep(ctx, task)
+			return err
+		}
+		// Ironic leaves raid_configs as it was here and submits the
+		// same volumes again on its next pass; all are submitted now.
+	}
+	dii.Delete("raid_configs")
+	if err := task.Save(ctx); err != nil {
+		return err
+	}
+	r.c.log.InfoContext(ctx, "RAID configuration completed for node "+task.NodeUUID())
+	if err := r.updateRAIDConfig(ctx, task); err != nil {
+		return err
+	}
+	return task.ContinueSteps(ctx, deployutil.StepPhase(task))
+}
+
+// pendingGroups reads raid_configs' pending logical disks, by controller.
+func pendingGroups(v any) []controllerGroup {
+	d, _ := pyjson.AsDict(v)
+	var out []controllerGroup
+	for k, list := range d.All() {
+		g := controllerGroup{controller: k}
+		items, _ := list.([]any)
+		for _, it := range items {
+			if ld, ok := pyjson.AsDict(it); ok {
+				g.disks = append(g.disks, ld)
+			}
+		}
+		out = append(out, g)
+	}
+	return out
 }

@@ -47,6 +47,12 @@ type Config struct {
 	// AuthType is [redfish]auth_type, the default of
 	// driver_info/redfish_auth_type: "basic", "session" or "auto".
 	AuthType string
+	// RAIDConfigStatusInterval and RAIDConfigFailInterval are
+	// [redfish]raid_config_status_interval and raid_config_fail_interval:
+	// how often nodes waiting for a RAID change at reset, and nodes whose
+	// RAID change failed, are looked at.
+	RAIDConfigStatusInterval time.Duration
+	RAIDConfigFailInterval   time.Duration
 
 	// Log receives the interfaces' logs; nil discards them.
 	Log *slog.Logger

@@ -182,17 +182,18 @@ func (b *bmc) getSystem(ctx context.Context, id string) (*system, error) {
 	return loadSystem(ctx, b, paths[0])
 }
 
-func (s *system) client(ctx context.Context) gofishClient { return gofishClient{ctx: ctx, b: s.b} }
-
 // powerState is the system's PowerState ("" when unknown).
-func (s *system) powerState() string { return mapped(s.raw.Get("PowerState"), powerStates) }
+// Fields gofish's ComputerSystem decodes are read from it; sushy's
+// enumerations still decide what is known.
+func (s *system) powerState() string { return mapped(string(s.obj.PowerState), powerStates) }
 
 // boot reads the Boot field: target, enabled and mode, each "" when
 // unknown.
 func (s *system) boot() (target, enabled, mode string) {
-	return mapped(str(s.raw, "Boot", "BootSourceOverrideTarget"), bootSources),
-		mapped(str(s.raw, "Boot", "BootSourceOverrideEnabled"), bootEnabledValues),
-		mapped(str(s.raw, "Boot", "BootSourceOverrideMode"), bootModeValues)
+	b := s.obj.Boot
+	return mapped(string(b.BootSourceOverrideTarget), bootSources),
+		mapped(string(b.BootSourceOverrideEnabled), bootEnabledValues),
+		mapped(string(b.BootSourceOverrideMode), bootModeValues)
 }
 
 // bootModeSet reports whether Boot has a BootSourceOverrideMode value.
@@ -201,9 +202,9 @@ func (s *system) bootModeSet() bool {
 	return v != nil
 }
 
-func (s *system) manufacturer() string { return str(s.raw, "Manufacturer") }
-func (s *system) uuid() string         { return str(s.raw, "UUID") }
-func (s *system) identity() string     { return str(s.raw, "Id") }
+func (s *system) manufacturer() string { return s.obj.Manufacturer }
+func (s *system) uuid() string         { return s.obj.UUID }
+func (s *system) identity() string     { return s.obj.ID }
 
 // allowed reads an @Redfish.AllowableValues list restricted to an
 // enumeration, or the whole enumeration when the BMC lists none.

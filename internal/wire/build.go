@@ -26,12 +26,15 @@ import (
 
 // Registry builds the driver registry from the enabled_* options with
 // every implementation this build has, each configured by the options it
-// binds. The ipmi interfaces read no options yet (see ipmi.Config).
+// binds.
 func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	b := cfg.Binder()
 	dc := bound[drivers.Config](b, compDrivers)
 	fc := bound[fake.Config](b, compFake)
 	rc := bound[redfish.Config](b, compRedfish)
+	ic := bound[ipmi.Config](b, compIPMI)
+	ic.Log = log.With("component", "conductor")
+	rc.Log = log.With("component", "redfish")
 	pc := bound[pxe.Config](b, compPXE)
 	pc.Log = log
 	ac := bound[agent.Config](b, compAgent)
@@ -46,7 +49,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	var impls []drivers.Implementation
 	impls = append(impls, fake.Implementations(fc)...)
 	impls = append(impls, generic.Implementations()...)
-	impls = append(impls, ipmi.Implementations(ipmi.Config{})...)
+	impls = append(impls, ipmi.Implementations(ic)...)
 	impls = append(impls, redfish.Implementations(rc)...)
 	impls = append(impls, pxe.Implementations(pc)...)
 	impls = append(impls, agent.Implementations(ac)...)

@@ -10,6 +10,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/agent"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/drivers/ipmi"
 	"github.com/goironic/ironic/drivers/network"
 	"github.com/goironic/ironic/drivers/network/neutronclient"
 	"github.com/goironic/ironic/drivers/pxe"
@@ -46,6 +47,7 @@ const (
 	compDrivers       = "drivers"
 	compFake          = "drivers/fake"
 	compRedfish       = "drivers/redfish"
+	compIPMI          = "drivers/ipmi"
 	compPXE           = "drivers/pxe"
 	compIPXE          = "drivers/pxe/ipxe"
 	compAgent         = "drivers/agent"
@@ -72,6 +74,7 @@ func bindAll(b *option.Binder) {
 	bound[drivers.Config](b, compDrivers)
 	bound[fake.Config](b, compFake)
 	bound[redfish.Config](b, compRedfish)
+	bound[ipmi.Config](b, compIPMI)
 	bound[pxe.Config](b, compPXE)
 	bound[pxe.ScriptConfig](b, compIPXE)
 	bound[agent.Config](b, compAgent)

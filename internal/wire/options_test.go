@@ -121,8 +121,8 @@ func TestAllInOneDefaults(t *testing.T) {
 }
 
 // TestNotImplementedReport: options nobody binds are reported once at
-// start-up, among them the ipmi, redfish and console options of the
-// hardware types that do not talk to BMCs yet; bound ones are not.
+// start-up, among them the options of hardware types this build lacks
+// ([ilo], [irmc]); bound ones ([ipmi], [redfish], [console]) are not.
 func TestNotImplementedReport(t *testing.T) {
 	cfg, err := conf.Load(nil, conf.WithText("ironic.conf", `[DEFAULT]
 pecan_debug = true
@@ -131,8 +131,12 @@ debug = true
 debug = true
 [redfish]
 auth_type = basic
+[ilo]
+client_timeout = 30
 [console]
 port_range = 10000:20000
+[irmc]
+port = 443
 [database]
 max_pool_size = 7
 [conductor]
@@ -145,7 +149,7 @@ workers_pool_size = 50
 	if err := Report(context.Background(), cfg, slog.New(slog.NewTextHandler(&buf, nil))); err != nil {
 		t.Fatal(err)
 	}
-	want := `options="DEFAULT.pecan_debug, console.port_range, ipmi.debug, redfish.auth_type"`
+	want := `options="DEFAULT.pecan_debug, ilo.client_timeout, irmc.port"`
 	if n := strings.Count(buf.String(), "not implemented by this service"); n != 1 || !strings.Contains(buf.String(), want) {
 		t.Errorf("report:\n%s\nwant one not-implemented warning with %s", buf.String(), want)
 	}

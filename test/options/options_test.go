@@ -42,14 +42,13 @@ var binaries = []struct {
 	{cluster.DBSync, false},
 }
 
-// notBound are options that no component binds (the ipmi and redfish
-// hardware types do not talk to BMCs yet, and nothing reads
-// pecan_debug): the start-up log must name each of them.
+// notBound are options that no component binds (this build has no ilo
+// or irmc hardware type, and nothing reads pecan_debug): the start-up log
+// must name each of them.
 var notBound = map[string]string{
 	"DEFAULT.pecan_debug": "true",
-	"ipmi.debug":          "true",
-	"redfish.auth_type":   "basic",
-	"console.port_range":  "10000:20000",
+	"irmc.port":           "444",
+	"ilo.client_timeout":  "30",
 }
 
 func TestEveryBinarySeesEveryOption(t *testing.T) {
@@ -175,6 +174,7 @@ func nonDefaults(t *testing.T, dir string) map[string]string {
 		"DEFAULT.enabled_hardware_types": "fake-hardware",
 		"DEFAULT.auth_strategy":          "noauth",
 		"DEFAULT.rpc_transport":          "none",
+		"console.port_range":             "10000:20000",
 	}
 	for _, k := range []string{"bios", "boot", "console", "deploy", "inspect", "management", "power", "raid", "rescue", "storage", "vendor"} {
 		special["DEFAULT.enabled_"+k+"_interfaces"] = "fake"

@@ -31,22 +31,9 @@ var departures = map[string]func(ref, ours stepResult) error{
 		return sameStep(ref, ours)
 	},
 	// ... and the settings listed have the registry's fields.
-	"bios settings": func(ref, ours stepResult) error {
-		r, o := rows(ref.Output), rows(ours.Output)
-		if len(r) != len(o) {
-			return fmt.Errorf("%d settings, the reference has %d", len(o), len(r))
-		}
-		for i := range r {
-			if r[i]["Name"] != o[i]["Name"] || r[i]["Value"] != o[i]["Value"] {
-				return fmt.Errorf("setting %v=%v, the reference has %v=%v", o[i]["Name"], o[i]["Value"], r[i]["Name"], r[i]["Value"])
-			}
-			if r[i]["Attribute Type"] != nil || o[i]["Attribute Type"] == nil {
-				return fmt.Errorf("setting %v: attribute type %v, the reference %v", o[i]["Name"], o[i]["Attribute Type"], r[i]["Attribute Type"])
-			}
-		}
-		ref.Output, ours.Output = nil, nil
-		return sameStep(ref, ours)
-	},
+	"bios settings":             biosRegistryFields,
+	"bios settings after apply": biosRegistryFields,
+	"bios settings after reset": biosRegistryFields,
 	// sushy's SimpleStorage collection has no "drives": Ironic 21.4 fails
 	// listing the indicators of a system with SimpleStorage (500). Ours
 	// lists them (the emulator's chassis has no UUID: the API refuses
@@ -71,6 +58,9 @@ func sameStep(ref, ours stepResult) error {
 }
 
 func rows(v any) []map[string]any {
+	if m, ok := v.(map[string]any); ok {
+		return []map[string]any{m}
+	}
 	list, _ := v.([]any)
 	out := make([]map[string]any, 0, len(list))
 	for _, x := range list {
@@ -79,3 +69,35 @@ func rows(v any) []map[string]any {
 	}
 	return out
 }
+
+// biosRegistryFields checks the BIOS registry departure: the same names
+// and values, no registry fields in the reference, some in ours.
+func biosRegistryFields(ref, ours stepResult) error {
+	r, o := rows(ref.Output), rows(ours.Output)
+	if len(r) != len(o) {
+		return fmt.Errorf("%d settings, the reference has %d", len(o), len(r))
+	}
+	for i := range r {
+		if nameOf(r[i]) != nameOf(o[i]) || valueOf(r[i]) != valueOf(o[i]) {
+			return fmt.Errorf("setting %v=%v, the reference has %v=%v", nameOf(o[i]), valueOf(o[i]), nameOf(r[i]), valueOf(r[i]))
+		}
+		if attrType(r[i]) != nil || attrType(o[i]) == nil {
+			return fmt.Errorf("setting %v: attribute type %v, the reference %v", nameOf(o[i]), attrType(o[i]), attrType(r[i]))
+		}
+	}
+	ref.Output, ours.Output = nil, nil
+	return sameStep(ref, ours)
+}
+
+func pick(m map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+func nameOf(m map[string]any) any   { return pick(m, "Name", "name") }
+func valueOf(m map[string]any) any  { return pick(m, "Value", "value") }
+func attrType(m map[string]any) any { return pick(m, "Attribute Type", "attribute_type") }

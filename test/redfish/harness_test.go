@@ -1,13 +1,13 @@
 package redfish
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -66,6 +66,8 @@ func config(t testing.TB, host, stateDir, dbURL string, port int) string {
 		"dhcp":      {"dhcp_provider": "none"},
 		"conductor": {"automated_clean": "false", "sync_power_state_interval": "0", "power_state_change_timeout": "30"},
 		"redfish":   {"connection_attempts": "2", "connection_retry_interval": "1"},
+		// Python's agent lookups need the API's URL.
+		"service_catalog": {"endpoint_override": "http://127.0.0.1:" + strconv.Itoa(port)},
 	}.Merged(cluster.StateConfig(t, stateDir)).String()
 }
 
@@ -94,6 +96,10 @@ type env struct {
 	sys     *redfishbmc.System
 	out     *run
 	nodeIDs map[string]string // node UUID -> its name in the results
+	// images is the URL of the image server (deploy and instance images).
+	images string
+	// extra are further replacements (a URL and its stand-in).
+	extra [][2]string
 }
 
 // startServer runs our all-in-one or Python's with a fresh SQLite
@@ -158,6 +164,9 @@ func (e *env) normalize(s string) string {
 	for id, name := range e.nodeIDs {
 		s = strings.ReplaceAll(s, id, name)
 	}
+	for _, x := range e.extra {
+		s = strings.ReplaceAll(s, x[0], x[1])
+	}
 	return s
 }
 
@@ -168,12 +177,15 @@ func (e *env) nodeFields(uuid string) map[string]any {
 	out := map[string]any{}
 	for _, k := range []string{"power_state", "target_power_state", "provision_state", "target_provision_state",
 		"last_error", "maintenance", "maintenance_reason", "fault", "boot_mode", "secure_boot", "properties",
-		"driver_internal_info", "raid_config", "clean_step", "deploy_step"} {
+		"driver_internal_info", "raid_config", "target_raid_config", "instance_info", "clean_step", "deploy_step"} {
 		out[k] = n[k]
+	}
+	if rc, ok := out["raid_config"].(map[string]any); ok && rc["last_updated"] != nil {
+		rc["last_updated"] = "<set>"
 	}
 	if dii, ok := out["driver_internal_info"].(map[string]any); ok {
 		for _, k := range []string{"last_power_state_change", "agent_secret_token", "agent_url",
-			"agent_last_heartbeat", "agent_version"} {
+			"agent_last_heartbeat", "agent_version", "agent_cached_clean_steps_refreshed", "agent_cached_deploy_steps_refreshed"} {
 			if _, ok := dii[k]; ok {
 				dii[k] = "<set>"
 			}
@@ -218,7 +230,7 @@ func (e *env) powerSettled(uuid string) {
 func (e *env) provisionSettled(uuid, state string) {
 	e.waitNode(uuid, "provision state "+state, func(n map[string]any) bool {
 		s, _ := n["provision_state"].(string)
-		return n["target_provision_state"] == nil && (s == state || strings.HasSuffix(s, "failed") || s == "enroll")
+		return strings.HasSuffix(s, "failed") || n["target_provision_state"] == nil && (s == state || s == "enroll")
 	})
 }
 
@@ -248,26 +260,24 @@ func loadGolden(t *testing.T) *run {
 
 func writeGolden(t *testing.T, r *run) {
 	t.Helper()
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	norm := &run{}
+	for _, st := range r.Steps {
+		norm.Steps = append(norm.Steps, normalizeStep(st))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(norm); err != nil {
 		t.Fatal(err)
 	}
+	raw := bytes.TrimSpace(buf.Bytes())
 	if err := os.MkdirAll(filepath.Dir(goldenPath), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(goldenPath, append(raw, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// keysOf lists a map's keys, sorted, for messages.
-func keysOf(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // quiet waits until the BMC has received no request for a second (an

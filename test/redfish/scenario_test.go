@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"regexp"
 	"sort"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/goironic/ironic/test/fakeipa"
 	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/osc"
 	"github.com/goironic/ironic/test/redfishbmc"
@@ -36,6 +40,18 @@ func TestScenario(t *testing.T) {
 		ref = runScenario(t, bin, true)
 		if *update {
 			writeGolden(t, ref)
+		} else {
+			// The recorded reference must stay the reference's.
+			golden := loadGolden(t)
+			for i := range min(len(golden.Steps), len(ref.Steps)) {
+				g, r := normalizeStep(golden.Steps[i]), normalizeStep(ref.Steps[i])
+				if d := cmp.Diff(g, r); d != "" {
+					t.Errorf("step %q: the reference differs from %s (re-record with -update) (-recorded +live):\n%s", g.Name, goldenPath, d)
+				}
+			}
+			if len(golden.Steps) != len(ref.Steps) {
+				t.Errorf("the reference ran %d steps, %s has %d (re-record with -update)", len(ref.Steps), goldenPath, len(golden.Steps))
+			}
 		}
 	} else {
 		t.Log("Python Ironic is not installed: comparing with the recorded reference")
@@ -60,6 +76,12 @@ func runScenario(t *testing.T, bin string, python bool) *run {
 		nodeIDs: map[string]string{},
 	}
 	e.sys = bmc.AddSystem(redfishbmc.SystemSpec{PowerState: redfishbmc.PowerOff})
+	img := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("image " + r.URL.Path))
+	}))
+	t.Cleanup(img.Close)
+	e.images = img.URL
+	e.extra = append(e.extra, [2]string{img.URL, "http://IMAGES"})
 	scenario(e)
 	return e.out
 }
@@ -217,6 +239,9 @@ func scenario(e *env) {
 	rest("delete subscription", "DELETE", "delete_subscription", map[string]any{"id": sub})
 	rest("delete missing subscription", "DELETE", "delete_subscription", map[string]any{"id": "nope"})
 
+	biosApply(e, uuid)
+	raidDeploy(e, uuid)
+
 	var bad string
 	e.step("create bad system id", "", func() any {
 		bad = e.createNode("rf2", map[string]string{"redfish_system_id": "/redfish/v1/Systems/nope"})
@@ -235,6 +260,26 @@ func scenario(e *env) {
 	e.step("manage wrong password", wrong, func() any {
 		r := e.cli.Run(t, "node", "manage", wrong)
 		e.provisionSettled(wrong, "manageable")
+		return e.cliResult(r)
+	})
+	// A BMC answering 500 to everything: sushy retries each GET ten
+	// times, three seconds apart, before the verification fails.
+	broken, err := e.bmc.AddBMC("broken", redfishbmc.BMCSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken.AddSystem(redfishbmc.SystemSpec{})
+	brokenURL := e.bmc.ListenBMC(broken)
+	e.extra = append(e.extra, [2]string{brokenURL, "http://BROKEN"}, [2]string{strings.TrimPrefix(brokenURL, "http://"), "BROKEN"})
+	broken.SetFault(redfishbmc.Fault{Status: 500})
+	var failing string
+	e.step("create failing BMC", "", func() any {
+		failing = e.createNode("rf4", map[string]string{"redfish_address": brokenURL})
+		return nil
+	})
+	e.step("manage failing BMC", failing, func() any {
+		r := e.cli.Run(t, "node", "manage", failing)
+		e.provisionSettled(failing, "manageable")
 		return e.cliResult(r)
 	})
 }
@@ -266,13 +311,24 @@ var setRE = regexp.MustCompile(`\{(<[^{}]*>)\}`)
 
 // normalizeStep sorts the members of Python sets shown in messages: their
 // order changes with Python's hash seed.
+// emulatorIDRE matches the IDs newEmulator hands out.
+var emulatorIDRE = regexp.MustCompile(`00000000-0000-4000-8000-[0-9]{12}`)
+
 func normalizeStep(s stepResult) stepResult {
+	// The emulator numbers sessions, tasks and subscriptions from one
+	// counter: a client that logs in once more (a session it lost under
+	// load) shifts every later ID, so IDs compare as a placeholder.
+	reqs := make([]string, len(s.Requests))
+	for i, r := range s.Requests {
+		reqs[i] = emulatorIDRE.ReplaceAllString(r, "<emulator-id>")
+	}
+	s.Requests = reqs
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s.Output)
 	raw := buf.Bytes()
-	fixed := setRE.ReplaceAllStringFunc(string(raw), func(m string) string {
+	fixed := setRE.ReplaceAllStringFunc(emulatorIDRE.ReplaceAllString(string(raw), "<emulator-id>"), func(m string) string {
 		items := strings.Split(m[1:len(m)-1], ", ")
 		sort.Strings(items)
 		return "{" + strings.Join(items, ", ") + "}"
@@ -288,4 +344,103 @@ func pythonAvailable(modules string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	return exec.CommandContext(ctx, cluster.PythonBin, "-c", "import "+modules).Run() == nil
+}
+
+// raidDeploy deploys the node with the ramdisk deploy interface and the
+// redfish RAID interface's apply_configuration as a deploy step, tears
+// it down, and deletes the volumes as a deploy step of a second deploy.
+func raidDeploy(e *env, uuid string) {
+	t := e.t
+	e.step("set ramdisk deploy", uuid, func() any {
+		return e.cliResult(e.cli.Run(t, "node", "set", uuid, "--deploy-interface", "ramdisk",
+			"--instance-info", "kernel="+e.images+"/kernel", "--instance-info", "ramdisk="+e.images+"/initramfs"))
+	})
+	e.step("provide", uuid, func() any {
+		r := e.cli.Run(t, "node", "provide", uuid)
+		e.provisionSettled(uuid, "available")
+		return e.cliResult(r)
+	})
+	deploy := func(name, steps string) {
+		e.step(name, uuid, func() any {
+			r := e.cli.Run(t, "node", "deploy", uuid, "--deploy-steps", steps)
+			if r.Code != 0 {
+				return e.cliResult(r)
+			}
+			e.provisionSettled(uuid, "active")
+			return e.cliResult(r)
+		})
+	}
+	undeploy := func(name string) {
+		e.step(name, uuid, func() any {
+			r := e.cli.Run(t, "node", "undeploy", uuid)
+			e.provisionSettled(uuid, "available")
+			return e.cliResult(r)
+		})
+	}
+	deploy("deploy with RAID", `[{"interface": "raid", "step": "apply_configuration", "priority": 150, "args": {"raid_config": {"logical_disks": [{"size_gb": 100, "raid_level": "0", "is_root_volume": true}]}}}]`)
+	undeploy("undeploy")
+	deploy("deploy deleting RAID", `[{"interface": "raid", "step": "delete_configuration", "priority": 150, "args": {}}]`)
+	undeploy("undeploy again")
+}
+
+// biosApply applies a BIOS setting and resets the BIOS by manual
+// cleaning: the node boots a (fake) agent, the BIOS steps reboot it, and
+// each step runs again when the agent is back.
+func biosApply(e *env, uuid string) {
+	t := e.t
+	e.step("set deploy images", uuid, func() any {
+		return e.cliResult(e.cli.Run(t, "node", "set", uuid,
+			"--driver-info", "deploy_kernel="+e.images+"/deploy.kernel", "--driver-info", "deploy_ramdisk="+e.images+"/deploy.initramfs"))
+	})
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	// The agent runs on the emulated machine: it sends nothing while the
+	// machine is off (else a lookup between tear down's power off and the
+	// end of cleaning would leave a token behind, at a moment that
+	// depends on timing alone).
+	agentHTTP := &http.Client{Timeout: 10 * time.Second, Transport: poweredTransport{sys: e.sys, next: http.DefaultTransport}}
+	agent := fakeipa.New(fakeipa.Options{APIURL: e.rest.URL, MACs: e.sys.MACs(), Interval: time.Second, HTTP: agentHTTP})
+	if err := agent.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.extra = append(e.extra, [2]string{agent.URL(), "http://AGENT"})
+	clean := func(name, steps string) {
+		e.step(name, uuid, func() any {
+			r := e.cli.Run(t, "node", "clean", uuid, "--clean-steps", steps)
+			if r.Code != 0 {
+				return e.cliResult(r)
+			}
+			e.provisionSettled(uuid, "manageable")
+			return e.cliResult(r)
+		})
+	}
+	clean("clean: bios apply_configuration", `[{"interface": "bios", "step": "apply_configuration", "args": {"settings": [{"name": "ProcTurboMode", "value": "Disabled"}]}}]`)
+	show := func(name string, args ...string) {
+		e.step(name, uuid, func() any {
+			var v map[string]any
+			e.cli.JSON(t, &v, args...)
+			for _, k := range []string{"created_at", "updated_at"} {
+				if v[k] != nil {
+					v[k] = "<set>"
+				}
+			}
+			return v
+		})
+	}
+	show("bios settings after apply", "node", "bios", "setting", "show", uuid, "ProcTurboMode")
+	clean("clean: bios factory_reset", `[{"interface": "bios", "step": "factory_reset"}]`)
+	show("bios settings after reset", "node", "bios", "setting", "show", uuid, "ProcTurboMode")
+}
+
+// poweredTransport sends requests only while the system is on.
+type poweredTransport struct {
+	sys  *redfishbmc.System
+	next http.RoundTripper
+}
+
+func (p poweredTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if p.sys.PowerState() != redfishbmc.PowerOn {
+		return nil, errors.New("the machine is off")
+	}
+	return p.next.RoundTrip(r)
 }

@@ -183,3 +183,33 @@ func ConfigureSecureBoot(ctx context.Context, task drivers.Task, enable bool, lo
 	}
 	return err
 }
+
+// NodeSetBootDevice is Ironic's conductor.utils.node_set_boot_device:
+// the management interface is validated, nothing is set while the node
+// is being adopted, and driver_info/force_persistent_boot_device
+// overrides persistent ("Always", "Never", or for compatibility any
+// true boolean string).
+func NodeSetBootDevice(ctx context.Context, task drivers.Task, device string, persistent bool) error {
+	mgmt := task.Driver().Management
+	if mgmt == nil {
+		return drivers.Unsupported(task, "management")
+	}
+	if err := mgmt.Validate(ctx, task); err != nil {
+		return err
+	}
+	if task.ProvisionState() == states.Adopting {
+		return nil
+	}
+	force, set := task.DriverInfo().Lookup("force_persistent_boot_device")
+	switch {
+	case force == "Always":
+		persistent = true
+	case force == "Never":
+		persistent = false
+	case set && force != nil && force != "Default":
+		if b, err := BoolFromString(force); err == nil && b {
+			persistent = true
+		}
+	}
+	return mgmt.SetBootDevice(ctx, task, device, persistent)
+}

@@ -167,8 +167,22 @@ func floatRepr(f float64) string {
 	return s
 }
 
+// BytesRepr is Python's repr of a bytes value: b'...', every byte
+// outside printable ASCII escaped.
+func BytesRepr(b []byte) string {
+	r := make([]rune, len(b))
+	for i, c := range b {
+		r[i] = rune(c)
+	}
+	return "b" + quoteWith(string(r), true)
+}
+
 // quote renders s as Python's repr of a str.
-func quote(s string) string {
+func quote(s string) string { return quoteWith(s, false) }
+
+// quoteWith is quote, or with asciiOnly the quoting of bytes (s holds
+// one rune per byte).
+func quoteWith(s string, asciiOnly bool) string {
 	q := byte('\'')
 	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
 		q = '"'
@@ -188,7 +202,7 @@ func quote(s string) string {
 			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x80 || unicode.IsPrint(r):
+		case r < 0x80 || (!asciiOnly && unicode.IsPrint(r)):
 			b.WriteRune(r)
 		case r <= 0xff:
 			fmt.Fprintf(&b, `\x%02x`, r)

@@ -75,3 +75,16 @@ func TestReprOfDictKeepsOrder(t *testing.T) {
 		t.Fatal("truthiness of dicts")
 	}
 }
+
+func TestBytesRepr(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                     "b''",
+		"Error: x\r\n":         `b'Error: x\r\n'`,
+		"it's":                 `b"it's"`,
+		"\x00\xff\xe9 caf\xc3": `b'\x00\xff\xe9 caf\xc3'`,
+	} {
+		if got := BytesRepr([]byte(in)); got != want {
+			t.Errorf("BytesRepr(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
