@@ -169,7 +169,11 @@ func chassisPart[T any, PT schemas.GenericSchemaObjectPointer[T]](ctx context.Co
 	return load[T, PT](ctx, b, p, required...)
 }
 
-func fansOf(ctx context.Context, b *bmc, ch *doc, thermal **doc) (*pyjson.Dict, error) {
+// thermalSensors reads one list of a chassis' Thermal resource (Fans or
+// Temperatures) as Ironic's _get_sensors_fan/_temperatures do, keyed
+// "<MemberId>@<chassis Id>". The Thermal resource is read once per
+// chassis: *thermal caches it between the two lists.
+func thermalSensors(ctx context.Context, b *bmc, ch *doc, thermal **doc, list string, fields []sensorField) (*pyjson.Dict, error) {
 	if *thermal == nil {
 		t, err := chassisPart[schemas.Thermal](ctx, b, ch, "Thermal")
 		if err != nil {
@@ -179,20 +183,12 @@ func fansOf(ctx context.Context, b *bmc, ch *doc, thermal **doc) (*pyjson.Dict, 
 	}
 	t := *thermal
 	out := pyjson.NewDict(0)
-	for _, fan := range listOf(t.raw, "Fans") {
-		id, ok := fan.Lookup("MemberId")
+	for _, item := range listOf(t.raw, list) {
+		id, ok := item.Lookup("MemberId")
 		if !ok {
-			return nil, missingAttribute("Fans/MemberId", t.path)
+			return nil, missingAttribute(list+"/MemberId", t.path)
 		}
-		s, err := sensorDict(t.path, "Fans", fan, []sensorField{
-			{"identity", "MemberId", plain},
-			{"max_reading_range", "MaxReadingRange", intOrNone},
-			{"min_reading_range", "MinReadingRange", intOrNone},
-			{"reading", "Reading", intOrNone},
-			{"reading_units", "ReadingUnits", enum("RPM", "Percent")},
-			{"serial_number", "SerialNumber", plain},
-			{"physical_context", "PhysicalContext", plain},
-		})
+		s, err := sensorDict(t.path, list, item, fields)
 		if err != nil {
 			return nil, err
 		}
@@ -201,35 +197,27 @@ func fansOf(ctx context.Context, b *bmc, ch *doc, thermal **doc) (*pyjson.Dict, 
 	return out, nil
 }
 
+func fansOf(ctx context.Context, b *bmc, ch *doc, thermal **doc) (*pyjson.Dict, error) {
+	return thermalSensors(ctx, b, ch, thermal, "Fans", []sensorField{
+		{"identity", "MemberId", plain},
+		{"max_reading_range", "MaxReadingRange", intOrNone},
+		{"min_reading_range", "MinReadingRange", intOrNone},
+		{"reading", "Reading", intOrNone},
+		{"reading_units", "ReadingUnits", enum("RPM", "Percent")},
+		{"serial_number", "SerialNumber", plain},
+		{"physical_context", "PhysicalContext", plain},
+	})
+}
+
 func temperaturesOf(ctx context.Context, b *bmc, ch *doc, thermal **doc) (*pyjson.Dict, error) {
-	if *thermal == nil {
-		t, err := chassisPart[schemas.Thermal](ctx, b, ch, "Thermal")
-		if err != nil {
-			return nil, err
-		}
-		*thermal = t
-	}
-	t := *thermal
-	out := pyjson.NewDict(0)
-	for _, temp := range listOf(t.raw, "Temperatures") {
-		id, ok := temp.Lookup("MemberId")
-		if !ok {
-			return nil, missingAttribute("Temperatures/MemberId", t.path)
-		}
-		s, err := sensorDict(t.path, "Temperatures", temp, []sensorField{
-			{"identity", "MemberId", plain},
-			{"max_reading_range_temp", "MaxReadingRangeTemp", plain},
-			{"min_reading_range_temp", "MinReadingRangeTemp", plain},
-			{"reading_celsius", "ReadingCelsius", plain},
-			{"physical_context", "PhysicalContext", plain},
-			{"sensor_number", "SensorNumber", intOrNone},
-		})
-		if err != nil {
-			return nil, err
-		}
-		out.Set(pyStrOf(id)+"@"+str(ch.raw, "Id"), s)
-	}
-	return out, nil
+	return thermalSensors(ctx, b, ch, thermal, "Temperatures", []sensorField{
+		{"identity", "MemberId", plain},
+		{"max_reading_range_temp", "MaxReadingRangeTemp", plain},
+		{"min_reading_range_temp", "MinReadingRangeTemp", plain},
+		{"reading_celsius", "ReadingCelsius", plain},
+		{"physical_context", "PhysicalContext", plain},
+		{"sensor_number", "SensorNumber", intOrNone},
+	})
 }
 
 func powerSuppliesOf(ctx context.Context, b *bmc, ch *doc) (*pyjson.Dict, error) {

@@ -208,17 +208,4 @@ const (
 func pyStr(v any) string { return py.Str(v) }
 
 // pyNumber reads a JSON number.
-func pyNumber(v any) (float64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
-}
+func pyNumber(v any) (float64, bool) { return pyjson.Number(v) }

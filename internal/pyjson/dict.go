@@ -440,8 +440,8 @@ func Equal(a, b any) bool {
 		}
 		return true
 	case json.Number, float64, int, int64:
-		fa, oka := number(a)
-		fb, okb := number(b)
+		fa, oka := Number(a)
+		fb, okb := Number(b)
 		return oka && okb && fa == fb
 	}
 	switch b.(type) {
@@ -451,7 +451,9 @@ func Equal(a, b any) bool {
 	return a == b
 }
 
-func number(v any) (float64, bool) {
+// Number reads a decoded JSON number (json.Number, float64, int, int64)
+// as a float64; false for anything else.
+func Number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := x.Float64()
