@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/ipmi"
 	"github.com/goironic/ironic/internal/pyjson"
 )
@@ -181,5 +182,21 @@ func TestZeroMinCommandInterval(t *testing.T) {
 	}
 	if got := s.runner.calls[0].String(); !strings.Contains(got, " -R 1 -N 0 ") {
 		t.Errorf("command %s", got)
+	}
+}
+
+// TestSingleAttempt: under drivers.SingleAttempt a failing command runs
+// once, where it would be retried until command_retry_timeout.
+func TestSingleAttempt(t *testing.T) {
+	s := newSetup(t, func(c *ipmi.Config) {
+		c.MinCommandInterval = 0
+		c.CommandRetryTimeout = 3 * time.Second
+	})
+	s.runner.answer = func(c call) (string, string, error) {
+		return "", "Node busy\n", &ipmi.ExecError{Argv: c.Argv, ExitCode: 1, Stderr: "Node busy\n"}
+	}
+	_, err := s.power.GetPowerState(drivers.SingleAttempt(context.Background()), s.task(node()))
+	if !ironic.IsClass(err, ironic.IPMIFailure) || len(s.runner.calls) != 1 {
+		t.Errorf("%v after %d calls, want 1", err, len(s.runner.calls))
 	}
 }

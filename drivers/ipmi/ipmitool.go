@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
 )
 
@@ -169,7 +170,8 @@ type execOptions struct {
 // retried until command_retry_timeout has passed or
 // command_retry_timeout/min_command_interval tries were made: every
 // failure, or with use_ipmitool_retries only those naming one of the
-// retryable errors. Each try waits until min_command_interval has passed
+// retryable errors; under drivers.SingleAttempt (the power sync's reads),
+// none. Each try waits until min_command_interval has passed
 // since the last command to the same BMC ended (the BMC's gate, which
 // also keeps two commands from reaching one BMC at once). A failed
 // ipmitool is an *ExecError; a killed one a *TimeoutError; a password
@@ -225,7 +227,7 @@ func (t *tool) exec(ctx context.Context, info *Info, command string, o execOptio
 			changeCS = false
 		}
 		retryable := containsAny(err.Error(), retryableFailures) || containsAny(err.Error(), t.cfg.AdditionalRetryableErrors)
-		if t.cfg.Clock.Now().After(end) || tries == 0 || (!retryable && t.cfg.UseIpmitoolRetries) {
+		if t.cfg.Clock.Now().After(end) || tries == 0 || (!retryable && t.cfg.UseIpmitoolRetries) || drivers.IsSingleAttempt(ctx) {
 			t.cfg.Log.ErrorContext(ctx, fmt.Sprintf("IPMI Error while attempting \"%s\" for node %s. Error: %s", strings.Join(ee.Argv, " "), info.NodeUUID, err), "node", info.NodeUUID)
 			return stdout, stderr, err
 		}

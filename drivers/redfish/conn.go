@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/internal/pyjson"
 )
 
@@ -205,7 +206,7 @@ func (b *bmc) do(ctx context.Context, method, p string, body any, hdr map[string
 		switch {
 		case r.status == http.StatusUnauthorized || r.status == http.StatusForbidden:
 			return b.accessDenied(ctx, method, u, body, hdr, herr)
-		case r.status >= 500 && method == http.MethodGet && retries > 0:
+		case r.status >= 500 && method == http.MethodGet && retries > 0 && !drivers.IsSingleAttempt(ctx):
 			b.log.WarnContext(ctx, "Got server side error in response to a GET request, retrying", "url", u, "error", herr,
 				"after", serverSideRetryDelay)
 			if err := b.sleep(ctx, serverSideRetryDelay); err != nil {

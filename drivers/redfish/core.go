@@ -80,6 +80,9 @@ type conn struct {
 // returned as they are.
 func (c *core) withConnection(ctx context.Context, task drivers.Task, info *Info, fn func(b *bmc) error) (*conn, error) {
 	attempts := max(c.cfg.ConnectionAttempts, 1)
+	if drivers.IsSingleAttempt(ctx) {
+		attempts = 1
+	}
 	var err error
 	for i := range attempts {
 		if i > 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/redfish"
 	"github.com/goironic/ironic/states"
 	"github.com/goironic/ironic/test/redfishbmc"
@@ -107,6 +108,33 @@ func TestUnreachableBMC(t *testing.T) {
 	want := []time.Duration{4 * time.Second, 4 * time.Second, 4 * time.Second, 4 * time.Second}
 	if len(r.slept) != len(want) || r.slept[0] != want[0] {
 		t.Errorf("slept %v, want %v", r.slept, want)
+	}
+}
+
+// Under drivers.SingleAttempt (the power sync's reads) neither the 5xx
+// retries nor the connection attempts run: one request, no sleep.
+func TestSingleAttempt(t *testing.T) {
+	ctx := drivers.SingleAttempt(context.Background())
+	r := newRig(t, redfishbmc.SystemSpec{})
+	r.ts.Default().SetFault(redfishbmc.Fault{Status: 503})
+	_, err := r.drv.Power.GetPowerState(ctx, r.task)
+	wantFault(t, err, ironic.IronicException, "HTTP GET "+r.ts.URL+"/redfish/v1/ returned code 503.")
+	r.wantRequests("GET /redfish/v1/")
+	if len(r.slept) != 0 {
+		t.Errorf("slept %v", r.slept)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	r.task.Node.DriverInfo.Set("redfish_address", "http://"+addr)
+	_, err = r.drv.Power.GetPowerState(ctx, r.task)
+	wantFault(t, err, ironic.RedfishConnectionError, "Redfish connection failed for node "+r.task.Node.UUID+": Unable to connect to http://"+addr+"/redfish/v1/. Error: ")
+	if len(r.slept) != 0 {
+		t.Errorf("slept %v", r.slept)
 	}
 }
 
