@@ -56,7 +56,7 @@ func (s Spec) Tree() (*Tree, Manifest, error) {
 	if s.ModulesDir != "" {
 		want := s.Modules
 		if want == nil {
-			want = DefaultModules
+			want = DefaultModules()
 		}
 		mt, err := OpenModuleTree(s.ModulesDir)
 		if err != nil {

@@ -21,11 +21,13 @@ import (
 // virtual media (ISO 9660, FAT with its code pages), and Intel's e1000
 // and e1000e NICs (QEMU's default NICs for pc and q35 machines).
 // Built-in ones (modules.builtin) are skipped.
-var DefaultModules = []string{
-	"virtio_pci", "virtio_net", "virtio_blk", "virtio_scsi",
-	"ata_piix", "ahci", "sd_mod", "sr_mod", "cdrom", "nvme",
-	"isofs", "vfat", "nls_cp437", "nls_utf8", "nls_iso8859_1",
-	"e1000", "e1000e",
+func DefaultModules() []string {
+	return []string{
+		"virtio_pci", "virtio_net", "virtio_blk", "virtio_scsi",
+		"ata_piix", "ahci", "sd_mod", "sr_mod", "cdrom", "nvme",
+		"isofs", "vfat", "nls_cp437", "nls_utf8", "nls_iso8859_1",
+		"e1000", "e1000e",
+	}
 }
 
 // modName is the kernel's name for a module file or a depends= entry:
