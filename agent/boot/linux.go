@@ -30,6 +30,7 @@ func Linux(log *slog.Logger) *Setup {
 		Links:       netlinkLinks{},
 		DHCP:        nclientDHCP{log: log},
 		Sleep:       sleepCtx,
+		WaitRandom:  waitRandom,
 		LinkWait:    DefaultLinkWait,
 		LinkPoll:    DefaultLinkPoll,
 		DHCPTimeout: DefaultDHCPTimeout,
@@ -45,6 +46,25 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
+	}
+}
+
+// waitRandom reads from getrandom(2) without GRND_NONBLOCK: on a
+// kernel whose pool is not ready this blocks while the kernel gathers
+// jitter entropy (about a second), where a non-blocking poll of
+// /dev/random (what the DHCP library does) may wait forever.
+func waitRandom(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() {
+		var b [16]byte
+		_, err := unix.Getrandom(b[:], 0)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -87,6 +87,10 @@ type Setup struct {
 	Files   Files
 	Links   Links
 	DHCP    DHCP
+	// WaitRandom blocks until the kernel's random pool is ready (nil:
+	// don't wait). The DHCP client draws its transaction IDs from it,
+	// and a VM without a hardware RNG has none ready at boot.
+	WaitRandom func(ctx context.Context) error
 	// Mounts are mounted in order (DefaultMounts when nil).
 	Mounts []Mount
 	// Sleep waits d or until ctx ends (injectable so tests don't wait).
@@ -166,6 +170,12 @@ func (s *Setup) Run(ctx context.Context) (Result, error) {
 
 	r.Modules, r.ModuleErrs = s.loadModules(ctx)
 
+	if s.WaitRandom != nil {
+		if err := s.WaitRandom(ctx); err != nil {
+			s.Log.ErrorContext(ctx, "waiting for the kernel's random pool", "err", err)
+		}
+	}
+
 	ifaces, err := s.network(ctx, r.Params.BootIF)
 	r.Interfaces = ifaces
 	if err != nil {
@@ -233,12 +243,15 @@ func (s *Setup) network(ctx context.Context, bootif string) ([]Interface, error)
 	dctx, cancel := context.WithTimeout(ctx, s.DHCPTimeout)
 	defer cancel()
 	var (
-		mu     sync.Mutex
-		got    []Interface
-		errs   []error
-		wg     sync.WaitGroup
-		graced sync.Once
+		mu      sync.Mutex
+		got     []Interface
+		errs    []error
+		wg      sync.WaitGroup
+		graceWG sync.WaitGroup
+		graced  sync.Once
 	)
+	gctx, gcancel := context.WithCancel(dctx)
+	defer gcancel()
 	for _, l := range nics {
 		wg.Add(1)
 		go func() {
@@ -264,16 +277,19 @@ func (s *Setup) network(ctx context.Context, bootif string) ([]Interface, error)
 			got = append(got, Interface{Link: l, Lease: lease})
 			graced.Do(func() {
 				// One is enough; the others get a short grace.
-				wg.Add(1)
+				graceWG.Add(1)
 				go func() {
-					defer wg.Done()
-					_ = s.Sleep(dctx, s.DHCPGrace)
-					cancel()
+					defer graceWG.Done()
+					if s.Sleep(gctx, s.DHCPGrace) == nil {
+						cancel()
+					}
 				}()
 			})
 		}()
 	}
 	wg.Wait()
+	gcancel()
+	graceWG.Wait()
 	if len(got) == 0 {
 		return nil, fmt.Errorf("DHCP: no interface got an address within %s: %w", s.DHCPTimeout, errors.Join(errs...))
 	}

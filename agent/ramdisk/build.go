@@ -1,14 +1,18 @@
 package ramdisk
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -123,4 +127,85 @@ func CheckStatic(b []byte) error {
 		return fmt.Errorf("needs shared libraries %v; build it with CGO_ENABLED=0", libs)
 	}
 	return nil
+}
+
+// BuildStatic builds the Go main package pkg (run from dir) into out as
+// a static, stripped, reproducible executable (CGO_ENABLED=0,
+// -trimpath, no VCS stamp).
+func BuildStatic(ctx context.Context, dir, pkg, out string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out, pkg)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
+}
+
+// Output is a deploy kernel and ramdisk written by Write.
+type Output struct {
+	Kernel, Initramfs         string
+	KernelSize, InitramfsSize int64
+	Manifest                  Manifest
+}
+
+// Write writes <dir>/<name>.kernel (a copy of k's vmlinuz) and
+// <dir>/<name>.initramfs (s, with k's modules), the files to serve as
+// a node's driver_info deploy_kernel and deploy_ramdisk.
+func Write(dir, name string, k Kernel, s Spec) (Output, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Output{}, err
+	}
+	s.ModulesDir, s.KernelVersion = k.ModulesDir, k.Version
+	o := Output{Kernel: filepath.Join(dir, name+".kernel"), Initramfs: filepath.Join(dir, name+".initramfs")}
+	vmlinuz, err := os.ReadFile(k.Vmlinuz)
+	if err != nil {
+		return Output{}, err
+	}
+	if err := writeAtomic(o.Kernel, func(w io.Writer) error { _, err := w.Write(vmlinuz); return err }); err != nil {
+		return Output{}, err
+	}
+	if err := writeAtomic(o.Initramfs, func(w io.Writer) error {
+		m, err := s.WriteInitramfs(w)
+		o.Manifest = m
+		return err
+	}); err != nil {
+		return Output{}, err
+	}
+	for _, f := range []struct {
+		p string
+		n *int64
+	}{{o.Kernel, &o.KernelSize}, {o.Initramfs, &o.InitramfsSize}} {
+		fi, err := os.Stat(f.p)
+		if err != nil {
+			return Output{}, err
+		}
+		*f.n = fi.Size()
+	}
+	return o, nil
+}
+
+func writeAtomic(p string, fill func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := fill(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), p)
 }
