@@ -1,0 +1,14 @@
+// Package ramdisk proves the deploy ramdisk in a VM: it builds the
+// initramfs with agent/ramdisk around a test-only /init (testinit, which
+// runs agent/boot's PID-1 set-up, fetches /hello from a server this test
+// runs on the host, prints a marker and powers off), takes Debian's
+// kernel (apt-get download into the user cache, never installed), and
+// boots both in QEMU (TCG, user networking) with the kernel command line
+// Ironic's iPXE template gives, once with a virtio NIC and once with an
+// e1000, asserting the marker, the address, the modules and that the VM
+// powered itself off. It also reads the archive back with Debian's cpio
+// and checks the build is reproducible.
+//
+// Without qemu-system-x86_64 (or apt-get/dpkg-deb, or cpio) the tests
+// skip, unless IRONIC_TEST_REQUIRE_QEMU=1. It uses TCP ports 6660-6679.
+package ramdisk

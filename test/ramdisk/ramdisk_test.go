@@ -1,0 +1,413 @@
+package ramdisk
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ulikunitz/xz"
+
+	"github.com/goironic/ironic/agent/boot"
+	"github.com/goironic/ironic/agent/ramdisk"
+)
+
+const (
+	requireEnv = "IRONIC_TEST_REQUIRE_QEMU"
+	// vmTimeout bounds one VM run (a boot takes about 15 s under TCG).
+	vmTimeout = 150 * time.Second
+	// Size limits: IPA's ramdisks are ~400 MB; ours must stay a few MB.
+	maxInitramfs = 12 << 20
+	maxKernel    = 16 << 20
+)
+
+func need(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv(requireEnv) == "1" {
+				t.Fatalf("%s not found (%s=1): %v", tool, requireEnv, err)
+			}
+			t.Skipf("%s not installed (scripts/install-test-deps.sh)", tool)
+		}
+	}
+}
+
+// built is the ramdisk every test of the package shares, built once.
+type built struct {
+	kernel ramdisk.Kernel
+	spec   ramdisk.Spec
+	out    ramdisk.Output
+	err    error
+}
+
+var (
+	buildOnce sync.Once
+	shared    built
+	sharedDir string
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "goironic-ramdisk-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sharedDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// build makes the test ramdisk: testinit as /init, Debian's kernel and
+// the default modules.
+func build(t *testing.T) built {
+	t.Helper()
+	need(t, "apt-get", "apt-cache", "dpkg-deb")
+	buildOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		initPath := filepath.Join(sharedDir, "testinit")
+		if shared.err = ramdisk.BuildStatic(ctx, ".", "./testinit", initPath); shared.err != nil {
+			return
+		}
+		init, err := os.ReadFile(initPath)
+		if err != nil {
+			shared.err = err
+			return
+		}
+		cache, err := ramdisk.DefaultCacheDir()
+		if err != nil {
+			shared.err = err
+			return
+		}
+		if shared.kernel, shared.err = (ramdisk.KernelFetcher{Run: ramdisk.ExecRunner{}, CacheDir: cache}).Fetch(ctx, ""); shared.err != nil {
+			return
+		}
+		shared.spec = ramdisk.Spec{Init: init}
+		shared.out, shared.err = ramdisk.Write(filepath.Join(sharedDir, "out"), "deploy", shared.kernel, shared.spec)
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared
+}
+
+func TestSizesAndReproducible(t *testing.T) {
+	b := build(t)
+	t.Logf("kernel %s: %d bytes; initramfs: %d bytes, %d modules", b.kernel.Package, b.out.KernelSize, b.out.InitramfsSize, len(b.out.Manifest.Modules))
+	if b.out.InitramfsSize > maxInitramfs || b.out.InitramfsSize < 1<<20 {
+		t.Errorf("initramfs is %d bytes, want 1 MiB to %d", b.out.InitramfsSize, maxInitramfs)
+	}
+	if b.out.KernelSize > maxKernel || b.out.KernelSize < 1<<20 {
+		t.Errorf("kernel is %d bytes, want 1 MiB to %d", b.out.KernelSize, maxKernel)
+	}
+	// Same inputs, same bytes.
+	spec := b.spec
+	spec.ModulesDir, spec.KernelVersion = b.kernel.ModulesDir, b.kernel.Version
+	h := sha256.New()
+	if _, err := spec.WriteInitramfs(h); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.ReadFile(b.out.Initramfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := sha256.Sum256(f)
+	if again := h.Sum(nil); !bytes.Equal(again, first[:]) {
+		t.Errorf("a second build differs: %s vs %s", hex.EncodeToString(again), hex.EncodeToString(first[:]))
+	}
+}
+
+// TestDebianCPIOListsTheRamdisk reads the gzip'd archive with gzip and
+// Debian's cpio: /init, the device nodes, every module and the load
+// list, each module after the modules its .modinfo depends on.
+func TestDebianCPIOListsTheRamdisk(t *testing.T) {
+	need(t, "cpio")
+	b := build(t)
+	raw, err := os.ReadFile(b.out.Initramfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("cpio", "-i", "-d", "--quiet", "--no-absolute-filenames", "init", "etc/*", "lib/*")
+	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(archive)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cpio -i: %v\n%s", err, out)
+	}
+	cmd = exec.Command("cpio", "-t", "-v", "--quiet", "--numeric-uid-gid")
+	cmd.Stdin = bytes.NewReader(archive)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	listing, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, re := range []string{
+		`(?m)^crw------- +1 0 +0 +5, +1 .* dev/console$`,
+		`(?m)^crw-rw-rw- +1 0 +0 +1, +3 .* dev/null$`,
+		`(?m)^-rwxr-xr-x +1 0 +0 .* init$`,
+		`(?m)^drwxrwxrwt .* tmp$`,
+	} {
+		if !regexp.MustCompile(re).Match(listing) {
+			t.Errorf("cpio -t -v: no line matching %s", re)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "init"))
+	if err != nil || !bytes.Equal(got, b.spec.Init) {
+		t.Errorf("/init differs from testinit (%v)", err)
+	}
+	list, err := os.ReadFile(filepath.Join(dir, boot.ModuleList))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := strings.Fields(string(list))
+	if len(paths) != len(b.out.Manifest.Modules) {
+		t.Fatalf("load list has %d modules, manifest %d", len(paths), len(b.out.Manifest.Modules))
+	}
+	pos := map[string]int{}
+	for i, p := range paths {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Errorf("listed module %s not in the archive", p)
+		}
+		pos[strings.ReplaceAll(strings.TrimSuffix(filepath.Base(p), ".ko"), "-", "_")] = i
+	}
+	for _, want := range []string{"virtio_net", "virtio_pci", "virtio_blk", "virtio_scsi", "ata_piix", "ahci", "sd_mod", "sr_mod", "cdrom", "isofs", "vfat", "fat", "nls_utf8", "e1000"} {
+		if _, ok := pos[want]; !ok {
+			t.Errorf("module %s not in the ramdisk", want)
+		}
+	}
+	// Dependencies as the modules declare them (checked with the kernel's
+	// own modinfo data, read back from the extracted files).
+	for before, after := range map[string]string{"virtio": "virtio_net", "virtio_ring": "virtio_pci", "net_failover": "virtio_net", "libata": "ata_piix", "libahci": "ahci", "scsi_mod": "sd_mod", "cdrom": "isofs", "fat": "vfat", "t10_pi": "sd_mod"} {
+		if pos[before] >= pos[after] {
+			t.Errorf("%s loads at %d, not before %s at %d", before, pos[before], after, pos[after])
+		}
+	}
+}
+
+// TestCompressedModules: a tree of .ko.xz modules gives the same
+// modules, decompressed, as the plain tree.
+func TestCompressedModules(t *testing.T) {
+	b := build(t)
+	plain, err := ramdisk.OpenModuleTree(b.kernel.ModulesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := plain.Resolve([]string{"vfat", "isofs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, m := range want {
+		p := filepath.Join(dir, m.Path+".xz")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		w, err := xz.NewWriter(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(m.Data); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	xzTree, err := ramdisk.OpenModuleTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := xzTree.Resolve([]string{"vfat", "isofs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d modules from .ko.xz, %d from .ko", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Name != want[i].Name || got[i].Path != want[i].Path || !bytes.Equal(got[i].Data, want[i].Data) {
+			t.Errorf("module %d: %s %s differs from %s %s", i, got[i].Name, got[i].Path, want[i].Name, want[i].Path)
+		}
+	}
+	if _, err := plain.Resolve([]string{"no_such_module"}); err == nil || !strings.Contains(err.Error(), "no_such_module: not in") {
+		t.Errorf("unknown module: %v", err)
+	}
+}
+
+// listenIn listens on the first free port of 127.0.0.1:[lo, hi].
+func listenIn(t *testing.T, lo, hi int) net.Listener {
+	t.Helper()
+	for p := lo; p <= hi; p++ {
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+			return l
+		}
+	}
+	t.Fatalf("no free port in %d-%d", lo, hi)
+	return nil
+}
+
+func TestBootsInQEMU(t *testing.T) {
+	need(t, "qemu-system-x86_64")
+	b := build(t)
+
+	token := make([]byte, 8)
+	_, _ = rand.Read(token)
+	hello := "hello-" + hex.EncodeToString(token)
+	l := listenIn(t, 6660, 6679)
+	var mu sync.Mutex
+	var asked []string
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		if r.URL.Path != "/hello" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintln(w, hello)
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	port := l.Addr().(*net.TCPAddr).Port
+
+	cases := []struct {
+		nic, mac, bootif, module string
+	}{
+		// pxelinux's form of BOOTIF, as the issue gives it.
+		{"virtio-net-pci", "52:54:00:6a:00:01", "01-52-54-00-6a-00-01", "virtio_net"},
+		// Ironic 21.4's ipxe_config.template passes BOOTIF=${mac}.
+		{"e1000", "52:54:00:6a:00:02", "52:54:00:6a:00:02", "e1000"},
+	}
+	for _, c := range cases {
+		t.Run(c.nic, func(t *testing.T) {
+			// The deploy kernel's command line as ipxe_config.template builds
+			// it: "selinux=0 troubleshoot=0 text <pxe_append_params>
+			// BOOTIF=${mac} initrd=deploy_ramdisk", pxe_append_params being
+			// [pxe]kernel_append_params and the agent's parameters.
+			cmdline := fmt.Sprintf("selinux=0 troubleshoot=0 text nofb nomodeset console=ttyS0 "+
+				"ipa-api-url=http://10.0.2.2:6385 ipa-global-request-id=req-6a goironic-test-port=%d BOOTIF=%s initrd=deploy_ramdisk",
+				port, c.bootif)
+			console, elapsed, toMarker, exited := runVM(t, b.out, c.nic, c.mac, cmdline)
+			m := regexp.MustCompile(`GOIRONIC-RAMDISK-OK hello=(\S+) addr=(\S+) iface=(\S+) mac=(\S+) bootif=(\S+) api=(\S+) loaded=(\d+) modules=(\S+)`).FindStringSubmatch(console)
+			if m == nil {
+				t.Fatalf("no marker within %s (exited: %v); console:\n%s", vmTimeout, exited, tail(console, 6000))
+			}
+			t.Logf("%s: marker after %s, VM ran %s; %s", c.nic, toMarker.Round(time.Millisecond), elapsed.Round(time.Millisecond), m[0][:min(len(m[0]), 200)])
+			if m[1] != hello {
+				t.Errorf("the guest got %q from /hello, want %q", m[1], hello)
+			}
+			if m[2] != "10.0.2.15/24" {
+				t.Errorf("DHCP address %s, want QEMU's 10.0.2.15/24", m[2])
+			}
+			if m[4] != c.mac || m[5] != c.mac {
+				t.Errorf("configured mac %s bootif %s, want %s", m[4], m[5], c.mac)
+			}
+			if m[6] != "http://10.0.2.2:6385" {
+				t.Errorf("ipa-api-url %s", m[6])
+			}
+			mods := strings.Split(m[8], ",")
+			if m[7] != fmt.Sprint(len(b.out.Manifest.Modules)) {
+				t.Errorf("loaded %s module files, the ramdisk has %d", m[7], len(b.out.Manifest.Modules))
+			}
+			for _, want := range []string{c.module, "virtio_pci", "sd_mod", "sr_mod", "isofs", "vfat", "ata_piix"} {
+				if !slices.Contains(mods, want) {
+					t.Errorf("module %s not loaded: %v", want, mods)
+				}
+			}
+			if !exited || !strings.Contains(console, "reboot: Power down") {
+				t.Errorf("the VM did not power itself off (exited %v); console end:\n%s", exited, tail(console, 2000))
+			}
+		})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(strings.Join(asked, " "), "/hello"); n != len(cases) {
+		t.Errorf("the server saw %v, want /hello once per VM", asked)
+	}
+}
+
+// runVM boots kernel and initramfs with a NIC of model nic; it returns
+// the serial console, how long QEMU ran, when the marker appeared, and
+// whether QEMU ended by itself (the guest powered off) rather than being
+// killed at vmTimeout.
+func runVM(t *testing.T, o ramdisk.Output, nic, mac, cmdline string) (string, time.Duration, time.Duration, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), vmTimeout)
+	defer cancel()
+	serial := filepath.Join(t.TempDir(), "console.log")
+	cmd := exec.CommandContext(ctx, "qemu-system-x86_64", "-machine", "accel=tcg", "-m", "512",
+		"-nographic", "-no-reboot", "-nodefaults", "-serial", "file:"+serial,
+		"-kernel", o.Kernel, "-initrd", o.Initramfs, "-append", cmdline,
+		"-netdev", "user,id=n0", "-device", nic+",netdev=n0,mac="+mac)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var toMarker time.Duration
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	ended := false
+loop:
+	for {
+		select {
+		case err := <-exited:
+			ended = err == nil
+			if err != nil {
+				t.Logf("qemu: %v\n%s", err, out.String())
+			}
+			break loop
+		case <-tick.C:
+			if toMarker == 0 {
+				if b, _ := os.ReadFile(serial); bytes.Contains(b, []byte("GOIRONIC-RAMDISK-")) {
+					toMarker = time.Since(start)
+				}
+			}
+		}
+	}
+	elapsed := time.Since(start)
+	b, _ := os.ReadFile(serial)
+	if toMarker == 0 && bytes.Contains(b, []byte("GOIRONIC-RAMDISK-")) {
+		toMarker = elapsed
+	}
+	return string(b), elapsed, toMarker, ended && ctx.Err() == nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
