@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -410,4 +411,66 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// TestCommand runs cmd/ironic-ramdisk as a user would: it prints the
+// sizes and writes the same bytes as the library; its mistakes are
+// reported, not built.
+func TestCommand(t *testing.T) {
+	b := build(t)
+	bin := filepath.Join(t.TempDir(), "ironic-ramdisk")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/ironic-ramdisk").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cache, err := ramdisk.DefaultCacheDir() // where build fetched the kernel
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	cmd := exec.Command(bin, "build", "-o", out, "-name", "n1", "-agent", filepath.Join(sharedDir, "testinit"), "-cache", cache, "-kernel-version", b.kernel.Version)
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ironic-ramdisk build: %v\n%s", err, errOut(err))
+	}
+	for _, re := range []string{
+		`(?m)^kernel +` + regexp.QuoteMeta(filepath.Join(out, "n1.kernel")) + ` +` + fmt.Sprint(b.out.KernelSize) + ` bytes \(` + b.kernel.Package + `, `,
+		`(?m)^initramfs +` + regexp.QuoteMeta(filepath.Join(out, "n1.initramfs")) + ` +` + fmt.Sprint(b.out.InitramfsSize) + ` bytes \(34 modules: virtio_ring `,
+	} {
+		if !regexp.MustCompile(re).Match(stdout) {
+			t.Errorf("output lacks %s:\n%s", re, stdout)
+		}
+	}
+	for _, f := range [][2]string{{b.out.Kernel, "n1.kernel"}, {b.out.Initramfs, "n1.initramfs"}} {
+		want, _ := os.ReadFile(f[0])
+		got, err := os.ReadFile(filepath.Join(out, f[1]))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s differs from the library's build (%v)", f[1], err)
+		}
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "usage: ironic-ramdisk build -o DIR"},
+		{[]string{"build"}, "usage: ironic-ramdisk build -o DIR"},
+		{[]string{"build", "-o", out}, "no -agent given and no ./cmd/ironic-agent here"},
+		{[]string{"build", "-o", out, "-agent", "/bin/ls", "-cache", cache, "-kernel-version", b.kernel.Version}, "dynamically linked"},
+		{[]string{"build", "-o", out, "-agent", filepath.Join(sharedDir, "testinit"), "-cache", cache, "-kernel-version", b.kernel.Version, "-modules", "vfat,no_such_mod"}, "module no_such_mod: not in"},
+	} {
+		cmd := exec.Command(bin, c.args...)
+		cmd.Dir = t.TempDir()
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("ironic-ramdisk %v: %v, %q; want an error with %q", c.args, err, out, c.want)
+		}
+	}
+}
+
+func errOut(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(ee.Stderr)
+	}
+	return ""
 }
