@@ -97,7 +97,18 @@ func build(t *testing.T) built {
 			shared.err = err
 			return
 		}
-		if shared.kernel, shared.err = (ramdisk.KernelFetcher{Run: ramdisk.ExecRunner{}, CacheDir: cache}).Fetch(ctx, ""); shared.err != nil {
+		fetcher := ramdisk.KernelFetcher{Run: ramdisk.ExecRunner{}, CacheDir: cache}
+		shared.kernel, shared.err = fetcher.Fetch(ctx, "")
+		if shared.err != nil && os.Geteuid() == 0 {
+			// Stale package lists name a kernel the mirror no longer has:
+			// refresh them, as scripts/install-test-deps.sh does, and retry.
+			if out, err := exec.CommandContext(ctx, "apt-get", "update", "-q").CombinedOutput(); err != nil {
+				shared.err = fmt.Errorf("%w; apt-get update: %v\n%s", shared.err, err, out)
+				return
+			}
+			shared.kernel, shared.err = fetcher.Fetch(ctx, "")
+		}
+		if shared.err != nil {
 			return
 		}
 		shared.spec = ramdisk.Spec{Init: init}
