@@ -318,6 +318,19 @@ func TestBootsInQEMU(t *testing.T) {
 		// Ironic 21.4's ipxe_config.template passes BOOTIF=${mac}.
 		{"e1000", "52:54:00:6a:00:02", "52:54:00:6a:00:02", "e1000"},
 	}
+	t.Run("BOOTIF of no NIC", func(t *testing.T) {
+		// The set-up fails, says why, and the VM still powers off.
+		cmdline := fmt.Sprintf("console=ttyS0 ipa-api-url=http://10.0.2.2:6385 goironic-test-port=%d BOOTIF=01-52-54-00-6a-00-99", port)
+		console, elapsed, _, exited := runVM(t, b.out, "virtio-net-pci", "52:54:00:6a:00:03", cmdline)
+		want := "GOIRONIC-RAMDISK-FAIL set-up: no network interface with BOOTIF's MAC 52:54:00:6a:00:99 after 5s (interfaces: lo= eth0=52:54:00:6a:00:03)"
+		if !strings.Contains(console, want) {
+			t.Errorf("console lacks %q:\n%s", want, tail(console, 4000))
+		}
+		if !exited || !strings.Contains(console, "reboot: Power down") {
+			t.Errorf("the VM did not power itself off (exited %v)", exited)
+		}
+		t.Logf("failed and powered off in %s", elapsed.Round(time.Millisecond))
+	})
 	for _, c := range cases {
 		t.Run(c.nic, func(t *testing.T) {
 			// The deploy kernel's command line as ipxe_config.template builds

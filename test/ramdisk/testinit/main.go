@@ -38,7 +38,11 @@ func main() {
 func run(console io.Writer, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	r, err := boot.Linux(log).Run(ctx)
+	setup := boot.Linux(log)
+	// A BOOTIF no NIC has fails the test's VM in seconds, not the
+	// default's half minute.
+	setup.LinkWait = 5 * time.Second
+	r, err := setup.Run(ctx)
 	if err != nil {
 		return fmt.Errorf("set-up: %w", err)
 	}
