@@ -103,7 +103,7 @@ func build(t *testing.T) built {
 			// Stale package lists name a kernel the mirror no longer has:
 			// refresh them, as scripts/install-test-deps.sh does, and retry.
 			if out, err := exec.CommandContext(ctx, "apt-get", "update", "-q").CombinedOutput(); err != nil {
-				shared.err = fmt.Errorf("%w; apt-get update: %v\n%s", shared.err, err, out)
+				shared.err = fmt.Errorf("%w; apt-get update: %w\n%s", shared.err, err, out)
 				return
 			}
 			shared.kernel, shared.err = fetcher.Fetch(ctx, "")
