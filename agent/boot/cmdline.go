@@ -67,85 +67,56 @@ func ParseCmdline(cmdline string) (Params, error) {
 		}
 		p.All[k] = v
 	}
-	var errs []error
-	bad := func(k string, err error) {
-		errs = append(errs, fmt.Errorf("kernel parameter %s=%q: %w", k, p.All[k], err))
+	strs := map[string]*string{
+		"ipa-api-url": &p.APIURL, "ipa-agent-token": &p.AgentToken,
+		"ipa-global-request-id": &p.GlobalRequestID, "ipa-inspection-callback-url": &p.InspectionCallbackURL,
+		"ipa-advertise-host": &p.AdvertiseHost, "ipa-advertise-protocol": &p.AdvertiseProtocol,
+		"ipa-listen-host": &p.ListenHost, "ipa-network-interface": &p.NetworkInterface,
 	}
+	bools := map[string]*bool{
+		"ipa-agent-token-required": &p.AgentTokenRequired, "ipa-insecure": &p.Insecure, "ipa-standalone": &p.Standalone,
+	}
+	ports := map[string]*int{"ipa-advertise-port": &p.AdvertisePort, "ipa-listen-port": &p.ListenPort}
+	seconds := map[string]*time.Duration{"ipa-lookup-timeout": &p.LookupTimeout, "ipa-lookup-interval": &p.LookupInterval}
+	var errs []error
 	for _, k := range order {
 		v := p.All[k]
-		switch k {
-		case "ipa-api-url":
-			p.APIURL = v
-		case "ipa-agent-token":
-			p.AgentToken = v
-		case "ipa-agent-token-required":
-			if b, err := parseBool(v); err != nil {
-				bad(k, err)
-			} else {
-				p.AgentTokenRequired = b
-			}
-		case "BOOTIF":
-			if mac, err := NormalizeBootIF(v); err != nil {
-				bad(k, err)
-			} else {
+		var err error
+		switch {
+		case k == "BOOTIF":
+			var mac string
+			if mac, err = NormalizeBootIF(v); err == nil {
 				p.BootIF = mac
 			}
-		case "ipa-debug":
-			if b, err := parseBool(v); err != nil {
-				bad(k, err)
-			} else {
+		case k == "ipa-debug":
+			var b bool
+			if b, err = parseBool(v); err == nil {
 				p.Debug = &b
 			}
-		case "ipa-global-request-id":
-			p.GlobalRequestID = v
-		case "ipa-inspection-callback-url":
-			p.InspectionCallbackURL = v
-		case "ipa-advertise-host":
-			p.AdvertiseHost = v
-		case "ipa-advertise-port":
-			if n, err := parsePort(v); err != nil {
-				bad(k, err)
-			} else {
-				p.AdvertisePort = n
+		case strs[k] != nil:
+			*strs[k] = v
+		case bools[k] != nil:
+			var b bool
+			if b, err = parseBool(v); err == nil {
+				*bools[k] = b
 			}
-		case "ipa-advertise-protocol":
-			p.AdvertiseProtocol = v
-		case "ipa-listen-host":
-			p.ListenHost = v
-		case "ipa-listen-port":
-			if n, err := parsePort(v); err != nil {
-				bad(k, err)
-			} else {
-				p.ListenPort = n
+		case ports[k] != nil:
+			var n int
+			if n, err = parsePort(v); err == nil {
+				*ports[k] = n
 			}
-		case "ipa-lookup-timeout":
-			if n, err := strconv.Atoi(v); err != nil || n < 0 {
-				bad(k, errors.New("not a number of seconds"))
+		case seconds[k] != nil:
+			n, perr := strconv.Atoi(v)
+			if perr != nil || n < 0 {
+				err = errors.New("not a number of seconds")
 			} else {
-				p.LookupTimeout = time.Duration(n) * time.Second
+				*seconds[k] = time.Duration(n) * time.Second
 			}
-		case "ipa-lookup-interval":
-			if n, err := strconv.Atoi(v); err != nil || n < 0 {
-				bad(k, errors.New("not a number of seconds"))
-			} else {
-				p.LookupInterval = time.Duration(n) * time.Second
-			}
-		case "ipa-insecure":
-			if b, err := parseBool(v); err != nil {
-				bad(k, err)
-			} else {
-				p.Insecure = b
-			}
-		case "ipa-standalone":
-			if b, err := parseBool(v); err != nil {
-				bad(k, err)
-			} else {
-				p.Standalone = b
-			}
-		case "ipa-network-interface":
-			p.NetworkInterface = v
 		default:
 			p.Unknown = append(p.Unknown, k)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("kernel parameter %s=%q: %w", k, v, err))
 		}
 	}
 	return p, errors.Join(errs...)

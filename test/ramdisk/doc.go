@@ -10,5 +10,6 @@
 // and checks the build is reproducible.
 //
 // Without qemu-system-x86_64 (or apt-get/dpkg-deb, or cpio) the tests
-// skip, unless IRONIC_TEST_REQUIRE_QEMU=1. It uses TCP ports 6660-6679.
+// skip, unless IRONIC_TEST_REQUIRE_QEMU=1. The host's server listens on
+// an ephemeral port of 127.0.0.1 (the guest reaches it as 10.0.2.2).
 package ramdisk
