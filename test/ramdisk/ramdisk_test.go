@@ -152,18 +152,7 @@ func TestSizesAndReproducible(t *testing.T) {
 func TestDebianCPIOListsTheRamdisk(t *testing.T) {
 	need(t, "cpio")
 	b := build(t)
-	raw, err := os.ReadFile(b.out.Initramfs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	archive := gunzip(t, b.out.Initramfs)
 	dir := t.TempDir()
 	cmd := exec.Command("cpio", "-i", "-d", "--quiet", "--no-absolute-filenames", "init", "etc/*", "lib/*")
 	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(archive)
@@ -463,6 +452,32 @@ func TestCommand(t *testing.T) {
 		}
 	}
 
+	// Without -agent, in a source tree with cmd/ironic-agent, the command
+	// builds that package static and makes it /init.
+	src := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":                   "module example.com/agentsrc\n\ngo 1.22\n",
+		"cmd/ironic-agent/main.go": "package main\n\nfunc main() { println(\"agent-from-source\") }\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd = exec.Command(bin, "build", "-o", out, "-name", "src", "-cache", cache, "-kernel-version", b.kernel.Version, "-modules", "isofs")
+	cmd.Dir = src
+	if stdout, err := cmd.Output(); err != nil || !strings.Contains(string(stdout), "(2 modules: cdrom isofs)") {
+		t.Fatalf("build from source: %v %s\n%s", err, stdout, errOut(err))
+	}
+	if names := cpioNames(t, filepath.Join(out, "src.initramfs")); !slices.Contains(names, "init") || !slices.Contains(names, "lib/modules/"+b.kernel.Version+"/kernel/fs/isofs/isofs.ko") {
+		t.Errorf("src.initramfs holds %v", names)
+	}
+	if init := cpioFile(t, filepath.Join(out, "src.initramfs"), "init"); !bytes.Contains(init, []byte("agent-from-source")) || ramdisk.CheckStatic(init) != nil {
+		t.Errorf("/init is not the static build of ./cmd/ironic-agent (%d bytes)", len(init))
+	}
+
 	for _, c := range []struct {
 		args []string
 		want string
@@ -488,4 +503,51 @@ func errOut(err error) string {
 		return string(ee.Stderr)
 	}
 	return ""
+}
+
+// cpioNames lists an initramfs with Debian's cpio.
+func cpioNames(t *testing.T, initramfs string) []string {
+	t.Helper()
+	need(t, "cpio")
+	cmd := exec.Command("cpio", "-t", "--quiet")
+	cmd.Stdin = bytes.NewReader(gunzip(t, initramfs))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("cpio -t: %v", err)
+	}
+	return strings.Fields(string(out))
+}
+
+// cpioFile extracts one file of an initramfs with Debian's cpio.
+func cpioFile(t *testing.T, initramfs, name string) []byte {
+	t.Helper()
+	need(t, "cpio")
+	dir := t.TempDir()
+	cmd := exec.Command("cpio", "-i", "-d", "--quiet", "--no-absolute-filenames", name)
+	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(gunzip(t, initramfs))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cpio -i: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func gunzip(t *testing.T, p string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
