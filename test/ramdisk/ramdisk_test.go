@@ -26,6 +26,9 @@ import (
 
 	"github.com/goironic/ironic/agent/boot"
 	"github.com/goironic/ironic/agent/ramdisk"
+	"github.com/goironic/ironic/drivers/pxe"
+	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/states"
 )
 
 const (
@@ -290,17 +293,18 @@ func TestBootsInQEMU(t *testing.T) {
 	t.Cleanup(func() { _ = srv.Close() })
 	port := l.Addr().(*net.TCPAddr).Port
 
+	// The kernel command line is the one our ipxe_config gives a node
+	// in deploy wait (Ironic 21.4's ipxe_config.template); iPXE gives
+	// BOOTIF=${mac} (the e1000 run), pxelinux 01-aa-bb-... (virtio).
 	cases := []struct {
 		nic, mac, bootif, module string
 	}{
-		// pxelinux's form of BOOTIF, as the issue gives it.
 		{"virtio-net-pci", "52:54:00:6a:00:01", "01-52-54-00-6a-00-01", "virtio_net"},
-		// Ironic 21.4's ipxe_config.template passes BOOTIF=${mac}.
 		{"e1000", "52:54:00:6a:00:02", "52:54:00:6a:00:02", "e1000"},
 	}
 	t.Run("BOOTIF of no NIC", func(t *testing.T) {
 		// The set-up fails, says why, and the VM still powers off.
-		cmdline := fmt.Sprintf("console=ttyS0 ipa-api-url=http://10.0.2.2:6385 goironic-test-port=%d BOOTIF=01-52-54-00-6a-00-99", port)
+		cmdline := deployCmdline(t, port, "52:54:00:6a:00:99")
 		console, elapsed, _, exited := runVM(t, b.out, "virtio-net-pci", "52:54:00:6a:00:03", cmdline)
 		want := "GOIRONIC-RAMDISK-FAIL set-up: no network interface with BOOTIF's MAC 52:54:00:6a:00:99 after 5s (interfaces: lo= eth0=52:54:00:6a:00:03)"
 		if !strings.Contains(console, want) {
@@ -313,13 +317,12 @@ func TestBootsInQEMU(t *testing.T) {
 	})
 	for _, c := range cases {
 		t.Run(c.nic, func(t *testing.T) {
-			// The deploy kernel's command line as ipxe_config.template builds
-			// it: "selinux=0 troubleshoot=0 text <pxe_append_params>
-			// BOOTIF=${mac} initrd=deploy_ramdisk", pxe_append_params being
-			// [pxe]kernel_append_params and the agent's parameters.
-			cmdline := fmt.Sprintf("selinux=0 troubleshoot=0 text nofb nomodeset console=ttyS0 "+
-				"ipa-api-url=http://10.0.2.2:6385 ipa-global-request-id=req-6a goironic-test-port=%d BOOTIF=%s initrd=deploy_ramdisk",
-				port, c.bootif)
+			cmdline := deployCmdline(t, port, c.mac)
+			if c.bootif != c.mac {
+				// pxelinux's form instead of iPXE's ${mac}.
+				cmdline = strings.Replace(cmdline, "BOOTIF="+c.mac, "BOOTIF="+c.bootif, 1)
+			}
+			t.Logf("kernel command line: %s", cmdline)
 			console, elapsed, toMarker, exited := runVM(t, b.out, c.nic, c.mac, cmdline)
 			m := regexp.MustCompile(`GOIRONIC-RAMDISK-OK hello=(\S+) addr=(\S+) iface=(\S+) mac=(\S+) bootif=(\S+) api=(\S+) loaded=(\d+) modules=(\S+)`).FindStringSubmatch(console)
 			if m == nil {
@@ -550,4 +553,33 @@ func gunzip(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// deployCmdline renders the iPXE script drivers/pxe serves a node in
+// deploy wait ([pxe]kernel_append_params with the serial console and
+// the test server's port) and returns its kernel line's parameters as
+// iPXE passes them to the kernel, ${mac} expanded to mac.
+func deployCmdline(t *testing.T, port int, mac string) string {
+	t.Helper()
+	s, err := pxe.NewScripter(pxe.ScriptConfig{
+		HTTPURL:            "http://10.0.2.2:8080",
+		KernelAppendParams: fmt.Sprintf("nofb nomodeset console=ttyS0 goironic-test-port=%d", port),
+		APIURL:             "http://10.0.2.2:6385",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := s.Render(pxe.ScriptNode{UUID: "6a6a6a6a-0000-4000-8000-000000000001", ProvisionState: states.DeployWait,
+		DeployInterface: "direct", DriverInfo: pyjson.DictOf("deploy_kernel", "http://10.0.2.2:8080/deploy.kernel", "deploy_ramdisk", "http://10.0.2.2:8080/deploy.initramfs")})
+	if script.Problem != "" {
+		t.Fatalf("ipxe_config: %s", script.Problem)
+	}
+	for _, l := range strings.Split(script.Body, "\n") {
+		if rest, ok := strings.CutPrefix(l, "kernel http://10.0.2.2:8080/deploy.kernel "); ok {
+			params, _, _ := strings.Cut(rest, " || ")
+			return strings.ReplaceAll(params, "${mac}", mac)
+		}
+	}
+	t.Fatalf("no kernel line in the deploy script:\n%s", script.Body)
+	return ""
 }
