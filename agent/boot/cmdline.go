@@ -35,8 +35,8 @@ type Params struct {
 	NetworkInterface      string        // ipa-network-interface
 	// All holds every key=value word, those above included, by key.
 	All map[string]string
-	// Unknown lists the keys none of the fields above reads, sorted as
-	// they appeared.
+	// Unknown lists the keys none of the fields above reads, in the
+	// order they first appeared.
 	Unknown []string
 }
 

@@ -136,10 +136,10 @@ type Result struct {
 
 // Addr returns the first configured address (invalid when none).
 func (r Result) Addr() netip.Addr {
-	for _, i := range r.Interfaces {
-		return i.Lease.Addr.Addr()
+	if len(r.Interfaces) == 0 {
+		return netip.Addr{}
 	}
-	return netip.Addr{}
+	return r.Interfaces[0].Lease.Addr.Addr()
 }
 
 // Run mounts, reads the command line, loads the modules and brings the

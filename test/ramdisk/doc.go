@@ -4,8 +4,8 @@
 // runs on the host, prints a marker and powers off), takes Debian's
 // kernel (apt-get download into the user cache, never installed), and
 // boots both in QEMU (TCG, user networking) with the kernel command line
-// Ironic's iPXE template gives, once with a virtio NIC and once with an
-// e1000, asserting the marker, the address, the modules and that the VM
+// drivers/pxe's ipxe_config gives a node in deploy wait (Ironic 21.4's
+// template), once with a virtio NIC and once with an e1000, asserting the marker, the address, the modules and that the VM
 // powered itself off. It also reads the archive back with Debian's cpio
 // and checks the build is reproducible.
 //
