@@ -16,10 +16,12 @@ func Example() {
 	}
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(boot.Console(), nil))
-	res, err := boot.Linux(log).Run(ctx)
+	setup := boot.Linux(log)
+	res, err := setup.Run(ctx)
 	if err != nil {
 		log.ErrorContext(ctx, "ramdisk set-up", "err", err) // no address: lookup will fail and say so
 	}
+	go setup.KeepLeases(ctx, res.Interfaces) // renew the DHCP leases while the agent runs
 	_ = res.Params.APIURL     // ipa-api-url
 	_ = res.Params.AgentToken // ipa-agent-token
 	_ = res.Addr()            // the DHCP address, to advertise

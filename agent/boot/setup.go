@@ -342,3 +342,67 @@ func (s *Setup) writeResolvConf(ifaces []Interface) error {
 
 // MACString formats a hardware address as Links report it.
 func MACString(hw net.HardwareAddr) string { return strings.ToLower(hw.String()) }
+
+// KeepLeases renews each interface's lease until ctx ends, as a DHCP
+// client daemon would for the agent's hours of cleaning or deploying: at
+// half of a lease's time (T1) it asks for a lease again (a full
+// exchange, which servers answer with the same address) and configures
+// what it gets; a failed renewal is retried at half of what is left,
+// and a lost address is logged, not removed. Leases without a time are
+// not renewed. It returns when ctx ends.
+func (s *Setup) KeepLeases(ctx context.Context, ifaces []Interface) {
+	var wg sync.WaitGroup
+	for _, i := range ifaces {
+		if i.Lease.Time <= 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.keepLease(ctx, i)
+		}()
+	}
+	wg.Wait()
+}
+
+// minRenewWait keeps a failing renewal from spinning.
+const minRenewWait = 10 * time.Second
+
+func (s *Setup) keepLease(ctx context.Context, i Interface) {
+	left := i.Lease.Time
+	wait := left / 2
+	for {
+		if err := s.Sleep(ctx, max(wait, minRenewWait)); err != nil {
+			return
+		}
+		left -= max(wait, minRenewWait)
+		rctx, cancel := context.WithTimeout(ctx, min(s.DHCPTimeout, max(left, minRenewWait)))
+		l, err := s.DHCP.Lease(rctx, i.Name)
+		cancel()
+		if err == nil {
+			err = s.Links.Configure(i.Name, l)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			if left <= 0 {
+				s.Log.ErrorContext(ctx, "DHCP lease expired without renewal; keeping the address", "interface", i.Name, "addr", i.Lease.Addr, "err", err)
+				left = i.Lease.Time
+			} else {
+				s.Log.WarnContext(ctx, "DHCP renewal failed", "interface", i.Name, "left", left, "err", err)
+			}
+			wait = left / 2
+			continue
+		}
+		if l.Addr != i.Lease.Addr {
+			s.Log.WarnContext(ctx, "DHCP gave another address", "interface", i.Name, "old", i.Lease.Addr, "new", l.Addr)
+		}
+		s.Log.InfoContext(ctx, "DHCP lease renewed", "interface", i.Name, "addr", l.Addr, "time", l.Time)
+		i.Lease = l
+		if l.Time <= 0 {
+			return
+		}
+		left, wait = l.Time, l.Time/2
+	}
+}
