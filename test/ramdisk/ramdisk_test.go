@@ -328,7 +328,11 @@ func TestBootsInQEMU(t *testing.T) {
 			if m == nil {
 				t.Fatalf("no marker within %s (exited: %v); console:\n%s", vmTimeout, exited, tail(console, 6000))
 			}
-			t.Logf("%s: marker after %s, VM ran %s; %s", c.nic, toMarker.Round(time.Millisecond), elapsed.Round(time.Millisecond), m[0][:min(len(m[0]), 200)])
+			initAt := "?"
+			if im := regexp.MustCompile(`\[\s*([0-9.]+)\] Run /init as init process`).FindStringSubmatch(console); im != nil {
+				initAt = im[1] + " s"
+			}
+			t.Logf("%s: /init started at %s (guest clock), marker after %s, VM ran %s; %s", c.nic, initAt, toMarker.Round(time.Millisecond), elapsed.Round(time.Millisecond), m[0][:min(len(m[0]), 200)])
 			if m[1] != hello {
 				t.Errorf("the guest got %q from /hello, want %q", m[1], hello)
 			}
