@@ -22,9 +22,9 @@ func Example() {
 		log.ErrorContext(ctx, "ramdisk set-up", "err", err) // no address: lookup will fail and say so
 	}
 	go setup.KeepLeases(ctx, res.Interfaces) // renew the DHCP leases while the agent runs
-	_ = res.Params.APIURL     // ipa-api-url
-	_ = res.Params.AgentToken // ipa-agent-token
-	_ = res.Addr()            // the DHCP address, to advertise
+	_ = res.Params.APIURL                    // ipa-api-url
+	_ = res.Params.AgentToken                // ipa-agent-token
+	_ = res.Addr()                           // the DHCP address, to advertise
 	// ... run the agent; standby.power_off ends with:
 	if err := (boot.LinuxPower{}).PowerOff(); err != nil {
 		log.ErrorContext(ctx, "power off", "err", err)

@@ -86,23 +86,30 @@ func (f KernelFetcher) Fetch(ctx context.Context, version string) (Kernel, error
 	if _, err := os.Stat(filepath.Join(dir, "unpacked")); err == nil {
 		return k, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Download and unpack beside the cache entry, then rename it into
+	// place, so that another build fetching the same kernel at the same
+	// time never sees half a tree.
+	if err := os.MkdirAll(f.CacheDir, 0o755); err != nil {
 		return Kernel{}, err
 	}
-	if _, err := f.Run.Run(ctx, dir, "apt-get", "download", pkg); err != nil {
+	tmp, err := os.MkdirTemp(f.CacheDir, pkg+".tmp-")
+	if err != nil {
+		return Kernel{}, err
+	}
+	defer os.RemoveAll(tmp)
+	if _, err := f.Run.Run(ctx, tmp, "apt-get", "download", pkg); err != nil {
 		return Kernel{}, fmt.Errorf("downloading %s: %w", pkg, err)
 	}
-	debs, _ := filepath.Glob(filepath.Join(dir, pkg+"_*.deb"))
+	debs, _ := filepath.Glob(filepath.Join(tmp, pkg+"_*.deb"))
 	if len(debs) == 0 {
-		return Kernel{}, fmt.Errorf("downloading %s: no .deb in %s", pkg, dir)
+		return Kernel{}, fmt.Errorf("downloading %s: no .deb in %s", pkg, tmp)
 	}
-	root := filepath.Join(dir, "root")
-	_ = os.RemoveAll(root)
-	if _, err := f.Run.Run(ctx, dir, "dpkg-deb", "-x", debs[len(debs)-1], root); err != nil {
+	if _, err := f.Run.Run(ctx, tmp, "dpkg-deb", "-x", debs[len(debs)-1], filepath.Join(tmp, "root")); err != nil {
 		return Kernel{}, fmt.Errorf("unpacking %s: %w", pkg, err)
 	}
 	for _, p := range []string{k.Vmlinuz, k.ModulesDir} {
-		if _, err := os.Stat(p); err != nil {
+		rel, _ := filepath.Rel(dir, p)
+		if _, err := os.Stat(filepath.Join(tmp, rel)); err != nil {
 			return Kernel{}, fmt.Errorf("%s: %w", pkg, err)
 		}
 	}
@@ -110,8 +117,18 @@ func (f KernelFetcher) Fetch(ctx context.Context, version string) (Kernel, error
 	for _, d := range debs {
 		_ = os.Remove(d)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "unpacked"), []byte(pkg+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "unpacked"), []byte(pkg+"\n"), 0o644); err != nil {
 		return Kernel{}, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, "unpacked")); serr == nil {
+			return k, nil // another build got there first
+		}
+		// A leftover of an interrupted fetch (older layouts): replace it.
+		_ = os.RemoveAll(dir)
+		if err := os.Rename(tmp, dir); err != nil {
+			return Kernel{}, err
+		}
 	}
 	return k, nil
 }
