@@ -4,11 +4,14 @@
 // kernel parameters from /proc/cmdline (ParseCmdline), brings up lo and
 // the NIC whose MAC is BOOTIF (every NIC without BOOTIF) with DHCPv4,
 // its address, default route and /etc/resolv.conf, logging to the
-// console; and, for the agent, a clean power off or reboot.
+// console, and keeps the leases; Init does all that as PID 1 and then
+// supervises the agent (this same binary run again as its child,
+// restarted when it ends, orphans reaped); and, for the agent, a clean
+// power off or reboot.
 //
 // Every effect goes through a small interface (Mounter, ModuleLoader,
-// Links, DHCP, Files), so Setup's logic is tested without being PID 1;
-// Linux returns the real ones.
+// Links, DHCP, Files, Starter, Reaper), so Setup's and Supervisor's
+// logic is tested without being PID 1; Linux and Init use the real ones.
 package boot
 
 // ModuleList is the file of the initramfs that lists, one absolute path

@@ -3,31 +3,35 @@ package boot_test
 import (
 	"context"
 	"log/slog"
+	"os"
 
 	"github.com/goironic/ironic/agent/boot"
 )
 
-// The agent's main, when it is the ramdisk's /init: set the machine up,
-// hand the kernel parameters to the agent, and power off at the end
-// (PID 1 must never return).
+// The agent's main when it is the ramdisk's /init. As PID 1, Init sets
+// the machine up and runs the same binary again as the agent, which
+// then reads IPA's parameters from /proc/cmdline.
 func Example() {
-	if !boot.IsInit() {
-		return // on a host: flags instead of /proc/cmdline
-	}
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(boot.Console(), nil))
-	setup := boot.Linux(log)
-	res, err := setup.Run(ctx)
-	if err != nil {
-		log.ErrorContext(ctx, "ramdisk set-up", "err", err) // no address: lookup will fail and say so
+	if boot.IsInit() {
+		boot.Init(ctx, log, boot.InitConfig{}) // never returns
 	}
-	go setup.KeepLeases(ctx, res.Interfaces) // renew the DHCP leases while the agent runs
-	_ = res.Params.APIURL                    // ipa-api-url
-	_ = res.Params.AgentToken                // ipa-agent-token
-	_ = res.Addr()                           // the DHCP address, to advertise
+	if boot.InRamdisk() {
+		cmdline, err := os.ReadFile("/proc/cmdline")
+		if err != nil {
+			log.ErrorContext(ctx, "kernel parameters", "err", err)
+		}
+		params, err := boot.ParseCmdline(string(cmdline))
+		if err != nil {
+			log.ErrorContext(ctx, "kernel parameters", "err", err) // the others still hold
+		}
+		_ = params.APIURL     // ipa-api-url
+		_ = params.AgentToken // ipa-agent-token
+		_ = params.BootIF     // the PXE NIC's MAC
+	}
 	// ... run the agent; standby.power_off ends with:
 	if err := (boot.LinuxPower{}).PowerOff(); err != nil {
 		log.ErrorContext(ctx, "power off", "err", err)
 	}
-	select {} // never return: the kernel panics when init exits
 }

@@ -1,7 +1,9 @@
 // Package ramdisk proves the deploy ramdisk in a VM: it builds the
-// initramfs with agent/ramdisk around a test-only /init (testinit, which
-// runs agent/boot's PID-1 set-up, fetches /hello from a server this test
-// runs on the host, prints a marker and powers off), takes Debian's
+// initramfs with agent/ramdisk around a test-only /init (testinit: as
+// PID 1 it runs agent/boot's Init; as the agent Init starts, its first
+// run leaves an orphan and crashes, its second fetches /hello from a
+// server this test runs on the host, prints a marker and powers off),
+// takes Debian's
 // kernel (apt-get download into the user cache, never installed), and
 // boots both in QEMU (TCG, user networking) with the kernel command line
 // drivers/pxe's ipxe_config gives a node in deploy wait (Ironic 21.4's

@@ -303,12 +303,17 @@ func TestBootsInQEMU(t *testing.T) {
 		{"e1000", "52:54:00:6a:00:02", "52:54:00:6a:00:02", "e1000"},
 	}
 	t.Run("BOOTIF of no NIC", func(t *testing.T) {
-		// The set-up fails, says why, and the VM still powers off.
+		// The set-up fails and says why, the agent finds no address, and
+		// the VM still powers off.
 		cmdline := deployCmdline(t, port, "52:54:00:6a:00:99")
 		console, elapsed, _, exited := runVM(t, b.out, "virtio-net-pci", "52:54:00:6a:00:03", cmdline)
-		want := "GOIRONIC-RAMDISK-FAIL set-up: no network interface with BOOTIF's MAC 52:54:00:6a:00:99 after 5s (interfaces: lo= eth0=52:54:00:6a:00:03)"
-		if !strings.Contains(console, want) {
-			t.Errorf("console lacks %q:\n%s", want, tail(console, 4000))
+		for _, want := range []string{
+			`msg="ramdisk set-up" err="no network interface with BOOTIF's MAC 52:54:00:6a:00:99 after 5s (interfaces: lo= eth0=52:54:00:6a:00:03)"`,
+			"GOIRONIC-RAMDISK-FAIL attempt=2 no NIC with BOOTIF's MAC 52:54:00:6a:00:99",
+		} {
+			if !strings.Contains(console, want) {
+				t.Errorf("console lacks %q:\n%s", want, tail(console, 4000))
+			}
 		}
 		if !exited || !strings.Contains(console, "reboot: Power down") {
 			t.Errorf("the VM did not power itself off (exited %v)", exited)
@@ -324,7 +329,7 @@ func TestBootsInQEMU(t *testing.T) {
 			}
 			t.Logf("kernel command line: %s", cmdline)
 			console, elapsed, toMarker, exited := runVM(t, b.out, c.nic, c.mac, cmdline)
-			m := regexp.MustCompile(`GOIRONIC-RAMDISK-OK hello=(\S+) addr=(\S+) iface=(\S+) mac=(\S+) bootif=(\S+) api=(\S+) loaded=(\d+) modules=(\S+)`).FindStringSubmatch(console)
+			m := regexp.MustCompile(`GOIRONIC-RAMDISK-OK attempt=2 hello=(\S+) addr=(\S+) iface=(\S+) mac=(\S+) bootif=(\S+) api=(\S+) loaded=(\d+)/(\d+) modules=(\S+)`).FindStringSubmatch(console)
 			if m == nil {
 				t.Fatalf("no marker within %s (exited: %v); console:\n%s", vmTimeout, exited, tail(console, 6000))
 			}
@@ -345,9 +350,22 @@ func TestBootsInQEMU(t *testing.T) {
 			if m[6] != "http://10.0.2.2:6385" {
 				t.Errorf("ipa-api-url %s", m[6])
 			}
-			mods := strings.Split(m[8], ",")
-			if m[7] != fmt.Sprint(len(b.out.Manifest.Modules)) {
-				t.Errorf("loaded %s module files, the ramdisk has %d", m[7], len(b.out.Manifest.Modules))
+			mods := strings.Split(m[9], ",")
+			if n := fmt.Sprint(len(b.out.Manifest.Modules)); m[7] != n || m[8] != n {
+				t.Errorf("%s of %s listed modules loaded, the ramdisk has %s", m[7], m[8], n)
+			}
+			// PID 1 supervised the agent: the first run crashed, leaving an
+			// orphan PID 1 reaped, and was started again.
+			for _, re := range []string{
+				`GOIRONIC-RAMDISK-CRASH attempt=1`,
+				`msg="agent ended" exit="pid \d+ exited with status 3" attempt=1`,
+				`msg="orphan reaped" exit="pid \d+ exited with status 0"`,
+				`msg="restarting the agent" after=1s`,
+				`msg="agent started" attempt=2 pid=\d+`,
+			} {
+				if !regexp.MustCompile(re).MatchString(console) {
+					t.Errorf("console: nothing matches %s", re)
+				}
 			}
 			for _, want := range []string{c.module, "virtio_pci", "sd_mod", "sr_mod", "isofs", "vfat", "ata_piix"} {
 				if !slices.Contains(mods, want) {
