@@ -7,7 +7,10 @@
 # take port 5000), and tempest with the unmodified ironic-tempest-plugin
 # (test/tempest; Debian 12 names it ironic-tempest-plugin, not python3-*),
 # QEMU with its iPXE ROMs (test/ipxe boots a VM that chains the
-# ipxe_config endpoint; TCG, no KVM needed), genisoimage (isoinfo
+# ipxe_config endpoint, and test/ramdisk boots our deploy ramdisk with
+# Debian's kernel, fetched by apt-get download and never installed; TCG,
+# no KVM needed), cpio (test/ramdisk and agent/ramdisk read our
+# initramfs back with GNU cpio), genisoimage (isoinfo
 # reads the config drives we build; Ironic's own build_configdrive writes
 # the reference ones with it), openipmi (test/ipmisim runs its
 # ipmi_sim as the BMC that ipmitool drives; socat serves the
@@ -24,7 +27,7 @@ PKGS=(
   rabbitmq-server
   python3-keystone uwsgi-core uwsgi-plugin-python3
   tempest python3-tempest ironic-tempest-plugin python3-stestr python3-subunit
-  qemu-system-x86 ipxe-qemu
+  qemu-system-x86 ipxe-qemu cpio
   genisoimage
   openipmi ipmitool socat
   python3-nova

@@ -1,0 +1,408 @@
+package boot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mounter mounts a file system (mount(2)).
+type Mounter interface {
+	Mount(source, target, fstype string, flags uintptr, data string) error
+}
+
+// ErrAlreadyMounted is what a Mounter returns when target already has
+// that mount (EBUSY from mount(2)); Setup takes it as success.
+var ErrAlreadyMounted = errors.New("already mounted")
+
+// ModuleLoader loads one kernel module file (finit_module(2)). A module
+// already loaded is success.
+type ModuleLoader interface {
+	LoadModule(path string) error
+}
+
+// Files reads and writes the ramdisk's files.
+type Files interface {
+	ReadFile(name string) ([]byte, error)
+	WriteFile(name string, data []byte, perm fs.FileMode) error
+}
+
+// Link is a network interface.
+type Link struct {
+	Name     string
+	MAC      string // aa:bb:cc:dd:ee:ff, "" for none
+	Loopback bool
+}
+
+// Links lists, brings up and configures network interfaces (netlink).
+type Links interface {
+	List() ([]Link, error)
+	Up(name string) error
+	// Configure gives name the lease's address and, if the lease has a
+	// router, the default route through it.
+	Configure(name string, l Lease) error
+}
+
+// Lease is what a DHCPv4 server gave an interface.
+type Lease struct {
+	Addr   netip.Prefix // the address with the subnet's prefix length
+	Router netip.Addr   // invalid when the server named none
+	DNS    []netip.Addr
+	Server netip.Addr
+	Time   time.Duration
+}
+
+// DHCP obtains a lease on an interface that is up; it keeps trying
+// until ctx ends.
+type DHCP interface {
+	Lease(ctx context.Context, iface string) (Lease, error)
+}
+
+// Mount is one file system Setup mounts.
+type Mount struct{ Source, Target, FSType, Data string }
+
+// DefaultMounts are what PID 1 mounts first, in order.
+func DefaultMounts() []Mount {
+	return []Mount{
+		{"proc", "/proc", "proc", ""},
+		{"sysfs", "/sys", "sysfs", ""},
+		{"devtmpfs", "/dev", "devtmpfs", "mode=0755"},
+		{"tmpfs", "/tmp", "tmpfs", "mode=1777"},
+		{"tmpfs", "/run", "tmpfs", "mode=0755"},
+	}
+}
+
+// Setup is the PID-1 set-up; Linux() fills it with the real system.
+type Setup struct {
+	Log     *slog.Logger
+	Mounter Mounter
+	Modules ModuleLoader
+	Files   Files
+	Links   Links
+	DHCP    DHCP
+	// WaitRandom blocks until the kernel's random pool is ready (nil:
+	// don't wait). The DHCP client draws its transaction IDs from it,
+	// and a VM without a hardware RNG has none ready at boot.
+	WaitRandom func(ctx context.Context) error
+	// Mounts are mounted in order (DefaultMounts when nil).
+	Mounts []Mount
+	// Sleep waits d or until ctx ends (injectable so tests don't wait).
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	// LinkWait bounds the wait for the BOOTIF NIC (or any NIC) to
+	// appear after the modules are loaded; polled every LinkPoll.
+	LinkWait, LinkPoll time.Duration
+	// DHCPTimeout bounds the DHCP of all interfaces together.
+	DHCPTimeout time.Duration
+	// DHCPGrace is how long the other interfaces may still take once one
+	// has its lease, when there is no BOOTIF.
+	DHCPGrace time.Duration
+}
+
+// Defaults of Setup's bounds.
+const (
+	DefaultLinkWait    = 30 * time.Second
+	DefaultLinkPoll    = 250 * time.Millisecond
+	DefaultDHCPTimeout = 90 * time.Second
+	DefaultDHCPGrace   = 5 * time.Second
+)
+
+// Interface is a NIC Setup configured.
+type Interface struct {
+	Link
+	Lease Lease
+}
+
+// Result is what Setup did.
+type Result struct {
+	Params Params
+	// ParamsErr reports kernel parameters that did not parse (their
+	// fields keep IPA's defaults).
+	ParamsErr error
+	// Modules are the module files loaded, in order; ModuleErrs those
+	// that failed, by path.
+	Modules    []string
+	ModuleErrs map[string]error
+	// Interfaces are the NICs that got a lease.
+	Interfaces []Interface
+}
+
+// Addr returns the first configured address (invalid when none).
+func (r Result) Addr() netip.Addr {
+	if len(r.Interfaces) == 0 {
+		return netip.Addr{}
+	}
+	return r.Interfaces[0].Lease.Addr.Addr()
+}
+
+// Run mounts, reads the command line, loads the modules and brings the
+// network up. A failed mount or module is logged and the set-up goes on
+// (the agent may still be reachable); the error is non-nil only when no
+// NIC got an address, the one thing the agent cannot do without.
+func (s *Setup) Run(ctx context.Context) (Result, error) {
+	var r Result
+	mounts := s.Mounts
+	if mounts == nil {
+		mounts = DefaultMounts()
+	}
+	for _, m := range mounts {
+		if err := s.Mounter.Mount(m.Source, m.Target, m.FSType, 0, m.Data); err != nil && !errors.Is(err, ErrAlreadyMounted) {
+			s.Log.ErrorContext(ctx, "mount failed", "target", m.Target, "fstype", m.FSType, "err", err)
+		}
+	}
+	cmdline, err := s.Files.ReadFile("/proc/cmdline")
+	if err != nil {
+		s.Log.ErrorContext(ctx, "reading the kernel command line", "err", err)
+	}
+	r.Params, r.ParamsErr = ParseCmdline(string(cmdline))
+	if r.ParamsErr != nil {
+		s.Log.ErrorContext(ctx, "kernel parameters", "err", r.ParamsErr)
+	}
+	s.Log.InfoContext(ctx, "kernel parameters", "ipa-api-url", r.Params.APIURL, "BOOTIF", r.Params.BootIF,
+		"ipa-global-request-id", r.Params.GlobalRequestID, "unknown", strings.Join(r.Params.Unknown, ","))
+
+	r.Modules, r.ModuleErrs = s.loadModules(ctx)
+
+	if s.WaitRandom != nil {
+		if err := s.WaitRandom(ctx); err != nil {
+			s.Log.ErrorContext(ctx, "waiting for the kernel's random pool", "err", err)
+		}
+	}
+
+	ifaces, err := s.network(ctx, r.Params.BootIF)
+	r.Interfaces = ifaces
+	if err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+func (s *Setup) loadModules(ctx context.Context) ([]string, map[string]error) {
+	list, err := s.Files.ReadFile(ModuleList)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.Log.ErrorContext(ctx, "reading the module list", "file", ModuleList, "err", err)
+		}
+		return nil, nil
+	}
+	var loaded []string
+	var failed map[string]error
+	for _, p := range strings.Split(string(list), "\n") {
+		p = strings.TrimSpace(p)
+		if p == "" || strings.HasPrefix(p, "#") {
+			continue
+		}
+		if err := s.Modules.LoadModule(p); err != nil {
+			s.Log.ErrorContext(ctx, "loading module", "module", p, "err", err)
+			if failed == nil {
+				failed = map[string]error{}
+			}
+			failed[p] = err
+			continue
+		}
+		loaded = append(loaded, p)
+	}
+	s.Log.InfoContext(ctx, "modules loaded", "count", len(loaded), "failed", len(failed))
+	return loaded, failed
+}
+
+// network brings lo up, waits for the NICs to appear, and runs DHCP on
+// the BOOTIF NIC, or on every NIC when BOOTIF is absent (IPA's ramdisks
+// bring up every interface and wait for any).
+func (s *Setup) network(ctx context.Context, bootif string) ([]Interface, error) {
+	if err := s.Links.Up("lo"); err != nil {
+		s.Log.ErrorContext(ctx, "bringing up lo", "err", err)
+	}
+	var nics []Link
+	for waited := time.Duration(0); ; waited += s.LinkPoll {
+		links, err := s.Links.List()
+		if err != nil {
+			return nil, fmt.Errorf("listing network interfaces: %w", err)
+		}
+		nics = pickNICs(links, bootif)
+		if len(nics) > 0 {
+			break
+		}
+		if waited >= s.LinkWait {
+			if bootif != "" {
+				return nil, fmt.Errorf("no network interface with BOOTIF's MAC %s after %s (interfaces: %s)", bootif, s.LinkWait, linkNames(links))
+			}
+			return nil, fmt.Errorf("no network interface after %s", s.LinkWait)
+		}
+		if err := s.Sleep(ctx, s.LinkPoll); err != nil {
+			return nil, err
+		}
+	}
+	dctx, cancel := context.WithTimeout(ctx, s.DHCPTimeout)
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		got     []Interface
+		errs    []error
+		wg      sync.WaitGroup
+		graceWG sync.WaitGroup
+		graced  sync.Once
+	)
+	gctx, gcancel := context.WithCancel(dctx)
+	defer gcancel()
+	for _, l := range nics {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.Links.Up(l.Name); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: up: %w", l.Name, err))
+				mu.Unlock()
+				return
+			}
+			s.Log.InfoContext(ctx, "DHCP", "interface", l.Name, "mac", l.MAC)
+			lease, err := s.DHCP.Lease(dctx, l.Name)
+			if err == nil {
+				err = s.Links.Configure(l.Name, lease)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", l.Name, err))
+				return
+			}
+			s.Log.InfoContext(ctx, "address configured", "interface", l.Name, "mac", l.MAC, "addr", lease.Addr, "router", lease.Router, "dns", lease.DNS)
+			got = append(got, Interface{Link: l, Lease: lease})
+			graced.Do(func() {
+				// One is enough; the others get a short grace.
+				graceWG.Add(1)
+				go func() {
+					defer graceWG.Done()
+					if s.Sleep(gctx, s.DHCPGrace) == nil {
+						cancel()
+					}
+				}()
+			})
+		}()
+	}
+	wg.Wait()
+	gcancel()
+	graceWG.Wait()
+	if len(got) == 0 {
+		return nil, fmt.Errorf("DHCP: no interface got an address within %s: %w", s.DHCPTimeout, errors.Join(errs...))
+	}
+	for _, e := range errs {
+		s.Log.WarnContext(ctx, "DHCP", "err", e)
+	}
+	if err := s.writeResolvConf(got); err != nil {
+		s.Log.ErrorContext(ctx, "writing /etc/resolv.conf", "err", err)
+	}
+	return got, nil
+}
+
+func pickNICs(links []Link, bootif string) []Link {
+	var out []Link
+	for _, l := range links {
+		if l.Loopback || l.MAC == "" {
+			continue
+		}
+		if bootif == "" || strings.EqualFold(l.MAC, bootif) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func linkNames(links []Link) string {
+	var s []string
+	for _, l := range links {
+		s = append(s, l.Name+"="+l.MAC)
+	}
+	return strings.Join(s, " ")
+}
+
+func (s *Setup) writeResolvConf(ifaces []Interface) error {
+	var b strings.Builder
+	seen := map[netip.Addr]bool{}
+	for _, i := range ifaces {
+		for _, d := range i.Lease.DNS {
+			if !seen[d] {
+				seen[d] = true
+				fmt.Fprintf(&b, "nameserver %s\n", d)
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return s.Files.WriteFile("/etc/resolv.conf", []byte(b.String()), 0o644)
+}
+
+// MACString formats a hardware address as Links report it.
+func MACString(hw net.HardwareAddr) string { return strings.ToLower(hw.String()) }
+
+// KeepLeases renews each interface's lease until ctx ends, as a DHCP
+// client daemon would for the agent's hours of cleaning or deploying: at
+// half of a lease's time (T1) it asks for a lease again (a full
+// exchange, which servers answer with the same address) and configures
+// what it gets; a failed renewal is retried at half of what is left,
+// and a lost address is logged, not removed. Leases without a time are
+// not renewed. It returns when ctx ends.
+func (s *Setup) KeepLeases(ctx context.Context, ifaces []Interface) {
+	var wg sync.WaitGroup
+	for _, i := range ifaces {
+		if i.Lease.Time <= 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.keepLease(ctx, i)
+		}()
+	}
+	wg.Wait()
+}
+
+// minRenewWait keeps a failing renewal from spinning.
+const minRenewWait = 10 * time.Second
+
+func (s *Setup) keepLease(ctx context.Context, i Interface) {
+	left := i.Lease.Time
+	wait := left / 2
+	for {
+		if err := s.Sleep(ctx, max(wait, minRenewWait)); err != nil {
+			return
+		}
+		left -= max(wait, minRenewWait)
+		rctx, cancel := context.WithTimeout(ctx, min(s.DHCPTimeout, max(left, minRenewWait)))
+		l, err := s.DHCP.Lease(rctx, i.Name)
+		cancel()
+		if err == nil {
+			err = s.Links.Configure(i.Name, l)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			if left <= 0 {
+				s.Log.ErrorContext(ctx, "DHCP lease expired without renewal; keeping the address", "interface", i.Name, "addr", i.Lease.Addr, "err", err)
+				left = i.Lease.Time
+			} else {
+				s.Log.WarnContext(ctx, "DHCP renewal failed", "interface", i.Name, "left", left, "err", err)
+			}
+			wait = left / 2
+			continue
+		}
+		if l.Addr != i.Lease.Addr {
+			s.Log.WarnContext(ctx, "DHCP gave another address", "interface", i.Name, "old", i.Lease.Addr, "new", l.Addr)
+		}
+		s.Log.InfoContext(ctx, "DHCP lease renewed", "interface", i.Name, "addr", l.Addr, "time", l.Time)
+		i.Lease = l
+		if l.Time <= 0 {
+			return
+		}
+		left, wait = l.Time, l.Time/2
+	}
+}
