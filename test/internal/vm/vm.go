@@ -22,6 +22,7 @@ package vm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -156,6 +157,21 @@ func (n *Node) AgentURL() string {
 func (n *Node) Console() string {
 	raw, _ := os.ReadFile(n.Machine.ConsoleLog())
 	return string(raw)
+}
+
+// ClearConsole removes the console and firmware logs of the last
+// power-on, so that the next one's are read alone; call it while the
+// machine is off (QEMU writes them anew at power on).
+func (n *Node) ClearConsole() error {
+	if n.Machine.Running() {
+		return fmt.Errorf("machine %s is running", n.opts.UUID)
+	}
+	for _, p := range []string{n.Machine.ConsoleLog(), n.Machine.FirmwareLog()} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // WaitConsole waits until done holds for the console or ctx ends; it
