@@ -2,6 +2,9 @@ package vm_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +59,7 @@ func TestIronicDrivesTheVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf := vm.Conf{DBPath: filepath.Join(dir, "ironic.sqlite"), HTTPURL: files.URL, HTTPRoot: filepath.Join(dir, "httproot"),
-		KernelAppend: "ipa-advertise-host=127.0.0.1 ipa-advertise-port=" + itoa(agentPort)}
+		KernelAppend: "goironic.serve=1 ipa-advertise-host=127.0.0.1 ipa-advertise-port=" + itoa(agentPort)}
 	if err := os.Mkdir(conf.HTTPRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +99,14 @@ func TestIronicDrivesTheVM(t *testing.T) {
 			t.Errorf("netbooted kernel's command line lacks %q: %s", want, m.Cmdline)
 		}
 	}
+	// The host reaches the guest's port 9999 through the forwarded port
+	// the agent will advertise.
+	bootCtx, bootCancel = context.WithTimeout(ctx, vmRun)
+	body, err := getWhenUp(bootCtx, node.AgentURL()+"/")
+	bootCancel()
+	if want := "GOIRONIC-AGENT system-uuid=" + nodeUUID; err != nil || !strings.Contains(strings.ToLower(body), strings.ToLower(want)) {
+		t.Errorf("GET %s/ (guest port %d): %q, %v; want %q", node.AgentURL(), vm.AgentGuestPort, body, err, want)
+	}
 	if !files.Seen("/deploy.kernel") || !files.Seen("/deploy.initrd") {
 		t.Errorf("files served: %v", files.Requests())
 	}
@@ -132,6 +143,30 @@ func TestIronicDrivesTheVM(t *testing.T) {
 		t.Errorf("the firmware did not boot the disk:\n%s", fw)
 	}
 	t.Logf("wall time %s", time.Since(start).Round(time.Millisecond))
+}
+
+// getWhenUp GETs url until it answers 200 (QEMU accepts on the
+// forwarded port before the guest listens) or ctx ends.
+func getWhenUp(ctx context.Context, url string) (string, error) {
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return "", err
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err == nil {
+			body, rerr := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK && rerr == nil {
+				return string(body), nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("GET %s: %w (last: %v)", url, ctx.Err(), err)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 }
 
 // provision asks for target and waits (bounded) for the node to reach want.

@@ -41,8 +41,8 @@ const MBR = "/usr/lib/syslinux/mbr/mbr.bin"
 
 // Modules are the kernel modules the initramfs loads (with their
 // dependencies): the IDE/SATA disk of QEMU's pc machine, virtio disks,
-// and ISO 9660 for the config drive.
-var Modules = []string{"ata_piix", "sd_mod", "virtio_pci", "virtio_blk", "isofs"}
+// ISO 9660 for the config drive, and the e1000 NIC (goironic.serve=1).
+var Modules = []string{"ata_piix", "sd_mod", "virtio_pci", "virtio_blk", "isofs", "e1000"}
 
 // Require skips t (fails it when RequireEnv is 1) unless every tool is
 // installed.

@@ -9,6 +9,12 @@
 //	GOIRONIC-DEPLOYED system-uuid=<...> configdrive-uuid=<uuid of meta_data.json>
 //	GOIRONIC-NO-CONFIGDRIVE system-uuid=<...> reason=<why>
 //
+// With goironic.serve=1 on the kernel command line it first brings the
+// NIC up as 10.0.2.15/24 (QEMU's user network) and answers one HTTP
+// request on port 9999, the agent's, with "GOIRONIC-AGENT
+// system-uuid=<...>" (then prints GOIRONIC-SERVED): a test reaches it
+// through QEMU's hostfwd as it will reach the agent.
+//
 // The config drive is the partition (or disk) whose ISO 9660 volume
 // label is config-2, found by reading the primary volume descriptor at
 // 32 KiB of every block device in /sys/class/block.
@@ -42,7 +48,15 @@ func main() {
 		say("GOIRONIC-ERROR %v", err)
 	}
 	uuid := readTrim("/sys/class/dmi/id/product_uuid")
-	say("GOIRONIC-BOOTED system-uuid=%s cmdline=%s", uuid, readTrim("/proc/cmdline"))
+	cmdline := readTrim("/proc/cmdline")
+	say("GOIRONIC-BOOTED system-uuid=%s cmdline=%s", uuid, cmdline)
+	if wantServe(cmdline) {
+		if err := serveOnce(uuid); err != nil {
+			say("GOIRONIC-ERROR serving port %d: %v", servePort, err)
+		} else {
+			say("GOIRONIC-SERVED port=%d", servePort)
+		}
+	}
 	if cd, err := findConfigDrive(); err != nil {
 		say("GOIRONIC-NO-CONFIGDRIVE system-uuid=%s reason=%s", uuid, strings.ReplaceAll(err.Error(), " ", "_"))
 	} else {
