@@ -18,6 +18,25 @@
 //
 // Every VM run is bounded by the caller's context and the machine is
 // killed when the test ends.
+//
+// The end-to-end deploy (test/vm TestIronicDrivesTheVM is its skeleton)
+// joins the parts thus:
+//
+//	img := diskimage.ForTest(ctx, t)                 // the image to deploy
+//	files := vm.ServeFiles(t, map[string]string{     // or Glance (wt-glance)
+//		"/deploy.kernel": <agent kernel>, "/deploy.initrd": <agent ramdisk>,
+//		"/disk.qcow2": img.QCOW2})
+//	node := vm.Start(t, vm.Options{UUID: uuid, MAC: mac,
+//		Disk: vm.BlankDisk(t, dir, 256<<20), BootFile: vm.IPXEConfigURL(apiPort, "redfish"), AgentPort: agentPort})
+//	conf := vm.Conf{..., KernelAppend: "ipa-advertise-host=127.0.0.1 ipa-advertise-port=<agentPort>"}
+//	// node: driver redfish, boot ipxe, deploy direct, node.DriverInfo() + deploy_kernel/_ramdisk,
+//	// properties capabilities boot_mode:bios; instance_info image_source files.URL+"/disk.qcow2",
+//	// image_os_hash_algo sha256, image_os_hash_value diskimage.SHA256(img.QCOW2);
+//	// deploy with a configdrive {"meta_data": {"uuid": uuid}}; wait for active, then
+//	node.WaitConsole(ctx, func(c string) bool { _, ok := diskimage.Find(c, "DEPLOYED"); return ok })
+//
+// and asserts the DEPLOYED marker's two UUIDs are the node's (the
+// config drive's meta_data uuid is what Ironic writes).
 package vm
 
 import (
