@@ -19,9 +19,12 @@ package diskimage
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"debug/elf"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -468,4 +471,18 @@ func AddConfigDrive(ctx context.Context, disk, iso string) error {
 		return err
 	}
 	return writeAt(disk, start, isoRaw, 0, false)
+}
+
+// SHA256 is the hex SHA-256 of a file (an image's os_hash_value).
+func SHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

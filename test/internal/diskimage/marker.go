@@ -1,27 +1,9 @@
 package diskimage
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
-	"os"
 	"regexp"
 	"strings"
 )
-
-// SHA256 is the hex SHA-256 of a file (an image's os_hash_value).
-func SHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // Marker is one line tinyinit printed on the serial console.
 type Marker struct {
