@@ -3,6 +3,7 @@ package diskimage
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +53,13 @@ func TestBuildAndConfigDrive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sizes := []string{}
+	for _, f := range []string{img.Kernel, img.Initrd, img.Raw, img.QCOW2} {
+		if st, err := os.Stat(f); err == nil {
+			sizes = append(sizes, fmt.Sprintf("%s %d KiB", filepath.Base(f), st.Size()>>10))
+		}
+	}
+	t.Logf("sizes: %s", strings.Join(sizes, ", "))
 	mbr, err := os.ReadFile(MBR)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +80,7 @@ func TestBuildAndConfigDrive(t *testing.T) {
 			t.Errorf("boot partition lacks %s: %s", f, out)
 		}
 	}
-	list, err := exec.Command("cpio", "-t", "--quiet", "-F", img.Initrd).Output()
+	list, err := exec.Command("sh", "-c", `zcat "$0" | cpio -t --quiet`, img.Initrd).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
