@@ -2,6 +2,7 @@ package vm_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -163,7 +164,7 @@ func getWhenUp(ctx context.Context, url string) (string, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return "", fmt.Errorf("GET %s: %w (last: %v)", url, ctx.Err(), err)
+			return "", fmt.Errorf("GET %s: %w", url, errors.Join(ctx.Err(), err))
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
