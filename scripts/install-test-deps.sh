@@ -15,7 +15,12 @@
 # the reference ones with it), openipmi (test/ipmisim runs its
 # ipmi_sim as the BMC that ipmitool drives; socat serves the
 # ipmitool-socat consoles), and python3-nova (test/nova drives Nova's
-# unmodified ironic virt driver, in a Python process, against our API).
+# unmodified ironic virt driver, in a Python process, against our API),
+# and the tools test/internal/diskimage builds the test whole-disk image
+# with (test/vm): syslinux with its MBR (syslinux-common), mtools and
+# dosfstools for the FAT partition, fdisk (sfdisk) and gdisk for the
+# partition tables, cpio for the initramfs and qemu-utils (qemu-img);
+# its kernel is Debian's, fetched with apt-get download + dpkg-deb.
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -31,6 +36,7 @@ PKGS=(
   genisoimage
   openipmi ipmitool socat
   python3-nova
+  syslinux syslinux-common mtools dosfstools fdisk gdisk cpio qemu-utils
 )
 
 missing=()

@@ -32,6 +32,10 @@ type QEMUOptions struct {
 	// Disk, when set, is a disk image (raw) the machine boots from as
 	// Hdd.
 	Disk string
+	// UserNet are options added to the NIC's user network
+	// ("-netdev user,id=n0,<UserNet>"), e.g. the DHCP bootfile iPXE
+	// chains and hostfwd rules.
+	UserNet string
 	// ExtraArgs are appended to QEMU's command line.
 	ExtraArgs []string
 	// Log receives the machine's start and stop; nil discards.
@@ -143,7 +147,11 @@ func (q *QEMU) args(boot MachineBoot) []string {
 	if o.MAC != "" {
 		nic += ",mac=" + o.MAC
 	}
-	args = append(args, "-netdev", "user,id=n0", "-device", nic)
+	netdev := "user,id=n0"
+	if o.UserNet != "" {
+		netdev += "," + o.UserNet
+	}
+	args = append(args, "-netdev", netdev, "-device", nic)
 	cd := "if=ide,index=2,media=cdrom,id=cd0"
 	for _, m := range boot.Media {
 		switch m {
