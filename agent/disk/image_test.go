@@ -66,7 +66,7 @@ func TestWriteImageRawStreamAndChecksums(t *testing.T) {
 	srv := newImageServer(t)
 	img := randomBytes(3<<20+17, 1)
 	srv.files["/img.raw"] = img
-	m5, s256, s512 := md5.Sum(img), sha256.Sum256(img), sha512.Sum512(img) //nolint:gosec // legacy checksum
+	m5, s256, s512 := md5.Sum(img), sha256.Sum256(img), sha512.Sum512(img)                          //nolint:gosec // legacy checksum
 	srv.files["/SHA256SUMS"] = fmt.Appendf(nil, "%x  other.raw\n%x *img.raw\n", md5.Sum(nil), s256) //nolint:gosec // any value
 	srv.files["/single.md5"] = fmt.Appendf(nil, "%x\n", m5)
 	cases := map[string]ImageInfo{
@@ -214,10 +214,10 @@ func TestWriteImageErrors(t *testing.T) {
 	t.Run("invalid image_info", func(t *testing.T) {
 		m, _ := testManager(t)
 		for info, want := range map[*ImageInfo]string{
-			{URLs: []string{"x"}, Checksum: "a"}:                          "Image is missing 'id' field.",
-			{ID: "a", Checksum: "a"}:                                      "Image 'urls' must be a list with at least one element.",
-			{ID: "a", URLs: []string{"x"}}:                                "Image checksum is not available, either the 'checksum' field or the 'os_hash_algo' and 'os_hash_value' fields pair must be set for image verification.",
-			{ID: "a", URLs: []string{"x"}, OSHashAlgo: "sha256"}:          "Image 'os_hash_value' must be a non-empty string.",
+			{URLs: []string{"x"}, Checksum: "a"}:                                  "Image is missing 'id' field.",
+			{ID: "a", Checksum: "a"}:                                              "Image 'urls' must be a list with at least one element.",
+			{ID: "a", URLs: []string{"x"}}:                                        "Image checksum is not available, either the 'checksum' field or the 'os_hash_algo' and 'os_hash_value' fields pair must be set for image verification.",
+			{ID: "a", URLs: []string{"x"}, OSHashAlgo: "sha256"}:                  "Image 'os_hash_value' must be a non-empty string.",
 			{ID: "a", URLs: []string{"x"}, Checksum: "a", RootMB: ptr(int64(10))}: "Partition images are not supported by this agent: deploy a whole-disk image.",
 		} {
 			e := ipaError(t, m.WriteImage(t.Context(), "/dev/vda", *info))

@@ -135,7 +135,7 @@ func TestQcow2Refused(t *testing.T) {
 	base := filepath.Join(dir, "base.qcow2")
 	run(t, "qemu-img", "create", "-f", "qcow2", base, "1M")
 	cases := map[string][]string{
-		"backing file": {"create", "-f", "qcow2", "-b", base, "-F", "qcow2", filepath.Join(dir, "child.qcow2")},
+		"backing file":       {"create", "-f", "qcow2", "-b", base, "-F", "qcow2", filepath.Join(dir, "child.qcow2")},
 		"external data file": {"create", "-f", "qcow2", "-o", "data_file=" + filepath.Join(dir, "data.raw"), filepath.Join(dir, "ext.qcow2"), "1M"},
 		"extended L2":        {"create", "-f", "qcow2", "-o", "extended_l2=on", filepath.Join(dir, "l2.qcow2"), "1M"},
 	}
