@@ -60,8 +60,6 @@ func randomBytes(n int, seed uint64) []byte {
 
 func ptr[T any](v T) *T { return &v }
 
-func hexsum(h interface{ Sum([]byte) []byte }) string { return fmt.Sprintf("%x", h.Sum(nil)) }
-
 func TestWriteImageRawStreamAndChecksums(t *testing.T) {
 	srv := newImageServer(t)
 	img := randomBytes(3<<20+17, 1)

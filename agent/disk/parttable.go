@@ -214,12 +214,6 @@ func writeMBREntry(w io.WriterAt, i int, typ byte, start, count uint32) error {
 	return err
 }
 
-// guidString is a GPT GUID in its textual (mixed-endian) form.
-func guidString(g [16]byte) string {
-	le := binary.LittleEndian
-	return fmt.Sprintf("%08x-%04x-%04x-%x-%x", le.Uint32(g[0:]), le.Uint16(g[4:]), le.Uint16(g[6:]), g[8:10], g[10:16])
-}
-
 // guidBytes is the on-disk form of a UUID.
 func guidBytes(u [16]byte) [16]byte {
 	var g [16]byte

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -156,7 +157,7 @@ func TestQcow2Refused(t *testing.T) {
 			t.Errorf("%s: got %v", want, err)
 		}
 	}
-	if _, err := openQcow2(bytes.NewReader(make([]byte, 512)), 512); err != errNotQcow2 {
+	if _, err := openQcow2(bytes.NewReader(make([]byte, 512)), 512); !errors.Is(err, errNotQcow2) {
 		t.Errorf("raw data: got %v", err)
 	}
 }
