@@ -338,6 +338,10 @@ func (m *Manager) downloadOnce(ctx context.Context, image ImageInfo, location st
 	body := &idleReader{r: resp.Body, timeout: m.cfg.ConnectTimeout}
 	n, err := io.Copy(io.MultiWriter(w, h), body)
 	if err != nil {
+		var se *streamError
+		if errors.As(err, &se) {
+			return n, se.err
+		}
 		var we *writeError
 		if errors.As(err, &we) {
 			return n, &downloadError{imageID: image.ID, msg: fmt.Sprintf("Unable to write image to %s. Error: %s", location, we.msg)}

@@ -30,9 +30,17 @@ func (m *Manager) WriteImage(ctx context.Context, dev string, image ImageInfo) e
 	isRaw := image.DiskFormat != nil && *image.DiskFormat == "raw"
 	path := m.devPath(dev)
 	var err error
-	if image.StreamRawImages && isRaw {
+	switch {
+	case image.StreamRawImages && isRaw:
 		err = m.streamRaw(ctx, dev, path, image)
-	} else {
+	case image.StreamRawImages:
+		err = m.streamQcow2(ctx, dev, path, image)
+		var ipa *Error
+		if err != nil && !errors.As(err, &ipa) {
+			m.log.InfoContext(ctx, "image not streamable, downloading it first", "image", image.ID, "reason", err)
+			err = m.cacheAndWrite(ctx, dev, path, image, isRaw)
+		}
+	default:
 		err = m.cacheAndWrite(ctx, dev, path, image, isRaw)
 	}
 	if err != nil {
@@ -98,6 +106,33 @@ func withDeviceErr(dev, path string, fn func(f *os.File, size int64) error) erro
 		return errImageWrite(dev, 1, "", fmt.Sprintf("Could not open '%s': %s", dev, pyOSError(pe.Err)))
 	}
 	return err
+}
+
+// streamQcow2 converts a qcow2 image onto dev while it downloads (an
+// addition to IPA, which caches every image that is not raw): the
+// download's RAM in the ramdisk is saved. An error that is not IPA's
+// (not qcow2, not laid out for streaming, refused) sends WriteImage to
+// cacheAndWrite.
+func (m *Manager) streamQcow2(ctx context.Context, dev, path string, image ImageInfo) error {
+	return withDeviceErr(dev, path, func(f *os.File, size int64) error {
+		whole := region{f: f, n: size}
+		if err := destroyMetadata(whole); err != nil {
+			return errImageWrite(dev, 1, "", pyOSError(err))
+		}
+		sink := &streamSink{s: newQcow2Stream(whole, size, dev)}
+		_, err := m.download(ctx, image, dev, sink, func() error { sink.s = newQcow2Stream(whole, size, dev); return nil })
+		if err != nil {
+			return err
+		}
+		if err := sink.s.finish(); err != nil {
+			var we *writeError
+			if errors.As(err, &we) {
+				return errImageWrite(dev, 1, "", fmt.Sprintf("qemu-img: error while writing to %s: %s\n", dev, we.msg))
+			}
+			return err
+		}
+		return nil
+	})
 }
 
 // cacheAndWrite is IPA's _download_image and _write_whole_disk_image.

@@ -103,20 +103,27 @@ func TestWriteImageQcow2(t *testing.T) {
 	want, _ := os.ReadFile(src)
 	srv := newImageServer(t)
 	srv.files["/img.qcow2"] = data
-	m, dev := testManager(t)
-	disk := makeDisk(t, dev, "vda", 8<<20)
-	// Old data on the disk must not survive where the image has zeros.
-	_ = os.WriteFile(disk, bytes.Repeat([]byte{0xff}, 8<<20), 0o600)
-	info := ImageInfo{ID: "img-q", URLs: []string{srv.URL + "/img.qcow2"}, DiskFormat: ptr("qcow2"), OSHashAlgo: "sha256", OSHashValue: fmt.Sprintf("%x", sha256.Sum256(data))}
-	if err := m.WriteImage(t.Context(), "/dev/vda", info); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := os.ReadFile(disk)
-	if !bytes.Equal(got[:len(want)], want) {
-		t.Fatal("converted image differs from its raw source")
-	}
-	if ents, _ := os.ReadDir(m.cfg.TempDir); len(ents) != 0 {
-		t.Errorf("temporary image left behind: %v", ents)
+	for _, stream := range []bool{false, true} {
+		m, dev := testManager(t)
+		disk := makeDisk(t, dev, "vda", 8<<20)
+		// Old data on the disk must not survive where the image has zeros.
+		_ = os.WriteFile(disk, bytes.Repeat([]byte{0xff}, 8<<20), 0o600)
+		before := srv.requests.Load()
+		info := ImageInfo{ID: "img-q", URLs: []string{srv.URL + "/img.qcow2"}, DiskFormat: ptr("qcow2"), StreamRawImages: stream,
+			OSHashAlgo: "sha256", OSHashValue: fmt.Sprintf("%x", sha256.Sum256(data))}
+		if err := m.WriteImage(t.Context(), "/dev/vda", info); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(disk)
+		if !bytes.Equal(got[:len(want)], want) {
+			t.Fatalf("stream=%v: converted image differs from its raw source", stream)
+		}
+		if n := srv.requests.Load() - before; n != 1 {
+			t.Errorf("stream=%v: %d downloads", stream, n)
+		}
+		if ents, _ := os.ReadDir(m.cfg.TempDir); len(ents) != 0 {
+			t.Errorf("temporary image left behind: %v", ents)
+		}
 	}
 }
 

@@ -42,77 +42,89 @@ type qcow2Image struct {
 // openQcow2 parses the header and L1 table of the image in r (fileSize
 // bytes long).
 func openQcow2(r io.ReaderAt, fileSize int64) (*qcow2Image, error) {
-	var h [104]byte
-	if n, err := r.ReadAt(h[:], 0); n < 72 {
+	h := make([]byte, 104)
+	if n, err := r.ReadAt(h, 0); n < 72 {
 		if err == nil || errors.Is(err, io.EOF) {
 			return nil, errNotQcow2
 		}
 		return nil, err
 	}
-	be := binary.BigEndian
-	if be.Uint32(h[0:]) != qcow2Magic {
-		return nil, errNotQcow2
+	q, l1Offset, need, err := parseQcow2Header(h, fileSize)
+	if err != nil {
+		return nil, err
 	}
-	version := be.Uint32(h[4:])
-	if version != 2 && version != 3 {
-		return nil, fmt.Errorf("qcow2: unsupported version %d", version)
-	}
-	if be.Uint64(h[8:]) != 0 {
-		return nil, errors.New("qcow2: images with a backing file are not supported")
-	}
-	q := &qcow2Image{r: r, fileSize: fileSize}
-	bits := be.Uint32(h[20:])
-	if bits < qcow2MinCluster || bits > qcow2MaxCluster {
-		return nil, fmt.Errorf("qcow2: invalid cluster size 2^%d", bits)
-	}
-	q.clusterBits = uint(bits)
-	size := be.Uint64(h[24:])
-	if size > qcow2MaxVirtual {
-		return nil, fmt.Errorf("qcow2: virtual size %d is too large", size)
-	}
-	q.virtualSize = int64(size)
-	if be.Uint32(h[32:]) != 0 {
-		return nil, errors.New("qcow2: encrypted images are not supported")
-	}
-	l1Size := be.Uint32(h[36:])
-	l1Offset := be.Uint64(h[40:])
-	if version == 3 {
-		incompat := be.Uint64(h[72:])
-		hdrLen := be.Uint32(h[100:])
-		if hdrLen < 104 {
-			return nil, fmt.Errorf("qcow2: invalid header length %d", hdrLen)
-		}
-		switch {
-		case incompat&^qcow2KnownIncomp != 0:
-			return nil, fmt.Errorf("qcow2: unsupported incompatible features %#x", incompat&^qcow2KnownIncomp)
-		case incompat&(1<<2) != 0:
-			return nil, errors.New("qcow2: images with an external data file are not supported")
-		case incompat&(1<<3) != 0:
-			return nil, errors.New("qcow2: compression types other than zlib are not supported")
-		case incompat&(1<<4) != 0:
-			return nil, errors.New("qcow2: images with extended L2 entries are not supported")
-		case incompat&(1<<1) != 0:
-			return nil, errors.New("qcow2: the image is marked corrupt")
-		}
-	}
-	clusterSize := uint64(1) << q.clusterBits
-	l2Entries := clusterSize / 8
-	need := (size + clusterSize*l2Entries - 1) / (clusterSize * l2Entries)
-	if uint64(l1Size) < need || uint64(l1Size)*8 > qcow2MaxL1Bytes {
-		return nil, fmt.Errorf("qcow2: invalid L1 table size %d", l1Size)
-	}
-	if need > 0 && (l1Offset%clusterSize != 0 || l1Offset+need*8 > uint64(fileSize)) {
-		return nil, fmt.Errorf("qcow2: invalid L1 table offset %d", l1Offset)
-	}
+	q.r = r
 	buf := make([]byte, need*8)
 	if _, err := r.ReadAt(buf, int64(l1Offset)); err != nil {
 		return nil, fmt.Errorf("qcow2: reading the L1 table: %w", err)
 	}
 	q.l1 = make([]uint64, need)
 	for i := range q.l1 {
-		q.l1[i] = be.Uint64(buf[i*8:])
+		q.l1[i] = binary.BigEndian.Uint64(buf[i*8:])
 	}
 	return q, nil
+}
+
+// parseQcow2Header checks the first 104 bytes of an image (zero-padded
+// when the image is shorter) and returns the image without its L1
+// table, the table's offset and its number of entries in use.
+func parseQcow2Header(h []byte, fileSize int64) (q *qcow2Image, l1Offset, need uint64, err error) {
+	be := binary.BigEndian
+	if be.Uint32(h[0:]) != qcow2Magic {
+		return nil, 0, 0, errNotQcow2
+	}
+	version := be.Uint32(h[4:])
+	if version != 2 && version != 3 {
+		return nil, 0, 0, fmt.Errorf("qcow2: unsupported version %d", version)
+	}
+	if be.Uint64(h[8:]) != 0 {
+		return nil, 0, 0, errors.New("qcow2: images with a backing file are not supported")
+	}
+	q = &qcow2Image{fileSize: fileSize}
+	bits := be.Uint32(h[20:])
+	if bits < qcow2MinCluster || bits > qcow2MaxCluster {
+		return nil, 0, 0, fmt.Errorf("qcow2: invalid cluster size 2^%d", bits)
+	}
+	q.clusterBits = uint(bits)
+	size := be.Uint64(h[24:])
+	if size > qcow2MaxVirtual {
+		return nil, 0, 0, fmt.Errorf("qcow2: virtual size %d is too large", size)
+	}
+	q.virtualSize = int64(size)
+	if be.Uint32(h[32:]) != 0 {
+		return nil, 0, 0, errors.New("qcow2: encrypted images are not supported")
+	}
+	l1Size := be.Uint32(h[36:])
+	l1Offset = be.Uint64(h[40:])
+	if version == 3 {
+		incompat := be.Uint64(h[72:])
+		hdrLen := be.Uint32(h[100:])
+		if hdrLen < 104 {
+			return nil, 0, 0, fmt.Errorf("qcow2: invalid header length %d", hdrLen)
+		}
+		switch {
+		case incompat&^qcow2KnownIncomp != 0:
+			return nil, 0, 0, fmt.Errorf("qcow2: unsupported incompatible features %#x", incompat&^qcow2KnownIncomp)
+		case incompat&(1<<2) != 0:
+			return nil, 0, 0, errors.New("qcow2: images with an external data file are not supported")
+		case incompat&(1<<3) != 0:
+			return nil, 0, 0, errors.New("qcow2: compression types other than zlib are not supported")
+		case incompat&(1<<4) != 0:
+			return nil, 0, 0, errors.New("qcow2: images with extended L2 entries are not supported")
+		case incompat&(1<<1) != 0:
+			return nil, 0, 0, errors.New("qcow2: the image is marked corrupt")
+		}
+	}
+	clusterSize := uint64(1) << q.clusterBits
+	l2Entries := clusterSize / 8
+	need = (size + clusterSize*l2Entries - 1) / (clusterSize * l2Entries)
+	if uint64(l1Size) < need || uint64(l1Size)*8 > qcow2MaxL1Bytes {
+		return nil, 0, 0, fmt.Errorf("qcow2: invalid L1 table size %d", l1Size)
+	}
+	if need > 0 && (l1Offset%clusterSize != 0 || l1Offset+need*8 > uint64(fileSize)) {
+		return nil, 0, 0, fmt.Errorf("qcow2: invalid L1 table offset %d", l1Offset)
+	}
+	return q, l1Offset, need, nil
 }
 
 // extentWriter receives the image's content in order: data at an offset,

@@ -118,15 +118,36 @@ func TestQcow2MatchesQemuImg(t *testing.T) {
 				t.Fatal(err)
 			}
 			a, _ := os.ReadFile(want)
-			b, _ := os.ReadFile(got)
-			if !bytes.Equal(a, b) {
-				for i := range a {
-					if a[i] != b[i] {
-						t.Fatalf("differs from qemu-img at byte %d (%#x, want %#x)", i, b[i], a[i])
-					}
+			sameBytes(t, "converted from the file", a, got)
+			// The same image converted as it streams, in odd-sized pieces.
+			streamed := filepath.Join(dir, tc.name+".streamed")
+			sout, sdone := fileExtents(t, streamed, size)
+			defer sdone()
+			s := newQcow2Stream(sout, size, "/dev/test")
+			imgData, _ := os.ReadFile(img)
+			for off := 0; off < len(imgData); off += 77777 {
+				if _, err := s.Write(imgData[off:min(off+77777, len(imgData))]); err != nil {
+					t.Fatal(err)
 				}
 			}
+			if err := s.finish(); err != nil {
+				t.Fatal(err)
+			}
+			sameBytes(t, "converted as it streamed", a, streamed)
 		})
+	}
+}
+
+func sameBytes(t *testing.T, what string, want []byte, path string) {
+	t.Helper()
+	got, _ := os.ReadFile(path)
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d bytes, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if want[i] != got[i] {
+			t.Fatalf("%s: differs from qemu-img at byte %d (%#x, want %#x)", what, i, got[i], want[i])
+		}
 	}
 }
 
@@ -182,8 +203,39 @@ func (m memExtents) Zero(off, n int64) error {
 	return nil
 }
 
+// memDisk is a disk in memory.
+type memDisk struct {
+	size int64
+	data []byte
+	t    *testing.T
+}
+
+func (m *memDisk) bytes() []byte {
+	if int64(len(m.data)) < m.size {
+		m.data = append(m.data, make([]byte, m.size-int64(len(m.data)))...)
+	}
+	return m.data
+}
+
+func (m *memDisk) WriteAt(p []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(p)) > m.size {
+		m.t.Fatalf("write [%d,+%d) outside %d", off, len(p), m.size)
+	}
+	copy(m.bytes()[off:], p)
+	return len(p), nil
+}
+
+func (m *memDisk) Zero(off, n int64) error {
+	if off < 0 || n < 0 || off+n > m.size {
+		m.t.Fatalf("zero [%d,+%d) outside %d", off, n, m.size)
+	}
+	clear(m.bytes()[off : off+n])
+	return nil
+}
+
 // FuzzQcow2 feeds arbitrary headers and tables to the parser and the
-// converter: errors are fine, panics and writes outside the image not.
+// converters (from a file and as it streams): errors are fine, panics,
+// writes outside the image and disagreeing conversions not.
 func FuzzQcow2(f *testing.F) {
 	hdr := func(version uint32, bits uint32, size uint64, l1 uint32, l1off uint64) []byte {
 		b := make([]byte, 4096)
@@ -205,6 +257,11 @@ func FuzzQcow2(f *testing.F) {
 	binary.BigEndian.PutUint64(seed[1032:], 1<<62|2048)
 	f.Add(seed)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		s := newQcow2Stream(&memDisk{size: 1 << 20, t: t}, 1<<20, "/dev/fuzz")
+		_, serr := s.Write(data)
+		if serr == nil {
+			serr = s.finish()
+		}
 		q, err := openQcow2(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			return
@@ -213,5 +270,17 @@ func FuzzQcow2(f *testing.F) {
 			return // bounded: the converter walks every cluster
 		}
 		_ = q.convert(context.Background(), memExtents{size: q.virtualSize, t: t})
+		if serr != nil || q.virtualSize > 1<<20 {
+			return
+		}
+		// Where the stream converter succeeds, it agrees with the file one.
+		file := &memDisk{size: q.virtualSize, t: t}
+		if err := q.convert(context.Background(), file); err != nil {
+			return
+		}
+		streamed := s.w.(*memDisk)
+		if !bytes.Equal(file.bytes(), streamed.bytes()[:q.virtualSize]) {
+			t.Fatalf("stream and file conversions differ")
+		}
 	})
 }
