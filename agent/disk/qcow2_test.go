@@ -256,6 +256,7 @@ func FuzzQcow2(f *testing.F) {
 	binary.BigEndian.PutUint64(seed[1024:], 1536)
 	binary.BigEndian.PutUint64(seed[1032:], 1<<62|2048)
 	f.Add(seed)
+	f.Add(backwardQcow2())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := newQcow2Stream(&memDisk{size: 1 << 20, t: t}, 1<<20, "/dev/fuzz")
 		_, serr := s.Write(data)
