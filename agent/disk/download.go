@@ -336,7 +336,7 @@ func (m *Manager) downloadOnce(ctx context.Context, image ImageInfo, location st
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body := &idleReader{r: resp.Body, timeout: m.cfg.ConnectTimeout}
-	n, err := io.Copy(io.MultiWriter(w, h), body)
+	n, err := io.CopyBuffer(io.MultiWriter(w, h), body, make([]byte, 1<<20)) // IPA's IMAGE_CHUNK_SIZE
 	if err != nil {
 		var se *streamError
 		if errors.As(err, &se) {
