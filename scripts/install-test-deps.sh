@@ -13,9 +13,10 @@
 # ipmi_sim as the BMC that ipmitool drives; socat serves the
 # ipmitool-socat consoles), and python3-nova (test/nova drives Nova's
 # unmodified ironic virt driver, in a Python process, against our API),
-# qemu-utils, gdisk and fdisk (agent/disk checks its qcow2 reader against
-# qemu-img convert, and its config drive partitions with sgdisk, sfdisk
-# and blkid).
+# qemu-utils, gdisk, fdisk and parted (agent/disk checks its qcow2 reader
+# against qemu-img convert, and its config drive partitions with sgdisk,
+# sfdisk and blkid and against the partitions ironic-lib's sgdisk and
+# parted commands make).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -31,7 +32,7 @@ PKGS=(
   genisoimage
   openipmi ipmitool socat
   python3-nova
-  qemu-utils gdisk fdisk
+  qemu-utils gdisk fdisk parted
 )
 
 missing=()

@@ -27,6 +27,8 @@ const (
 // last 64 MiB is added (named config-2); on a DOS disk a primary
 // partition (type 0x0c, as parted's fat32) in the last 64 MiB, or below
 // 2 TiB on larger disks, with IPA's limit of three existing primaries.
+// The sectors are those ironic-lib's sgdisk and parted commands choose
+// (configdrive_ref_test.go runs them on copies of the same disks).
 func (m *Manager) WriteConfigDrive(ctx context.Context, dev, configdrive string) error {
 	node := m.nodeUUID()
 	data, err := m.configDriveData(ctx, configdrive, node)
@@ -175,12 +177,16 @@ func (m *Manager) configDrivePartition(ctx context.Context, f *os.File, size int
 	if len(mbr) > 3 {
 		return region{}, errInstanceDeployFailure(fmt.Sprintf("Config drive cannot be created for node %s. Disk (%s) uses MBR partitioning and already has %d primary partitions.", node, dev, len(mbr)))
 	}
-	start := (sectors - maxConfigDriveMB*mib/sectorSize) / 2048 * 2048
+	// parted -a optimal mkpart primary fat32 -64MiB -0: exactly the last
+	// 64 MiB, unaligned.
+	start := sectors - maxConfigDriveMB*mib/sectorSize
 	end := sectors - 1
-	if size > maxMBRDiskMB*mib {
+	if size/mib > maxMBRDiskMB {
 		m.log.WarnContext(ctx, "disk larger than 2TB: config drive below the MBR limit", "device", dev)
-		start = (maxMBRDiskMB - maxConfigDriveMB - 1) * mib / sectorSize
-		end = (maxMBRDiskMB-1)*mib/sectorSize - 1
+		// ironic-lib passes parted plain numbers, which parted reads as
+		// MB (10^6 bytes), and parted aligns them to 1 MiB.
+		start = (maxMBRDiskMB - maxConfigDriveMB - 1) * 1000000 / sectorSize / 2048 * 2048
+		end = (maxMBRDiskMB-1)*1000000/sectorSize/2048*2048 - 1
 	}
 	used := map[int]bool{}
 	for _, p := range mbr {
