@@ -20,7 +20,11 @@
 # with (test/vm): syslinux with its MBR (syslinux-common), mtools and
 # dosfstools for the FAT partition, fdisk (sfdisk) and gdisk for the
 # partition tables, cpio for the initramfs and qemu-utils (qemu-img);
-# its kernel is Debian's, fetched with apt-get download + dpkg-deb.
+# its kernel is Debian's, fetched with apt-get download + dpkg-deb;
+# and parted (agent/disk checks its qcow2 reader
+# against qemu-img convert, and its config drive partitions with sgdisk,
+# sfdisk and blkid and against the partitions ironic-lib's sgdisk and
+# parted commands make).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -36,7 +40,7 @@ PKGS=(
   genisoimage
   openipmi ipmitool socat
   python3-nova
-  syslinux syslinux-common mtools dosfstools fdisk gdisk cpio qemu-utils
+  syslinux syslinux-common mtools dosfstools fdisk gdisk cpio qemu-utils parted
 )
 
 missing=()

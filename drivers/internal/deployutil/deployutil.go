@@ -7,7 +7,6 @@ package deployutil
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/google/uuid"
@@ -15,6 +14,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/roothints"
 	"github.com/goironic/ironic/states"
 )
 
@@ -186,42 +186,6 @@ func BoolFromString(v any) (bool, error) {
 	return false, fmt.Errorf("Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", py.Str(v)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 }
 
-// rootHints are ironic_lib's VALID_ROOT_DEVICE_HINTS with their types, in
-// order.
-func rootHints() []struct{ name, typ string } {
-	return []struct{ name, typ string }{
-		{"size", "int"}, {"model", "str"}, {"wwn", "str"}, {"serial", "str"}, {"vendor", "str"},
-		{"wwn_with_extension", "str"}, {"wwn_vendor_extension", "str"}, {"name", "str"},
-		{"rotational", "bool"}, {"hctl", "str"}, {"by_path", "str"},
-	}
-}
-
-// hintOperators are the operators of oslo's specs_matcher grammar, longest
-// first where one is a prefix of another.
-func hintOperators() []string {
-	return []string{"<all-in>", "<or>", "<in>", "s==", "s!=", "s<=", "s<", "s>=", "s>", "==", "!=", ">=", "<=", "=", ">", "<"}
-}
-
-// hintValues splits a hint expression into its operator and values, as
-// ironic_lib's _extract_hint_operator_and_values does.
-func hintValues(expr string) (string, []string) {
-	e := strings.ToLower(strings.TrimSpace(expr))
-	for _, op := range hintOperators() {
-		rest, ok := strings.CutPrefix(e, op)
-		if !ok || strings.TrimSpace(rest) == "" {
-			continue
-		}
-		var values []string
-		for _, v := range regexp.MustCompile(regexp.QuoteMeta(op)).Split(e, -1) {
-			if v != "" {
-				values = append(values, strings.TrimSpace(v))
-			}
-		}
-		return op, values
-	}
-	return "", []string{e}
-}
-
 // ValidateRootDeviceHints is Ironic's get_root_device_for_deploy reduced to
 // its checks: the root_device hints of instance_info, else of properties,
 // must be valid.
@@ -242,13 +206,13 @@ func ValidateRootDeviceHints(task drivers.Task) error {
 		return fail(fmt.Errorf("root device hints must be a dictionary"))
 	}
 	var invalid, valid []string
-	types := map[string]string{}
-	for _, h := range rootHints() {
-		valid = append(valid, h.name)
-		types[h.name] = h.typ
+	types := map[string]roothints.Kind{}
+	for _, h := range roothints.Hints() {
+		valid = append(valid, h.Name)
+		types[h.Name] = h.Kind
 	}
 	for k := range m.All() {
-		if types[k] == "" {
+		if _, ok := types[k]; !ok {
 			invalid = append(invalid, k)
 		}
 	}
@@ -256,38 +220,38 @@ func ValidateRootDeviceHints(task drivers.Task) error {
 		return fail(fmt.Errorf("The hints \"%s\" are invalid. Valid hints are: \"%s\"", //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			strings.Join(invalid, ", "), strings.Join(valid, ", ")))
 	}
-	for _, h := range rootHints() {
-		expr, ok := m.Lookup(h.name)
+	for _, h := range roothints.Hints() {
+		expr, ok := m.Lookup(h.Name)
 		if !ok {
 			continue
 		}
-		switch h.typ {
-		case "str":
+		switch h.Kind {
+		case roothints.Str:
 			s, isStr := expr.(string)
 			if !isStr {
-				return fail(fmt.Errorf("Root device hint \"%s\" is not a string value. Hint expression: %s", h.name, py.Str(expr))) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
+				return fail(fmt.Errorf("Root device hint \"%s\" is not a string value. Hint expression: %s", h.Name, py.Str(expr))) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			}
 			if strings.TrimSpace(s) == "" {
-				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.name)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
+				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.Name)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			}
-		case "int":
+		case roothints.Int:
 			s := py.Str(expr)
 			if strings.TrimSpace(s) == "" {
-				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.name)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
+				return fail(fmt.Errorf("Root device hint \"%s\" expression is empty", h.Name)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			}
-			_, values := hintValues(s)
+			_, values := roothints.Split(s)
 			for _, v := range values {
 				n, ok := py.Int(v)
 				if !ok {
-					return fail(fmt.Errorf("Root device hint \"%s\" is not an integer value. Current value: %s", h.name, s)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
+					return fail(fmt.Errorf("Root device hint \"%s\" is not an integer value. Current value: %s", h.Name, s)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 				}
 				if n <= 0 {
-					return fail(fmt.Errorf("Root device hint \"%s\" should be a positive integer. Current value: %s", h.name, s)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
+					return fail(fmt.Errorf("Root device hint \"%s\" should be a positive integer. Current value: %s", h.Name, s)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 				}
 			}
-		case "bool":
+		case roothints.Bool:
 			if _, err := BoolFromString(expr); err != nil {
-				return fail(fmt.Errorf("Root device hint \"%s\" is not a Boolean value. Current value: %s", h.name, py.Str(expr))) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
+				return fail(fmt.Errorf("Root device hint \"%s\" is not a Boolean value. Current value: %s", h.Name, py.Str(expr))) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 			}
 		}
 	}

@@ -1,29 +1,8 @@
 package deployutil
 
 import (
-	"slices"
 	"testing"
 )
-
-func TestHintValues(t *testing.T) {
-	tests := []struct {
-		in     string
-		op     string
-		values []string
-	}{
-		{">= 10", ">=", []string{"10"}},
-		{"<or> 10 <or> 20", "<or>", []string{"10", "20"}},
-		{"s== Foo Bar", "s==", []string{"foo bar"}},
-		{" 42 ", "", []string{"42"}},
-		{"<in> sda", "<in>", []string{"sda"}},
-	}
-	for _, tt := range tests {
-		op, values := hintValues(tt.in)
-		if op != tt.op || !slices.Equal(values, tt.values) {
-			t.Errorf("hintValues(%q) = %q %q", tt.in, op, values)
-		}
-	}
-}
 
 func TestImageRefError(t *testing.T) {
 	tests := map[string]string{
