@@ -22,6 +22,7 @@ import (
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/drivers/storage"
+	"github.com/goironic/ironic/internal/glance"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
@@ -69,6 +70,12 @@ type Config struct {
 	DeployLogsLocalPath      string
 	// StreamRawImages is [agent]stream_raw_images.
 	StreamRawImages bool
+	// FileURLAllowedPaths is [conductor]file_url_allowed_paths: where
+	// file:// image sources may be.
+	FileURLAllowedPaths []string
+	// Glance shows Glance images and signs Swift temp URLs for them
+	// (internal/glance.Client); nil fails deployments of Glance images.
+	Glance GlanceImages
 	// DefaultBootMode is [deploy]default_boot_mode ("" means uefi).
 	DefaultBootMode string
 	// RequireRescuePasswordHashed is
@@ -96,6 +103,17 @@ type Config struct {
 	// EraseSkipReadOnly is [deploy]erase_skip_read_only, passed to the
 	// agent for cleaning.
 	EraseSkipReadOnly bool
+}
+
+// GlanceImages is what a direct deploy needs of Glance (Ironic's
+// GlanceImageService).
+type GlanceImages interface {
+	// Show is GlanceImageService.show: ImageNotFound, ImageNotAuthorized,
+	// ImageUnacceptable (not active) or GlanceConnectionFailed.
+	Show(ctx context.Context, href string) (glance.Image, error)
+	// SwiftTempURL is GlanceImageService.swift_temp_url: a signed GET URL
+	// of the image's object in Glance's Swift store.
+	SwiftTempURL(ctx context.Context, im glance.Image) (string, error)
 }
 
 // Implementations returns the agent-based interfaces, for

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -39,13 +42,20 @@ func isWholeDiskImage(task drivers.Task) bool {
 	return iwdi
 }
 
-// buildInstanceInfoForDeploy is deploy_utils.build_instance_info_for_deploy
-// for images given as http(s) URLs: the URL is checked with a HEAD request
+// buildInstanceInfoForDeploy is deploy_utils.build_instance_info_for_deploy.
+// A Glance image is shown (its checksums, formats, tags and properties
+// land in instance_info; a partition image's kernel and ramdisk come
+// from its kernel_id and ramdisk_id) and, with image_download_source
+// "swift", the agent downloads it from a Swift temporary URL checked with
+// a HEAD request. An http(s) URL is checked with a HEAD request
 // (HttpImageService.validate_href; one permanent redirect is followed, as
-// Ironic does) and becomes image_url, the URL the agent downloads; the
-// image type is recorded. Glance images and images the conductor would
-// serve itself (file:// or image_download_source "local") need an image
-// service and cache this service does not have.
+// Ironic does) and becomes image_url. A file:// source must be a file
+// under [conductor]file_url_allowed_paths (FileImageService.validate_href).
+// Images the conductor would download and serve itself from
+// [deploy]http_url (Glance images with image_download_source http or
+// local, file:// sources, image_download_source "local") need an image
+// cache this service does not have: after the checks Ironic makes first,
+// they fail with InstanceDeployFailure.
 func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Task) error {
 	ii := task.InstanceInfo()
 	iwdi := isWholeDiskImage(task)
@@ -54,24 +64,36 @@ func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Tas
 	ii.Set("image_url", nil)
 	switch {
 	case deployutil.IsGlanceImage(ii.Get("image_source")):
-		return ironic.Errorf(ironic.InstanceDeployFailure,
-			"Node %s: the image %s is a Glance image; this service has no Glance client. Give instance_info/image_source as an http(s) URL.", task.NodeUUID(), source)
+		if err := c.glanceInstanceInfo(ctx, task, source, ids, iwdi); err != nil {
+			return err
+		}
+		return c.finishInstanceInfo(ctx, task, iwdi)
 	case strings.HasPrefix(source, "file://") || ids == "local":
-		return ironic.Errorf(ironic.InstanceDeployFailure,
-			"Node %s: images served by the conductor (file:// image sources, image_download_source \"local\") are not supported by this service; give instance_info/image_source as an http(s) URL.", task.NodeUUID())
+		if strings.HasPrefix(source, "file://") {
+			if err := c.validateFileURL(source); err != nil {
+				return err
+			}
+		}
+		return errNoImageCache(task)
 	}
-	redirect, err := c.validateImageURL(ctx, source)
+	redirect, err := c.validateImageURL(ctx, source, false)
 	if err != nil {
 		return err
 	}
 	if redirect != "" {
 		ii.Set("image_source", redirect)
-		if _, err := c.validateImageURL(ctx, redirect); err != nil {
+		if _, err := c.validateImageURL(ctx, redirect, false); err != nil {
 			return err
 		}
 		source = redirect
 	}
 	ii.Set("image_url", source)
+	return c.finishInstanceInfo(ctx, task, iwdi)
+}
+
+// finishInstanceInfo records the image type and saves the node.
+func (c Config) finishInstanceInfo(ctx context.Context, task drivers.Task, iwdi bool) error {
+	ii := task.InstanceInfo()
 	if iwdi {
 		ii.Set("image_type", "whole-disk")
 	} else {
@@ -80,18 +102,104 @@ func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Tas
 	return task.Save(ctx)
 }
 
+// errNoImageCache is the failure of deployments whose image the conductor
+// would have to download and serve itself.
+func errNoImageCache(task drivers.Task) error {
+	return ironic.Errorf(ironic.InstanceDeployFailure,
+		"Node %s: images served by the conductor (file:// image sources, image_download_source \"local\", Glance images with image_download_source \"http\") are not supported by this service; "+
+			"give instance_info/image_source as an http(s) URL, or a Glance image with image_download_source \"swift\".", task.NodeUUID())
+}
+
+// glanceInstanceInfo is build_instance_info_for_deploy's Glance branch.
+func (c Config) glanceInstanceInfo(ctx context.Context, task drivers.Task, source, ids string, iwdi bool) error {
+	if c.Glance == nil {
+		return ironic.Errorf(ironic.InstanceDeployFailure,
+			"Node %s: the image %s is a Glance image, and this service was built without a Glance client.", task.NodeUUID(), source)
+	}
+	ii := task.InstanceInfo()
+	im, err := c.Glance.Show(ctx, source)
+	if err != nil {
+		return err
+	}
+	ii.Set("image_checksum", im.Get("checksum"))
+	ii.Set("image_os_hash_algo", im.Get("os_hash_algo"))
+	ii.Set("image_os_hash_value", im.Get("os_hash_value"))
+	if ids != "swift" {
+		// _cache_and_convert_image: the conductor downloads the image and
+		// serves it from [deploy]http_url.
+		return errNoImageCache(task)
+	}
+	u, err := c.Glance.SwiftTempURL(ctx, im)
+	if err != nil {
+		return err
+	}
+	if _, err := c.validateImageURL(ctx, u, true); err != nil {
+		return err
+	}
+	ii.Set("image_url", u)
+	ii.Set("image_disk_format", im.Get("disk_format"))
+	ii.Set("image_container_format", im.Get("container_format"))
+	tags := im.Get("tags")
+	if tags == nil {
+		tags = []any{}
+	}
+	ii.Set("image_tags", tags)
+	ii.Set("image_properties", im.Properties)
+	if !iwdi && deployutil.BootOption(task) != "local" {
+		ii.Set("kernel", im.Properties.Get("kernel_id"))
+		ii.Set("ramdisk", im.Properties.Get("ramdisk_id"))
+	}
+	return nil
+}
+
+// validateFileURL is FileImageService.validate_href: the file's absolute
+// path must be one of [conductor]file_url_allowed_paths or below one,
+// and a regular file.
+func (c Config) validateFileURL(href string) error {
+	p := href
+	if u, err := url.Parse(href); err == nil {
+		p = u.Path
+	}
+	fail := func(reason string) error {
+		return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: %s", href, reason)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = filepath.Clean(p)
+	}
+	allowed := false
+	for _, a := range c.FileURLAllowedPaths {
+		if abs == a || strings.HasPrefix(abs, a+string(filepath.Separator)) {
+			allowed = true
+			break
+		}
+	}
+	if !allowed {
+		return fail(fmt.Sprintf("Security: Path %s is not allowed for image source file URLs", p))
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return fail("Specified image file not found.")
+	}
+	return nil
+}
+
 // validateImageURL is HttpImageService.validate_href: a HEAD request that
 // must answer 200 (or 403 for a URL ending in "/"); a 301 with a Location
-// is returned as the redirect (ImageRefIsARedirect).
-func (c Config) validateImageURL(ctx context.Context, href string) (string, error) {
+// is returned as the redirect (ImageRefIsARedirect). A secret URL (a
+// Swift temp URL) is named "secreturl" in messages.
+func (c Config) validateImageURL(ctx context.Context, href string, secret bool) (string, error) {
 	hc := c.ImageHTTP
 	if hc == nil {
 		hc = &http.Client{Timeout: 60 * time.Second}
 	}
 	noRedirect := *hc
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	shown := href
+	if secret {
+		shown = "secreturl"
+	}
 	fail := func(reason string) error {
-		return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: %s", href, reason)
+		return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: %s", shown, reason)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodHead, href, nil)
 	if err != nil {

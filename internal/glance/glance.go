@@ -35,16 +35,15 @@ import (
 )
 
 // Config is the [glance] section: its keystoneauth options under Ironic's
-// names and the options GlanceImageService reads.
+// names and the options GlanceImageService reads. allowed_direct_url_schemes
+// is not among them: Ironic 21.4 reads it only when the conductor itself
+// downloads an image (a "file" direct_url is copied instead of GET
+// /file), which this service doesn't do.
 type Config struct {
 	// Options are the section's keystoneauth options (Section is set by
 	// New); ServiceType defaults to "image".
 	keystoneauth.Options
 
-	// AllowedDirectURLSchemes is allowed_direct_url_schemes. Ironic 21.4
-	// reads it only when the conductor itself downloads an image ("file":
-	// copy the image's direct_url file instead of GET /file).
-	AllowedDirectURLSchemes []string
 	// SwiftTempURLKey is swift_temp_url_key; empty: the Swift account's
 	// X-Account-Meta-Temp-URL-Key.
 	SwiftTempURLKey string
@@ -238,6 +237,16 @@ func (c *Client) Show(ctx context.Context, href string) (Image, error) {
 		}
 	}
 	return im, nil
+}
+
+// ImageProperties is images.get_image_properties: the properties of
+// the image Show returns.
+func (c *Client) ImageProperties(ctx context.Context, href string) (*pyjson.Dict, error) {
+	im, err := c.Show(ctx, href)
+	if err != nil {
+		return nil, err
+	}
+	return im.Properties, nil
 }
 
 // available is service_utils.is_image_available: a caller with a token

@@ -6,7 +6,6 @@ import "github.com/goironic/ironic/option"
 // Ironic 21.4's GlanceImageService reads.
 func (c *Config) Bind(b *option.Binder) {
 	c.Options.Bind(b, "glance")
-	b.List(&c.AllowedDirectURLSchemes, "glance", "allowed_direct_url_schemes")
 	b.String(&c.SwiftTempURLKey, "glance", "swift_temp_url_key")
 	b.Int(&c.SwiftTempURLDuration, "glance", "swift_temp_url_duration")
 	b.Bool(&c.SwiftTempURLCacheEnabled, "glance", "swift_temp_url_cache_enabled")

@@ -40,6 +40,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	ac := bound[agent.Config](b, compAgent)
 	ac.Client = agent.NewClient(bound[agent.ClientConfig](b, compAgentClient))
 	ac.ImageHTTP = imageHTTP(b)
+	ac.Glance = glanceClient(b, log)
 	ac.Log = log
 	network := networkImplementations(b, log)
 	storage := storageImplementations(b, log)
@@ -88,6 +89,7 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 	}
 	cc := bound[conductor.Config](b, compConductor)
 	cc.ObjectStore = swiftClient(b, log)
+	cc.Images = glanceClient(b, log)
 	cc.Configdrive = configdrive.Builder{Log: clog}
 	return conductor.New(cc, store, reg, ironic.SystemClock{}, clog)
 }
