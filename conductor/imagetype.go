@@ -77,7 +77,8 @@ func (m *Manager) updateImageType(ctx context.Context, t *task) (bool, error) {
 		if m.cfg.Images == nil {
 			return false, nil
 		}
-		props, err := m.cfg.Images.ImageProperties(ctx, pyStr(src))
+		href, _ := src.(string)
+		props, err := m.cfg.Images.ImageProperties(ctx, href)
 		if err != nil {
 			m.log.DebugContext(ctx, "cannot read the image's properties", "image", src, "error", err)
 			return false, nil

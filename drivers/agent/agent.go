@@ -70,6 +70,10 @@ type Config struct {
 	DeployLogsLocalPath      string
 	// StreamRawImages is [agent]stream_raw_images.
 	StreamRawImages bool
+	// DefaultEphemeralFormat is [pxe]default_ephemeral_format, a partition
+	// image's ephemeral partition's file system when instance_info names
+	// none.
+	DefaultEphemeralFormat string
 	// FileURLAllowedPaths is [conductor]file_url_allowed_paths: where
 	// file:// image sources may be.
 	FileURLAllowedPaths []string

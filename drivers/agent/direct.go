@@ -55,10 +55,24 @@ func isWholeDiskImage(task drivers.Task) bool {
 // [deploy]http_url (Glance images with image_download_source http or
 // local, file:// sources, image_download_source "local") need an image
 // cache this service does not have: after the checks Ironic makes first,
-// they fail with InstanceDeployFailure.
-func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Task) error {
+// they fail with InstanceDeployFailure. As in Ironic, instance_info is
+// left as it was when something fails, and a Glance image whose type the
+// conductor couldn't tell (update_image_type) is not given one here.
+func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Task) (err error) {
 	ii := task.InstanceInfo()
-	iwdi := isWholeDiskImage(task)
+	saved := ii.DeepClone()
+	defer func() {
+		if err != nil {
+			ii.Clear()
+			ii.Update(saved)
+		}
+	}()
+	var iwdi bool
+	if deployutil.IsGlanceImage(ii.Get("image_source")) {
+		iwdi = py.Truthy(task.DriverInternalInfo().Get("is_whole_disk_image"))
+	} else {
+		iwdi = isWholeDiskImage(task)
+	}
 	source := py.Str(ii.Get("image_source"))
 	ids := ImageDownloadSource(task, c.ImageDownloadSource)
 	ii.Set("image_url", nil)
@@ -91,15 +105,85 @@ func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Tas
 	return c.finishInstanceInfo(ctx, task, iwdi)
 }
 
-// finishInstanceInfo records the image type and saves the node.
+// finishInstanceInfo records the image type, for a partition image
+// the disk layout parse_instance_info works out, and saves the node.
 func (c Config) finishInstanceInfo(ctx context.Context, task drivers.Task, iwdi bool) error {
 	ii := task.InstanceInfo()
 	if iwdi {
 		ii.Set("image_type", "whole-disk")
 	} else {
 		ii.Set("image_type", "partition")
+		info, err := c.parseInstanceInfo(task)
+		if err != nil {
+			return err
+		}
+		for _, m := range info {
+			ii.Set(m.Key, m.Value)
+		}
 	}
 	return task.Save(ctx)
+}
+
+// parseInstanceInfo is deploy_utils.parse_instance_info for a partition
+// image deployed by the agent: image_source, kernel and ramdisk (not for
+// Glance images, nor local boot), root_gb required; preserve_ephemeral
+// as a boolean; swap_mb and ephemeral_gb (default 0) integers, root_mb
+// and ephemeral_mb in MiB, ephemeral_format ([pxe]default_ephemeral_format
+// when an ephemeral partition has none); configdrive. Ironic's check that
+// a preserved ephemeral partition's layout is unchanged is not made.
+func (c Config) parseInstanceInfo(task drivers.Task) (pyjson.Object, error) {
+	ii := task.InstanceInfo()
+	source := ii.Get("image_source")
+	info := pyjson.Object{{Key: "image_source", Value: source}}
+	params := []deployutil.Param{{Label: "image_source", Value: source}}
+	if py.Truthy(source) && deployutil.BootOption(task) != "local" && !deployutil.IsGlanceImage(source) {
+		info = append(info, pyjson.Member{Key: "kernel", Value: ii.Get("kernel")}, pyjson.Member{Key: "ramdisk", Value: ii.Get("ramdisk")})
+		params = append(params, deployutil.Param{Label: "kernel", Value: ii.Get("kernel")}, deployutil.Param{Label: "ramdisk", Value: ii.Get("ramdisk")})
+	}
+	info = append(info, pyjson.Member{Key: "root_gb", Value: ii.Get("root_gb")})
+	params = append(params, deployutil.Param{Label: "root_gb", Value: ii.Get("root_gb")})
+	if err := deployutil.CheckMissing("Some parameters were missing in node's instance_info", params...); err != nil {
+		return nil, err
+	}
+	pe, ok := ii.Lookup("preserve_ephemeral")
+	if !ok {
+		pe = false
+	}
+	preserve, err := deployutil.BoolFromString(pe)
+	if err != nil {
+		return nil, drivers.InvalidParameter("Invalid parameter %s: %s", "preserve_ephemeral", err)
+	}
+	info = append(info, pyjson.Member{Key: "preserve_ephemeral", Value: preserve})
+	orZero := func(k string) any {
+		if v, ok := ii.Lookup(k); ok {
+			return v
+		}
+		return 0
+	}
+	swap, eph := orZero("swap_mb"), orZero("ephemeral_gb")
+	ints := map[string]int64{}
+	for _, p := range []struct {
+		name string
+		v    any
+	}{{"root_gb", ii.Get("root_gb")}, {"swap_mb", swap}, {"ephemeral_gb", eph}} {
+		n, ok := py.Int(p.v)
+		if !ok {
+			return nil, drivers.InvalidParameter("Invalid parameter %s: %s is not an integer value.", p.name, py.Str(p.v))
+		}
+		ints[p.name] = n
+	}
+	format := ii.Get("ephemeral_format")
+	if py.Truthy(eph) && !py.Truthy(format) {
+		format = c.DefaultEphemeralFormat
+	}
+	info = append(info,
+		pyjson.Member{Key: "swap_mb", Value: ints["swap_mb"]},
+		pyjson.Member{Key: "ephemeral_gb", Value: eph},
+		pyjson.Member{Key: "root_mb", Value: 1024 * ints["root_gb"]},
+		pyjson.Member{Key: "ephemeral_mb", Value: 1024 * ints["ephemeral_gb"]},
+		pyjson.Member{Key: "ephemeral_format", Value: format},
+		pyjson.Member{Key: "configdrive", Value: ii.Get("configdrive")})
+	return info, nil
 }
 
 // errNoImageCache is the failure of deployments whose image the conductor

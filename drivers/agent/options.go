@@ -18,6 +18,7 @@ func (c *Config) Bind(b *option.Binder) {
 	b.String(&c.DeployLogsLocalPath, "agent", "deploy_logs_local_path")
 	b.Bool(&c.StreamRawImages, "agent", "stream_raw_images")
 	b.List(&c.FileURLAllowedPaths, "conductor", "file_url_allowed_paths")
+	b.String(&c.DefaultEphemeralFormat, "pxe", "default_ephemeral_format")
 	b.String(&c.DefaultBootMode, "deploy", "default_boot_mode")
 	b.Bool(&c.RequireRescuePasswordHashed, "conductor", "require_rescue_password_hashed")
 	b.Bool(&c.AllowProvisioningInMaintenance, "conductor", "allow_provisioning_in_maintenance")
