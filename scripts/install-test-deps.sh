@@ -12,7 +12,10 @@
 # the reference ones with it), openipmi (test/ipmisim runs its
 # ipmi_sim as the BMC that ipmitool drives; socat serves the
 # ipmitool-socat consoles), and python3-nova (test/nova drives Nova's
-# unmodified ironic virt driver, in a Python process, against our API).
+# unmodified ironic virt driver, in a Python process, against our API),
+# and python3-glanceclient and python3-swiftclient, which the reference
+# Ironic uses for Glance images (test/glance; python3-ironic only
+# recommends them).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -28,6 +31,7 @@ PKGS=(
   genisoimage
   openipmi ipmitool socat
   python3-nova
+  python3-glanceclient python3-swiftclient
 )
 
 missing=()
