@@ -27,7 +27,7 @@ PKGS=(
   rabbitmq-server
   python3-keystone uwsgi-core uwsgi-plugin-python3
   tempest python3-tempest ironic-tempest-plugin python3-stestr python3-subunit
-  qemu-system-x86 ipxe-qemu
+  qemu-system-x86 qemu-utils ipxe-qemu
   genisoimage
   openipmi ipmitool socat
   python3-nova

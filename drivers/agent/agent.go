@@ -10,6 +10,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -74,6 +75,14 @@ type Config struct {
 	// image's ephemeral partition's file system when instance_info names
 	// none.
 	DefaultEphemeralFormat string
+	// ForceRawImages is [DEFAULT]force_raw_images: with StreamRawImages,
+	// images the conductor serves are converted to raw first.
+	ForceRawImages bool
+	// ImagesPath is [pxe]images_path, where the conductor keeps the images
+	// it serves (<node>/disk).
+	ImagesPath string
+	// PermittedImageFormats is [conductor]permitted_image_formats.
+	PermittedImageFormats []string
 	// FileURLAllowedPaths is [conductor]file_url_allowed_paths: where
 	// file:// image sources may be.
 	FileURLAllowedPaths []string
@@ -118,6 +127,8 @@ type GlanceImages interface {
 	// SwiftTempURL is GlanceImageService.swift_temp_url: a signed GET URL
 	// of the image's object in Glance's Swift store.
 	SwiftTempURL(ctx context.Context, im glance.Image) (string, error)
+	// Download is GlanceImageService.download: the image's data.
+	Download(ctx context.Context, href string, w io.Writer) error
 }
 
 // Implementations returns the agent-based interfaces, for

@@ -45,19 +45,18 @@ func isWholeDiskImage(task drivers.Task) bool {
 // buildInstanceInfoForDeploy is deploy_utils.build_instance_info_for_deploy.
 // A Glance image is shown (its checksums, formats, tags and properties
 // land in instance_info; a partition image's kernel and ramdisk come
-// from its kernel_id and ramdisk_id) and, with image_download_source
-// "swift", the agent downloads it from a Swift temporary URL checked with
-// a HEAD request. An http(s) URL is checked with a HEAD request
-// (HttpImageService.validate_href; one permanent redirect is followed, as
-// Ironic does) and becomes image_url. A file:// source must be a file
-// under [conductor]file_url_allowed_paths (FileImageService.validate_href).
-// Images the conductor would download and serve itself from
-// [deploy]http_url (Glance images with image_download_source http or
-// local, file:// sources, image_download_source "local") need an image
-// cache this service does not have: after the checks Ironic makes first,
-// they fail with InstanceDeployFailure. As in Ironic, instance_info is
-// left as it was when something fails, and a Glance image whose type the
-// conductor couldn't tell (update_image_type) is not given one here.
+// from its kernel_id and ramdisk_id); with image_download_source "swift"
+// the agent downloads it from a Swift temporary URL checked with a HEAD
+// request, otherwise the conductor downloads it and serves it from
+// [deploy]http_url (cacheAndConvertImage). So does it for a file://
+// source, which must be a file under [conductor]file_url_allowed_paths
+// (FileImageService.validate_href), and for any source with
+// image_download_source "local". Otherwise an http(s) URL is checked
+// with a HEAD request (HttpImageService.validate_href; one permanent
+// redirect is followed, as Ironic does) and becomes image_url. As in
+// Ironic, instance_info is left as it was when something fails, and a
+// Glance image whose type the conductor couldn't tell (update_image_type)
+// is not given one here.
 func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Task) (err error) {
 	ii := task.InstanceInfo()
 	saved := ii.DeepClone()
@@ -88,7 +87,10 @@ func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Tas
 				return err
 			}
 		}
-		return errNoImageCache(task)
+		if err := c.cacheAndConvertImage(ctx, task, nil); err != nil {
+			return err
+		}
+		return c.finishInstanceInfo(ctx, task, iwdi)
 	}
 	redirect, err := c.validateImageURL(ctx, source, false)
 	if err != nil {
@@ -186,14 +188,6 @@ func (c Config) parseInstanceInfo(task drivers.Task) (pyjson.Object, error) {
 	return info, nil
 }
 
-// errNoImageCache is the failure of deployments whose image the conductor
-// would have to download and serve itself.
-func errNoImageCache(task drivers.Task) error {
-	return ironic.Errorf(ironic.InstanceDeployFailure,
-		"Node %s: images served by the conductor (file:// image sources, image_download_source \"local\", Glance images with image_download_source \"http\") are not supported by this service; "+
-			"give instance_info/image_source as an http(s) URL, or a Glance image with image_download_source \"swift\".", task.NodeUUID())
-}
-
 // glanceInstanceInfo is build_instance_info_for_deploy's Glance branch.
 func (c Config) glanceInstanceInfo(ctx context.Context, task drivers.Task, source, ids string, iwdi bool) error {
 	if c.Glance == nil {
@@ -208,20 +202,19 @@ func (c Config) glanceInstanceInfo(ctx context.Context, task drivers.Task, sourc
 	ii.Set("image_checksum", im.Get("checksum"))
 	ii.Set("image_os_hash_algo", im.Get("os_hash_algo"))
 	ii.Set("image_os_hash_value", im.Get("os_hash_value"))
-	if ids != "swift" {
-		// _cache_and_convert_image: the conductor downloads the image and
-		// serves it from [deploy]http_url.
-		return errNoImageCache(task)
-	}
-	u, err := c.Glance.SwiftTempURL(ctx, im)
-	if err != nil {
+	if ids == "swift" {
+		u, err := c.Glance.SwiftTempURL(ctx, im)
+		if err != nil {
+			return err
+		}
+		if _, err := c.validateImageURL(ctx, u, true); err != nil {
+			return err
+		}
+		ii.Set("image_url", u)
+		ii.Set("image_disk_format", im.Get("disk_format"))
+	} else if err := c.cacheAndConvertImage(ctx, task, &im); err != nil {
 		return err
 	}
-	if _, err := c.validateImageURL(ctx, u, true); err != nil {
-		return err
-	}
-	ii.Set("image_url", u)
-	ii.Set("image_disk_format", im.Get("disk_format"))
 	ii.Set("image_container_format", im.Get("container_format"))
 	tags := im.Get("tags")
 	if tags == nil {
@@ -438,6 +431,8 @@ func (c Config) prepareWrittenInstanceBoot(ctx context.Context, task drivers.Tas
 		c.collectOnFailure(ctx, task)
 		return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to prepare instance for booting")
 	}
+	// The image was written: the conductor stops serving it.
+	c.removeHTTPInstanceSymlink(task)
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -247,6 +248,37 @@ func (c *Client) ImageProperties(ctx context.Context, href string) (*pyjson.Dict
 		return nil, err
 	}
 	return im.Properties, nil
+}
+
+// Download is GlanceImageService.download: the image's data (GET
+// /v2/images/{id}/file) written to w. An image without data is
+// ImageDownloadFailed "image contains no data.".
+func (c *Client) Download(ctx context.Context, href string, w io.Writer) error {
+	id, err := ParseImageID(href)
+	if err != nil {
+		return err
+	}
+	sc, err := c.service(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := c.get(ctx, id); err != nil {
+		return err
+	}
+	resp, err := sc.Request(ctx, http.MethodGet, sc.ServiceURL("images", id, "file"), &gophercloud.RequestOpts{
+		KeepResponseBody: true, OkCodes: []int{http.StatusOK, http.StatusNoContent},
+	})
+	if err != nil {
+		return ironic.Errorf(ironic.ImageDownloadFailed, "Failed to download image %s, reason: %s", href, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNoContent {
+		return ironic.Errorf(ironic.ImageDownloadFailed, "Failed to download image %s, reason: image contains no data.", href)
+	}
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return ironic.Errorf(ironic.ImageDownloadFailed, "Failed to download image %s, reason: %s", href, err)
+	}
+	return nil
 }
 
 // available is service_utils.is_image_available: a caller with a token
