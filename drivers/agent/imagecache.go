@@ -3,7 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
-	"crypto/md5" //nolint:gosec // Ironic's default image checksum
+	"crypto/md5"  //nolint:gosec // Ironic's default image checksum
 	"crypto/sha1" //nolint:gosec // an algorithm Ironic accepts
 	"crypto/sha256"
 	"crypto/sha512"
@@ -337,4 +337,3 @@ func (c Config) removeHTTPInstanceSymlink(task drivers.Task) {
 		_ = os.Remove(filepath.Join(c.HTTPRoot, c.HTTPImageSubdir, task.NodeUUID()))
 	}
 }
-
