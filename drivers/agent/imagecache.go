@@ -7,6 +7,7 @@ import (
 	"crypto/sha1" //nolint:gosec // an algorithm Ironic accepts
 	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"hash"
@@ -294,8 +295,9 @@ func fileChecksum(path, algo string) (string, error) {
 
 // detectFormat is a reduced images.safety_check_image: the formats told
 // by their magic numbers (qcow2, vmdk, vhdx, vhd, vdi, iso), else raw.
-// Unlike Ironic's format inspector it checks no qcow2 backing file or
-// data file: qemu-img convert is given the format explicitly.
+// As Ironic's format inspector does, a qcow2 image naming a backing file
+// or an external data file is refused (InvalidImage); the other formats'
+// own safety checks (vmdk extents, ...) are not made.
 func detectFormat(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -307,6 +309,12 @@ func detectFormat(path string) (string, error) {
 	head = head[:n]
 	switch {
 	case bytes.HasPrefix(head, []byte("QFI\xfb")):
+		// Version at 4, backing_file_offset at 8; from version 3 the
+		// incompatible features at 72, bit 2 an external data file.
+		if len(head) < 80 || binary.BigEndian.Uint64(head[8:16]) != 0 ||
+			(binary.BigEndian.Uint32(head[4:8]) >= 3 && binary.BigEndian.Uint64(head[72:80])&4 != 0) {
+			return "", ironic.Errorf(ironic.InvalidImage, "The requested image is not valid for use.")
+		}
 		return "qcow2", nil
 	case bytes.HasPrefix(head, []byte("KDMV")):
 		return "vmdk", nil

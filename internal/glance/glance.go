@@ -281,17 +281,23 @@ func (c *Client) Download(ctx context.Context, href string, w io.Writer) error {
 	return nil
 }
 
-// available is service_utils.is_image_available: a caller with a token
-// sees what Glance showed it; otherwise public images and the project's.
+// available is service_utils.is_image_available: public images and the
+// caller project's. Ironic asks Glance with the caller's token when the
+// request had one and then trusts Glance's answer; this client always
+// asks with the [glance] section's credentials, so a caller with a token
+// also sees community images, and every image when it has the admin
+// role (as Glance shows them to it), but not images merely shared with
+// its project.
 func available(ctx context.Context, raw *pyjson.Dict) bool {
 	rc := ironic.FromContext(ctx)
-	if rc.AuthToken != "" {
+	v := raw.Get("visibility")
+	if v == "public" {
 		return true
 	}
-	if raw.Get("visibility") == "public" {
+	if rc.ProjectID != "" && raw.Get("owner") == rc.ProjectID {
 		return true
 	}
-	return rc.ProjectID != "" && raw.Get("owner") == rc.ProjectID
+	return rc.AuthToken != "" && (v == "community" || rc.HasRole("admin"))
 }
 
 // get is GET /v2/images/{id} through GlanceImageService.call: 401/403,

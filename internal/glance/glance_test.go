@@ -87,7 +87,9 @@ func TestShow(t *testing.T) {
 		{"queued", ctx, queuedID, ironic.ImageUnacceptable, "Image " + queuedID + " is unacceptable: The image is required to be in an active state."},
 		{"bad href", ctx, "glance://nope", ironic.InvalidImageRef, "Invalid image href glance://nope."},
 		{"private, owner", ironic.WithRequestContext(ctx, &ironic.RequestContext{ProjectID: project}), privID, "", ""},
-		{"private, token", ironic.WithRequestContext(ctx, &ironic.RequestContext{AuthToken: "t"}), privID, "", ""},
+		{"private, another project's token", ironic.WithRequestContext(ctx, &ironic.RequestContext{AuthToken: "t", ProjectID: "other"}), privID,
+			ironic.ImageNotFound, "Image " + privID + " could not be found."},
+		{"private, admin's token", ironic.WithRequestContext(ctx, &ironic.RequestContext{AuthToken: "t", Roles: []string{"admin"}}), privID, "", ""},
 	} {
 		_, err := c.Show(tc.ctx, tc.href)
 		if classOf(err) != tc.class || (err != nil && err.Error() != tc.msg) {
