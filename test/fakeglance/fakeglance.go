@@ -10,7 +10,7 @@
 // images' data as a Swift proxy with the tempurl middleware would, at
 // /v1/<account>/<container>/<image id>, for temp URLs signed with
 // Options.TempURLKey. A token is required (X-Auth-Token) only when
-// Options.Token is set. Every request is logged, so tests can assert what
+// Options.Token or RequireToken is set. Every request is logged, so tests can assert what
 // a client sent.
 package fakeglance
 
@@ -36,6 +36,9 @@ type Options struct {
 	// Token, when set, is the only X-Auth-Token the image API accepts
 	// (401 otherwise).
 	Token string
+	// RequireToken makes the image API answer 401 to requests without an
+	// X-Auth-Token (any token is accepted: the fake can't ask Keystone).
+	RequireToken bool
 	// TempURLKey signs the Swift temp URLs the store accepts; empty: the
 	// store answers 401 to every request.
 	TempURLKey string
@@ -163,7 +166,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		notFound(w, r, "The resource could not be found.")
 		return
 	}
-	if s.opts.Token != "" && r.Header.Get("X-Auth-Token") != s.opts.Token {
+	if (s.opts.Token != "" && r.Header.Get("X-Auth-Token") != s.opts.Token) || (s.opts.RequireToken && r.Header.Get("X-Auth-Token") == "") {
 		webobError(w, r, http.StatusUnauthorized, "Unauthorized", "This server could not verify that you are authorized to access the document you requested.")
 		return
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/goironic/ironic/test/fakeglance"
 	"github.com/goironic/ironic/test/fakeipa"
 	"github.com/goironic/ironic/test/internal/cluster"
+	"github.com/goironic/ironic/test/internal/keystone"
 )
 
 var update = flag.Bool("update", false, "run the scenario against Python Ironic 21.4 and rewrite testdata/reference.json")
@@ -152,11 +153,22 @@ type run struct {
 	svc    *cluster.Service
 	allow  string // [conductor]file_url_allowed_paths
 	macs   int
+	// ks, when set, is the Keystone whose catalog names Glance: [glance]
+	// authenticates with the password plugin and has no endpoint_override.
+	ks *keystone.Keystone
+	// only, when set, names the cases to run.
+	only map[string]bool
 }
 
 func scenario(t *testing.T, python bool) []step {
+	return scenarioWith(t, &run{python: python})
+}
+
+// scenarioWith runs r's scenario (r gives python, ks and only).
+func scenarioWith(t *testing.T, r *run) []step {
 	ctx := cluster.TestContext(t, budget, 30*time.Second)
-	r := &run{t: t, ctx: ctx, python: python, dir: t.TempDir()}
+	r.t, r.ctx, r.dir = t, ctx, t.TempDir()
+	python := r.python
 	r.db = filepath.Join(r.dir, "ironic.sqlite")
 	r.allow = filepath.Join(r.dir, "images")
 	if err := os.MkdirAll(r.allow, 0o755); err != nil {
@@ -173,7 +185,7 @@ func scenario(t *testing.T, python bool) []step {
 		return fakeglance.Image{ID: id, Data: diskImage, Fields: fields}
 	}
 	qcow2 := qcow2Image(t, r.dir)
-	r.glance = fakeglance.ForTest(t, fakeglance.Options{TempURLKey: tempURLKey},
+	r.glance = fakeglance.ForTest(t, fakeglance.Options{TempURLKey: tempURLKey, RequireToken: r.ks != nil},
 		fakeglance.Image{ID: qcow2ID, Data: qcow2, Fields: map[string]any{"name": "qcow2", "disk_format": "qcow2"}},
 		img(wrongFmtID, map[string]any{"name": "says-qcow2", "disk_format": "qcow2"}),
 		img(wholeDiskID, map[string]any{"name": "whole-disk", "tags": []any{"ci"}, "hw_firmware_type": "uefi",
@@ -196,6 +208,11 @@ func scenario(t *testing.T, python bool) []step {
 	r.files = httptest.NewServer(mux)
 	t.Cleanup(r.files.Close)
 
+	if r.ks != nil {
+		if err := r.ks.SetService(ctx, "image", "glance", r.glance.URL); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if python {
 		r.dbsync()
 	}
@@ -249,7 +266,9 @@ func scenario(t *testing.T, python bool) []step {
 	}
 	var steps []step
 	for _, c := range cases {
-		steps = append(steps, r.deploy(c.name, c.ii, c.agent))
+		if r.only == nil || r.only[c.name] {
+			steps = append(steps, r.deploy(c.name, c.ii, c.agent))
+		}
 	}
 	// Every Swift download carried a valid signature.
 	for _, rq := range r.glance.Requests() {
@@ -286,6 +305,23 @@ func (r *run) program() cluster.Program {
 }
 
 func (r *run) config(port int) string {
+	glance := map[string]string{
+		"auth_type":               "none",
+		"endpoint_override":       r.glance.URL,
+		"swift_temp_url_key":      tempURLKey,
+		"swift_endpoint_url":      r.glance.URL + "/v1/" + account,
+		"swift_account":           account,
+		"swift_container":         "glance",
+		"swift_temp_url_duration": "1200",
+	}
+	if r.ks != nil {
+		delete(glance, "endpoint_override")
+		for k, v := range map[string]string{"auth_type": "password", "auth_url": r.ks.AuthURL(), "username": "ironic",
+			"password": keystone.ServicePassword, "project_name": "service", "user_domain_name": "Default",
+			"project_domain_name": "Default", "region_name": keystone.Region} {
+			glance[k] = v
+		}
+	}
 	return cluster.INI{
 		"DEFAULT": {
 			"host":                          "glance-test",
@@ -308,15 +344,7 @@ func (r *run) config(port int) string {
 		"conductor":       {"automated_clean": "false", "file_url_allowed_paths": r.allow},
 		"agent": {"command_wait_interval": "1", "post_deploy_get_power_state_retries": "1",
 			"post_deploy_get_power_state_retry_interval": "1"},
-		"glance": {
-			"auth_type":               "none",
-			"endpoint_override":       r.glance.URL,
-			"swift_temp_url_key":      tempURLKey,
-			"swift_endpoint_url":      r.glance.URL + "/v1/" + account,
-			"swift_account":           account,
-			"swift_container":         "glance",
-			"swift_temp_url_duration": "1200",
-		},
+		"glance": glance,
 	}.Merged(cluster.StateConfig(r.t, r.dir), cluster.INI{"deploy": {"http_url": r.files.URL}}).String()
 }
 
@@ -473,4 +501,28 @@ func (r *run) normaliser(uuid string) func(any) any {
 		return v
 	}
 	return norm
+}
+
+// TestGlanceThroughKeystone finds Glance in a real Keystone's catalog
+// ([glance] auth_type password, no endpoint_override) on ours and on the
+// reference, which must deploy a Glance image alike; every image API
+// request carries a token.
+func TestGlanceThroughKeystone(t *testing.T) {
+	ks := keystone.ForTest(t, keystone.Options{})
+	cluster.RequirePython(t, "ironic.common.glance_service.image_service", "python3-ironic python3-glanceclient python3-swiftclient")
+	cluster.Build(t, cluster.AllInOne)
+	only := map[string]bool{"glance-swift-whole-disk": true, "glance-http": true, "glance-missing": true}
+	want := scenarioWith(t, &run{python: true, ks: ks, only: only})
+	got := scenarioWith(t, &run{ks: ks, only: only})
+	if len(want) != len(only) {
+		t.Fatalf("reference: %d steps", len(want))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-reference +ours):\n%s", diff)
+	}
+	for _, s := range got {
+		if s.Name != "glance-missing" && s.State != "active" {
+			t.Errorf("%s: %s, %v", s.Name, s.State, s.LastError)
+		}
+	}
 }
