@@ -251,8 +251,9 @@ func (c *Client) ImageProperties(ctx context.Context, href string) (*pyjson.Dict
 }
 
 // Download is GlanceImageService.download: the image's data (GET
-// /v2/images/{id}/file) written to w. An image without data is
-// ImageDownloadFailed "image contains no data.".
+// /v2/images/{id}/file) written to w, without a new show (callers have
+// shown the image). An image without data is ImageDownloadFailed "image
+// contains no data.".
 func (c *Client) Download(ctx context.Context, href string, w io.Writer) error {
 	id, err := ParseImageID(href)
 	if err != nil {
@@ -260,9 +261,6 @@ func (c *Client) Download(ctx context.Context, href string, w io.Writer) error {
 	}
 	sc, err := c.service(ctx)
 	if err != nil {
-		return err
-	}
-	if _, err := c.get(ctx, id); err != nil {
 		return err
 	}
 	resp, err := sc.Request(ctx, http.MethodGet, sc.ServiceURL("images", id, "file"), &gophercloud.RequestOpts{

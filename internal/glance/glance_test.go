@@ -232,3 +232,17 @@ func TestSwiftTempURLCache(t *testing.T) {
 type fakeAccount struct{ url, key string }
 
 func (f fakeAccount) AccountInfo(context.Context) (string, string, error) { return f.url, f.key, nil }
+
+func TestDownload(t *testing.T) {
+	ctx := context.Background()
+	srv := newServer(t, fakeglance.Options{})
+	c := glance.New(config(srv.URL), nil, nil)
+	var b strings.Builder
+	if err := c.Download(ctx, "glance://"+imgID, &b); err != nil || b.String() != "disk image" {
+		t.Errorf("download: %q, %v", b.String(), err)
+	}
+	err := c.Download(ctx, queuedID, &b)
+	if classOf(err) != ironic.ImageDownloadFailed || err.Error() != "Failed to download image "+queuedID+", reason: image contains no data." {
+		t.Errorf("no data: %v", err)
+	}
+}
