@@ -53,7 +53,7 @@ func (c Config) cacheAndConvertImage(ctx context.Context, task drivers.Task, im 
 	source := py.Str(ii.Get("image_source"))
 	dir := filepath.Join(c.ImagesPath, task.NodeUUID())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to prepare to deploy: %s", err)
+		return ironic.Errorf(ironic.InstanceDeployFailure, "%s", err)
 	}
 	path := filepath.Join(dir, "disk")
 	format, err := c.fetchImage(ctx, task, source, path, im, initialFormat, forceRaw, checksum, algo)
@@ -95,7 +95,7 @@ func (c Config) cacheAndConvertImage(ctx context.Context, task drivers.Task, im 
 	}
 	linkDir := filepath.Join(c.HTTPRoot, c.HTTPImageSubdir)
 	if err := os.MkdirAll(linkDir, 0o755); err != nil {
-		return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to prepare to deploy: %s", err)
+		return ironic.Errorf(ironic.InstanceDeployFailure, "%s", err)
 	}
 	// create_link_without_raise: an existing link stays.
 	if err := os.Symlink(path, filepath.Join(linkDir, task.NodeUUID())); err != nil && !errors.Is(err, os.ErrExist) {

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,6 +72,11 @@ type step struct {
 	IsWholeDisk  any            `json:"is_whole_disk_image"`
 	// ImageInfo is the image_info of the agent's write_image (normalised).
 	ImageInfo map[string]any `json:"image_info,omitempty"`
+	// Files tells which of the images the conductor serves exist when
+	// the deployment settled and, for a deployed node, after it was torn
+	// down: the link under [deploy]http_root and the copy under
+	// [pxe]images_path.
+	Files []string `json:"files,omitempty"`
 }
 
 // departures are the cases where this service differs on purpose
@@ -170,7 +176,7 @@ func scenarioWith(t *testing.T, r *run) []step {
 	r.t, r.ctx, r.dir = t, ctx, t.TempDir()
 	python := r.python
 	r.db = filepath.Join(r.dir, "ironic.sqlite")
-	r.allow = filepath.Join(r.dir, "images")
+	r.allow = filepath.Join(r.dir, "allowed")
 	if err := os.MkdirAll(r.allow, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -458,8 +464,32 @@ func (r *run) deploy(name string, ii map[string]any, agent bool) step {
 			}
 		}
 	}
+	st.Files = append(st.Files, r.servedFiles("deployed", uuid)...)
+	if st.State == "active" {
+		r.call("PUT", "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": "deleted"})
+		if n := r.waitState(uuid, 30*time.Second); n["provision_state"] != "available" {
+			r.t.Errorf("%s: undeploy: %v, %v", name, n["provision_state"], n["last_error"])
+		}
+		st.Files = append(st.Files, r.servedFiles("torn down", uuid)...)
+	}
 	r.t.Logf("%s: %s, %v", name, st.State, st.LastError)
 	return st
+}
+
+// servedFiles names the node's served image files that exist, prefixed with
+// when.
+func (r *run) servedFiles(when, uuid string) []string {
+	var out []string
+	for label, p := range map[string]string{
+		"http_root link":   filepath.Join(r.dir, "http", "agent_images", uuid),
+		"images_path copy": filepath.Join(r.dir, "images", uuid, "disk"),
+	} {
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, when+": "+label)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 var (
