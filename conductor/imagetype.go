@@ -56,9 +56,9 @@ const (
 // a directory (is_source_a_path). It reports whether it changed the node.
 //
 // images.is_whole_disk_image decides: instance_info.image_type when set;
-// for Glance images the image's properties (this service has no Glance
-// client, so, as in Ironic when Glance can't be asked, nothing is
-// recorded); otherwise a whole disk image unless instance_info names a
+// for Glance images the image's properties (img_type, else a whole disk
+// image unless it has a kernel_id or a ramdisk_id; when Glance can't be
+// asked, nothing is recorded, as in Ironic); otherwise a whole disk image unless instance_info names a
 // kernel or a ramdisk, or the source is a directory. Only the last needs
 // the network: one HEAD request for http(s) sources (Ironic sends it a
 // second time when the answer is "a directory"; the result is the
@@ -74,7 +74,20 @@ func (m *Manager) updateImageType(ctx context.Context, t *task) (bool, error) {
 	if it := ii.Get("image_type"); pyjson.Truthy(it) {
 		wholeDisk = it != imageTypePartition
 	} else if isGlanceImage(src) {
-		return false, nil
+		if m.cfg.Images == nil {
+			return false, nil
+		}
+		href, _ := src.(string)
+		props, err := m.cfg.Images.ImageProperties(ctx, href)
+		if err != nil {
+			m.log.DebugContext(ctx, "cannot read the image's properties", "image", src, "error", err)
+			return false, nil
+		}
+		if it := props.Get("img_type"); pyjson.Truthy(it) {
+			wholeDisk = it != imageTypePartition
+		} else {
+			wholeDisk = !pyjson.Truthy(props.Get("kernel_id")) && !pyjson.Truthy(props.Get("ramdisk_id"))
+		}
 	} else {
 		isPath, err := m.sourceIsPath(ctx, src)
 		if err != nil {
@@ -93,6 +106,13 @@ func (m *Manager) updateImageType(ctx context.Context, t *task) (bool, error) {
 	}
 	t.InstanceInfo().Set("image_type", it)
 	return true, nil
+}
+
+// ImageProperties reads a Glance image's properties (Ironic's
+// images.get_image_properties): every field of the image but Ironic's
+// named attributes. internal/glance.Client is one.
+type ImageProperties interface {
+	ImageProperties(ctx context.Context, href string) (*pyjson.Dict, error)
 }
 
 // urlScheme is urllib.parse's scheme of a URL: the lower-cased text

@@ -16,6 +16,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
 
@@ -145,6 +146,68 @@ func TestUpdateImageType(t *testing.T) {
 				web.mu.Unlock()
 				if heads != tc.heads {
 					t.Errorf("%d HEAD requests, want %d", heads, tc.heads)
+				}
+			})
+		})
+	}
+}
+
+// glanceProps is a conductor.ImageProperties: the properties of the
+// images it knows (by UUID or glance://UUID), ImageNotFound for the others.
+type glanceProps map[string]*pyjson.Dict
+
+func (g glanceProps) ImageProperties(_ context.Context, href string) (*pyjson.Dict, error) {
+	if p, ok := g[href[strings.LastIndex(href, "/")+1:]]; ok {
+		return p, nil
+	}
+	return nil, ironic.Errorf(ironic.ImageNotFound, "Image %s could not be found.", href)
+}
+
+// TestUpdateImageTypeGlance: a Glance image's type comes from its
+// properties (img_type, else a whole disk unless it has a kernel_id or a
+// ramdisk_id), as images.is_whole_disk_image reads them; an image Glance
+// can't show records nothing.
+func TestUpdateImageTypeGlance(t *testing.T) {
+	const (
+		whole = "11111111-1111-4111-8111-111111111111"
+		part  = "22222222-2222-4222-8222-222222222222"
+		typed = "33333333-3333-4333-8333-333333333333"
+		gone  = "44444444-4444-4444-8444-444444444444"
+	)
+	images := glanceProps{
+		whole: pyjson.DictOf("hw_arch", "x86_64", "kernel_id", nil),
+		part:  pyjson.DictOf("kernel_id", "k", "ramdisk_id", "r"),
+		typed: pyjson.DictOf("img_type", "partition"),
+	}
+	for _, tc := range []struct {
+		href string
+		want map[string]any
+	}{
+		{whole, map[string]any{"is_whole_disk_image": true, "image_type": "whole-disk"}},
+		{"glance://" + part, map[string]any{"is_whole_disk_image": false, "image_type": "partition"}},
+		{typed, map[string]any{"is_whole_disk_image": false, "image_type": "partition"}},
+		{gone, map[string]any{}},
+	} {
+		t.Run(tc.href, func(t *testing.T) {
+			dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
+				ctx := context.Background()
+				h := newHarness(t, store, withConfig(func(c *conductor.Config) { c.Images = images }))
+				n := h.node(t, "fake-hardware", db.Values{"provision_state": states.Available, "power_state": states.PowerOff,
+					"instance_info": models.DictOf("image_source", tc.href)})
+				if err := h.m.DoNodeDeploy(ctx, "", n.UUID, false, nil, nil); err != nil {
+					t.Fatal(err)
+				}
+				h.m.Wait()
+				got := h.reload(t, n)
+				have := map[string]any{}
+				if v, ok := got.DriverInternalInfo.Lookup("is_whole_disk_image"); ok {
+					have["is_whole_disk_image"] = v
+				}
+				if v, ok := got.InstanceInfo.Lookup("image_type"); ok {
+					have["image_type"] = v
+				}
+				if diff := cmp.Diff(tc.want, have); diff != "" {
+					t.Errorf("image type (-want +got):\n%s", diff)
 				}
 			})
 		})

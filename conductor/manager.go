@@ -139,6 +139,10 @@ type Config struct {
 	// (drivers/configdrive.Builder); nil fails their deployments.
 	Configdrive ConfigdriveBuilder
 
+	// Images reads Glance images' properties for update_image_type
+	// (internal/glance.Client); nil: Glance images' type is not recorded.
+	Images ImageProperties
+
 	// ImageHTTP sends the HEAD requests of update_image_type (nil:
 	// ImageHTTPClient with WebserverVerifyCA and
 	// WebserverConnectionTimeout, [DEFAULT]webserver_verify_ca and

@@ -24,7 +24,10 @@
 # and parted (agent/disk checks its qcow2 reader
 # against qemu-img convert, and its config drive partitions with sgdisk,
 # sfdisk and blkid and against the partitions ironic-lib's sgdisk and
-# parted commands make).
+# parted commands make),
+# and python3-glanceclient and python3-swiftclient, which the reference
+# Ironic uses for Glance images (test/glance; python3-ironic only
+# recommends them).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -41,6 +44,7 @@ PKGS=(
   openipmi ipmitool socat
   python3-nova
   syslinux syslinux-common mtools dosfstools fdisk gdisk cpio qemu-utils parted
+  python3-glanceclient python3-swiftclient
 )
 
 missing=()

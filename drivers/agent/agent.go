@@ -10,6 +10,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -22,6 +23,7 @@ import (
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/drivers/storage"
+	"github.com/goironic/ironic/internal/glance"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
@@ -69,6 +71,24 @@ type Config struct {
 	DeployLogsLocalPath      string
 	// StreamRawImages is [agent]stream_raw_images.
 	StreamRawImages bool
+	// DefaultEphemeralFormat is [pxe]default_ephemeral_format, a partition
+	// image's ephemeral partition's file system when instance_info names
+	// none.
+	DefaultEphemeralFormat string
+	// ForceRawImages is [DEFAULT]force_raw_images: with StreamRawImages,
+	// images the conductor serves are converted to raw first.
+	ForceRawImages bool
+	// ImagesPath is [pxe]images_path, where the conductor keeps the images
+	// it serves (<node>/disk).
+	ImagesPath string
+	// PermittedImageFormats is [conductor]permitted_image_formats.
+	PermittedImageFormats []string
+	// FileURLAllowedPaths is [conductor]file_url_allowed_paths: where
+	// file:// image sources may be.
+	FileURLAllowedPaths []string
+	// Glance shows Glance images and signs Swift temp URLs for them
+	// (internal/glance.Client); nil fails deployments of Glance images.
+	Glance GlanceImages
 	// DefaultBootMode is [deploy]default_boot_mode ("" means uefi).
 	DefaultBootMode string
 	// RequireRescuePasswordHashed is
@@ -96,6 +116,19 @@ type Config struct {
 	// EraseSkipReadOnly is [deploy]erase_skip_read_only, passed to the
 	// agent for cleaning.
 	EraseSkipReadOnly bool
+}
+
+// GlanceImages is what a direct deploy needs of Glance (Ironic's
+// GlanceImageService).
+type GlanceImages interface {
+	// Show is GlanceImageService.show: ImageNotFound, ImageNotAuthorized,
+	// ImageUnacceptable (not active) or GlanceConnectionFailed.
+	Show(ctx context.Context, href string) (glance.Image, error)
+	// SwiftTempURL is GlanceImageService.swift_temp_url: a signed GET URL
+	// of the image's object in Glance's Swift store.
+	SwiftTempURL(ctx context.Context, im glance.Image) (string, error)
+	// Download is GlanceImageService.download: the image's data.
+	Download(ctx context.Context, href string, w io.Writer) error
 }
 
 // Implementations returns the agent-based interfaces, for

@@ -375,9 +375,15 @@ func tearDown(ctx context.Context, task drivers.Task, log *slog.Logger) (states.
 }
 
 // CleanUp is AgentBaseMixin.clean_up: the boot interface forgets the
-// agent ramdisk (when Ironic manages its boot) and the instance.
+// agent ramdisk (when Ironic manages its boot) and the instance; the
+// direct deploy also drops the image the conductor served
+// (destroy_http_instance_images).
 func (d *Deploy) CleanUp(ctx context.Context, task drivers.Task) error {
-	return cleanUp(ctx, task, d.cfg.ManageAgentBoot)
+	err := cleanUp(ctx, task, d.cfg.ManageAgentBoot)
+	if d.image {
+		d.cfg.destroyHTTPInstanceImages(task)
+	}
+	return err
 }
 
 func cleanUp(ctx context.Context, task drivers.Task, manageBoot bool) error {

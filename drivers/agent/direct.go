@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -39,59 +42,241 @@ func isWholeDiskImage(task drivers.Task) bool {
 	return iwdi
 }
 
-// buildInstanceInfoForDeploy is deploy_utils.build_instance_info_for_deploy
-// for images given as http(s) URLs: the URL is checked with a HEAD request
-// (HttpImageService.validate_href; one permanent redirect is followed, as
-// Ironic does) and becomes image_url, the URL the agent downloads; the
-// image type is recorded. Glance images and images the conductor would
-// serve itself (file:// or image_download_source "local") need an image
-// service and cache this service does not have.
-func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Task) error {
+// buildInstanceInfoForDeploy is deploy_utils.build_instance_info_for_deploy.
+// A Glance image is shown (its checksums, formats, tags and properties
+// land in instance_info; a partition image's kernel and ramdisk come
+// from its kernel_id and ramdisk_id); with image_download_source "swift"
+// the agent downloads it from a Swift temporary URL checked with a HEAD
+// request, otherwise the conductor downloads it and serves it from
+// [deploy]http_url (cacheAndConvertImage). So does it for a file://
+// source, which must be a file under [conductor]file_url_allowed_paths
+// (FileImageService.validate_href), and for any source with
+// image_download_source "local". Otherwise an http(s) URL is checked
+// with a HEAD request (HttpImageService.validate_href; one permanent
+// redirect is followed, as Ironic does) and becomes image_url. As in
+// Ironic, instance_info is left as it was when something fails, and a
+// Glance image whose type the conductor couldn't tell (update_image_type)
+// is not given one here.
+func (c Config) buildInstanceInfoForDeploy(ctx context.Context, task drivers.Task) (err error) {
 	ii := task.InstanceInfo()
-	iwdi := isWholeDiskImage(task)
+	saved := ii.DeepClone()
+	defer func() {
+		if err != nil {
+			ii.Clear()
+			ii.Update(saved)
+		}
+	}()
+	var iwdi bool
+	if deployutil.IsGlanceImage(ii.Get("image_source")) {
+		iwdi = py.Truthy(task.DriverInternalInfo().Get("is_whole_disk_image"))
+	} else {
+		iwdi = isWholeDiskImage(task)
+	}
 	source := py.Str(ii.Get("image_source"))
 	ids := ImageDownloadSource(task, c.ImageDownloadSource)
 	ii.Set("image_url", nil)
 	switch {
 	case deployutil.IsGlanceImage(ii.Get("image_source")):
-		return ironic.Errorf(ironic.InstanceDeployFailure,
-			"Node %s: the image %s is a Glance image; this service has no Glance client. Give instance_info/image_source as an http(s) URL.", task.NodeUUID(), source)
+		if err := c.glanceInstanceInfo(ctx, task, source, ids, iwdi); err != nil {
+			return err
+		}
+		return c.finishInstanceInfo(ctx, task, iwdi)
 	case strings.HasPrefix(source, "file://") || ids == "local":
-		return ironic.Errorf(ironic.InstanceDeployFailure,
-			"Node %s: images served by the conductor (file:// image sources, image_download_source \"local\") are not supported by this service; give instance_info/image_source as an http(s) URL.", task.NodeUUID())
+		if strings.HasPrefix(source, "file://") {
+			if err := c.validateFileURL(source); err != nil {
+				return err
+			}
+		}
+		if err := c.cacheAndConvertImage(ctx, task, nil); err != nil {
+			return err
+		}
+		return c.finishInstanceInfo(ctx, task, iwdi)
 	}
-	redirect, err := c.validateImageURL(ctx, source)
+	redirect, err := c.validateImageURL(ctx, source, false)
 	if err != nil {
 		return err
 	}
 	if redirect != "" {
 		ii.Set("image_source", redirect)
-		if _, err := c.validateImageURL(ctx, redirect); err != nil {
+		if _, err := c.validateImageURL(ctx, redirect, false); err != nil {
 			return err
 		}
 		source = redirect
 	}
 	ii.Set("image_url", source)
+	return c.finishInstanceInfo(ctx, task, iwdi)
+}
+
+// finishInstanceInfo records the image type, for a partition image
+// the disk layout parse_instance_info works out, and saves the node.
+func (c Config) finishInstanceInfo(ctx context.Context, task drivers.Task, iwdi bool) error {
+	ii := task.InstanceInfo()
 	if iwdi {
 		ii.Set("image_type", "whole-disk")
 	} else {
 		ii.Set("image_type", "partition")
+		info, err := c.parseInstanceInfo(task)
+		if err != nil {
+			return err
+		}
+		for _, m := range info {
+			ii.Set(m.Key, m.Value)
+		}
 	}
 	return task.Save(ctx)
 }
 
+// parseInstanceInfo is deploy_utils.parse_instance_info for a partition
+// image deployed by the agent: image_source, kernel and ramdisk (not for
+// Glance images, nor local boot), root_gb required; preserve_ephemeral
+// as a boolean; swap_mb and ephemeral_gb (default 0) integers, root_mb
+// and ephemeral_mb in MiB, ephemeral_format ([pxe]default_ephemeral_format
+// when an ephemeral partition has none); configdrive. Ironic's check that
+// a preserved ephemeral partition's layout is unchanged is not made.
+func (c Config) parseInstanceInfo(task drivers.Task) (pyjson.Object, error) {
+	ii := task.InstanceInfo()
+	source := ii.Get("image_source")
+	info := pyjson.Object{{Key: "image_source", Value: source}}
+	params := []deployutil.Param{{Label: "image_source", Value: source}}
+	if py.Truthy(source) && deployutil.BootOption(task) != "local" && !deployutil.IsGlanceImage(source) {
+		info = append(info, pyjson.Member{Key: "kernel", Value: ii.Get("kernel")}, pyjson.Member{Key: "ramdisk", Value: ii.Get("ramdisk")})
+		params = append(params, deployutil.Param{Label: "kernel", Value: ii.Get("kernel")}, deployutil.Param{Label: "ramdisk", Value: ii.Get("ramdisk")})
+	}
+	info = append(info, pyjson.Member{Key: "root_gb", Value: ii.Get("root_gb")})
+	params = append(params, deployutil.Param{Label: "root_gb", Value: ii.Get("root_gb")})
+	if err := deployutil.CheckMissing("Some parameters were missing in node's instance_info", params...); err != nil {
+		return nil, err
+	}
+	pe, ok := ii.Lookup("preserve_ephemeral")
+	if !ok {
+		pe = false
+	}
+	preserve, err := deployutil.BoolFromString(pe)
+	if err != nil {
+		return nil, drivers.InvalidParameter("Invalid parameter %s: %s", "preserve_ephemeral", err)
+	}
+	info = append(info, pyjson.Member{Key: "preserve_ephemeral", Value: preserve})
+	orZero := func(k string) any {
+		if v, ok := ii.Lookup(k); ok {
+			return v
+		}
+		return 0
+	}
+	swap, eph := orZero("swap_mb"), orZero("ephemeral_gb")
+	ints := map[string]int64{}
+	for _, p := range []struct {
+		name string
+		v    any
+	}{{"root_gb", ii.Get("root_gb")}, {"swap_mb", swap}, {"ephemeral_gb", eph}} {
+		n, ok := py.Int(p.v)
+		if !ok {
+			return nil, drivers.InvalidParameter("Invalid parameter %s: %s is not an integer value.", p.name, py.Str(p.v))
+		}
+		ints[p.name] = n
+	}
+	format := ii.Get("ephemeral_format")
+	if py.Truthy(eph) && !py.Truthy(format) {
+		format = c.DefaultEphemeralFormat
+	}
+	info = append(info,
+		pyjson.Member{Key: "swap_mb", Value: ints["swap_mb"]},
+		pyjson.Member{Key: "ephemeral_gb", Value: eph},
+		pyjson.Member{Key: "root_mb", Value: 1024 * ints["root_gb"]},
+		pyjson.Member{Key: "ephemeral_mb", Value: 1024 * ints["ephemeral_gb"]},
+		pyjson.Member{Key: "ephemeral_format", Value: format},
+		pyjson.Member{Key: "configdrive", Value: ii.Get("configdrive")})
+	return info, nil
+}
+
+// glanceInstanceInfo is build_instance_info_for_deploy's Glance branch.
+func (c Config) glanceInstanceInfo(ctx context.Context, task drivers.Task, source, ids string, iwdi bool) error {
+	if c.Glance == nil {
+		return ironic.Errorf(ironic.InstanceDeployFailure,
+			"Node %s: the image %s is a Glance image, and this service was built without a Glance client.", task.NodeUUID(), source)
+	}
+	ii := task.InstanceInfo()
+	im, err := c.Glance.Show(ctx, source)
+	if err != nil {
+		return err
+	}
+	ii.Set("image_checksum", im.Get("checksum"))
+	ii.Set("image_os_hash_algo", im.Get("os_hash_algo"))
+	ii.Set("image_os_hash_value", im.Get("os_hash_value"))
+	if ids == "swift" {
+		u, err := c.Glance.SwiftTempURL(ctx, im)
+		if err != nil {
+			return err
+		}
+		if _, err := c.validateImageURL(ctx, u, true); err != nil {
+			return err
+		}
+		ii.Set("image_url", u)
+		ii.Set("image_disk_format", im.Get("disk_format"))
+	} else if err := c.cacheAndConvertImage(ctx, task, &im); err != nil {
+		return err
+	}
+	ii.Set("image_container_format", im.Get("container_format"))
+	tags := im.Get("tags")
+	if tags == nil {
+		tags = []any{}
+	}
+	ii.Set("image_tags", tags)
+	ii.Set("image_properties", im.Properties)
+	if !iwdi && deployutil.BootOption(task) != "local" {
+		ii.Set("kernel", im.Properties.Get("kernel_id"))
+		ii.Set("ramdisk", im.Properties.Get("ramdisk_id"))
+	}
+	return nil
+}
+
+// validateFileURL is FileImageService.validate_href: the file's absolute
+// path must be one of [conductor]file_url_allowed_paths or below one,
+// and a regular file.
+func (c Config) validateFileURL(href string) error {
+	p := href
+	if u, err := url.Parse(href); err == nil {
+		p = u.Path
+	}
+	fail := func(reason string) error {
+		return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: %s", href, reason)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = filepath.Clean(p)
+	}
+	allowed := false
+	for _, a := range c.FileURLAllowedPaths {
+		if abs == a || strings.HasPrefix(abs, a+string(filepath.Separator)) {
+			allowed = true
+			break
+		}
+	}
+	if !allowed {
+		return fail(fmt.Sprintf("Security: Path %s is not allowed for image source file URLs", p))
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return fail("Specified image file not found.")
+	}
+	return nil
+}
+
 // validateImageURL is HttpImageService.validate_href: a HEAD request that
 // must answer 200 (or 403 for a URL ending in "/"); a 301 with a Location
-// is returned as the redirect (ImageRefIsARedirect).
-func (c Config) validateImageURL(ctx context.Context, href string) (string, error) {
+// is returned as the redirect (ImageRefIsARedirect). A secret URL (a
+// Swift temp URL) is named "secreturl" in messages.
+func (c Config) validateImageURL(ctx context.Context, href string, secret bool) (string, error) {
 	hc := c.ImageHTTP
 	if hc == nil {
 		hc = &http.Client{Timeout: 60 * time.Second}
 	}
 	noRedirect := *hc
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	shown := href
+	if secret {
+		shown = "secreturl"
+	}
 	fail := func(reason string) error {
-		return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: %s", href, reason)
+		return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: %s", shown, reason)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodHead, href, nil)
 	if err != nil {
@@ -246,6 +431,8 @@ func (c Config) prepareWrittenInstanceBoot(ctx context.Context, task drivers.Tas
 		c.collectOnFailure(ctx, task)
 		return ironic.Errorf(ironic.InstanceDeployFailure, "Failed to prepare instance for booting")
 	}
+	// The image was written: the conductor stops serving it.
+	c.removeHTTPInstanceSymlink(task)
 	return nil
 }
 

@@ -159,3 +159,19 @@ func (c *Client) DeleteObject(ctx context.Context, container, object string) err
 	}
 	return nil
 }
+
+// AccountInfo is the account's storage URL (http://host/v1/AUTH_project)
+// and its X-Account-Meta-Temp-URL-Key ("" when unset): what Ironic's
+// GlanceImageService reads from the [swift] session when [glance] names
+// no swift_endpoint_url, swift_account or swift_temp_url_key.
+func (c *Client) AccountInfo(ctx context.Context) (storageURL, tempURLKey string, err error) {
+	sc, err := c.service(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	h, err := accounts.Get(ctx, sc, nil).Extract()
+	if err != nil {
+		return "", "", opError("head account", err)
+	}
+	return sc.Endpoint, h.TempURLKey, nil
+}

@@ -40,6 +40,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	ac := bound[agent.Config](b, compAgent)
 	ac.Client = agent.NewClient(bound[agent.ClientConfig](b, compAgentClient))
 	ac.ImageHTTP = imageHTTP(b)
+	ac.Glance = glanceClient(b, log)
 	ac.Log = log
 	network := networkImplementations(b, log)
 	storage := storageImplementations(b, log)
@@ -83,11 +84,12 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 	b := cfg.Binder()
 	clog := log.With("component", "conductor")
 	if sc := bound[pxe.ScriptConfig](b, compIPXE); sc.IPXEUseSwift {
-		log.Warn("[pxe]ipxe_use_swift is set, but this service has no Glance client: iPXE scripts cannot name Swift temporary URLs for deploy and rescue images given as Glance images, " +
+		log.Warn("[pxe]ipxe_use_swift is set, but the boot interfaces of this service don't ask Glance for Swift temporary URLs: iPXE scripts cannot name them for deploy and rescue images given as Glance images, " +
 			"and such nodes get a script that reports it; give those images as http(s) URLs")
 	}
 	cc := bound[conductor.Config](b, compConductor)
 	cc.ObjectStore = swiftClient(b, log)
+	cc.Images = glanceClient(b, log)
 	cc.Configdrive = configdrive.Builder{Log: clog}
 	return conductor.New(cc, store, reg, ironic.SystemClock{}, clog)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/goironic/ironic/drivers/redfish"
 	"github.com/goironic/ironic/drivers/storage"
 	"github.com/goironic/ironic/drivers/storage/cinderclient"
+	"github.com/goironic/ironic/internal/glance"
 	"github.com/goironic/ironic/internal/swift"
 	"github.com/goironic/ironic/option"
 	"github.com/goironic/ironic/rpc"
@@ -57,6 +58,7 @@ const (
 	compStorage       = "drivers/storage"
 	compCinderClient  = "drivers/storage/cinderclient"
 	compSwift         = "swift"
+	compGlance        = "glance"
 	compConductor     = "conductor"
 	compRouter        = "rpc/router"
 	compAMQP          = "rpc/amqp"
@@ -84,6 +86,7 @@ func bindAll(b *option.Binder) {
 	bound[storage.Config](b, compStorage)
 	bound[cinderclient.Config](b, compCinderClient)
 	bound[swift.Config](b, compSwift)
+	bound[glance.Config](b, compGlance)
 	bound[conductor.Config](b, compConductor)
 	bound[rpc.RouterConfig](b, compRouter)
 	bound[amqp.Config](b, compAMQP)

@@ -272,6 +272,14 @@ func (k *Keystone) SetCatalog(ctx context.Context, baremetalURL, networkURL stri
 	return k.setEndpoints(ctx, "network", "neutron", networkURL)
 }
 
+// SetService points service type stype's (named name) public, internal
+// and admin endpoints (region RegionOne) at url, or removes the service
+// when url is "": for services Options doesn't name ("image", ...).
+func (k *Keystone) SetService(ctx context.Context, stype, name, url string) (err error) {
+	defer wrap(&err, "keystone: catalog")
+	return k.setEndpoints(ctx, stype, name, url)
+}
+
 // setEndpoints makes service type stype (named name) have exactly one
 // endpoint per interface, at url; with url "", the service is deleted
 // (with its endpoints).
