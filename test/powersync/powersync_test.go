@@ -201,11 +201,16 @@ func TestPowerSyncHangingBMC(t *testing.T) {
 // of a pass), with x-plain the ratio. A pass that leaves a healthy node
 // with a stale power state fails the benchmark.
 //
+// heap-growth-MiB is how much the heap in use (after a GC) grew over the
+// last pass, goroutines how many run right after it; -heapprofile FILE
+// writes the heap profile after the "first" pass (go tool pprof
+// -sample_index=inuse_space FILE).
+//
 //	go test ./test/powersync -run '^$' -bench PowerSync1000 -benchtime 1x
 func BenchmarkPowerSync1000(b *testing.B) {
 	l := load{nodes: 1000, latency: 50 * time.Millisecond, failEvery: 10, fault: redfishbmc.Fault{Status: http.StatusInternalServerError}}
 	workers := min(conductor.DefaultConfig().SyncPowerStateWorkers, conductor.DefaultConfig().PeriodicMaxWorkers)
-	report := func(b *testing.B, s *setup, total time.Duration, requests int64) {
+	report := func(b *testing.B, s *setup, total time.Duration, requests int64, mem memAfter) {
 		if got := s.stale(b); got != 0 {
 			b.Fatalf("%d healthy nodes stale after the pass", got)
 		}
@@ -215,20 +220,28 @@ func BenchmarkPowerSync1000(b *testing.B) {
 		b.ReportMetric(float64(perOp), "requests/op")
 		b.ReportMetric(float64(plain.Milliseconds()), "plain-ms")
 		b.ReportMetric(float64(total)/float64(b.N)/float64(plain), "x-plain")
+		b.ReportMetric(mem.heapGrowth/(1<<20), "heap-growth-MiB")
+		b.ReportMetric(float64(mem.goroutines), "goroutines")
 	}
 	b.Run("first", func(b *testing.B) {
 		var total time.Duration
 		var requests int64
 		var s *setup
+		var mem memAfter
 		for range b.N {
 			b.StopTimer()
 			s = newSetup(b, l)
+			before := measure(b, "")
 			b.StartTimer()
 			d, r := s.pass(b)
+			b.StopTimer()
+			mem = measure(b, *heapProfile)
+			mem.heapGrowth -= before.heapGrowth
+			b.StartTimer()
 			total += d
 			requests += r
 		}
-		report(b, s, total, requests)
+		report(b, s, total, requests, mem)
 	})
 	b.Run("next", func(b *testing.B) {
 		s := newSetup(b, l)
@@ -236,11 +249,19 @@ func BenchmarkPowerSync1000(b *testing.B) {
 		b.ResetTimer()
 		var total time.Duration
 		var requests int64
+		var mem memAfter
 		for range b.N {
+			b.StopTimer()
+			before := measure(b, "")
+			b.StartTimer()
 			d, r := s.pass(b)
+			b.StopTimer()
+			mem = measure(b, "")
+			mem.heapGrowth -= before.heapGrowth
+			b.StartTimer()
 			total += d
 			requests += r
 		}
-		report(b, s, total, requests)
+		report(b, s, total, requests, mem)
 	})
 }

@@ -2,10 +2,14 @@ package powersync_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"testing"
@@ -198,4 +202,36 @@ func (s *setup) plainLoop(t testing.TB, requests, workers int) time.Duration {
 	close(next)
 	wg.Wait()
 	return time.Since(start)
+}
+
+// heapProfile names the file BenchmarkPowerSync1000 writes the heap
+// profile of the first pass to.
+var heapProfile = flag.String("heapprofile", "", "write the heap profile after BenchmarkPowerSync1000's first pass to this file")
+
+// memAfter is the process's memory right after a pass.
+type memAfter struct {
+	// heapGrowth is the heap in use after a GC, in bytes (a difference
+	// once the caller subtracts the figure before the pass).
+	heapGrowth float64
+	goroutines int
+}
+
+// measure collects garbage and reads the heap in use and the goroutines;
+// profile, if set, receives the heap profile.
+func measure(t testing.TB, profile string) memAfter {
+	t.Helper()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if profile != "" {
+		f, err := os.Create(profile) //nolint:gosec // the -heapprofile flag
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = f.Close() }()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return memAfter{heapGrowth: float64(ms.HeapInuse), goroutines: runtime.NumGoroutine()}
 }
