@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -264,4 +265,50 @@ func BenchmarkPowerSync1000(b *testing.B) {
 		}
 		report(b, s, total, requests, mem)
 	})
+}
+
+// TestPowerSyncLeavesNoGoroutines: passes over healthy, failing (500) and
+// hanging BMCs leave behind no goroutine once the driver's idle
+// connections have timed out, and right after a pass at most the shared
+// transport's idle connections (two per BMC, client and server side).
+func TestPowerSyncLeavesNoGoroutines(t *testing.T) {
+	const (
+		nodes       = 30
+		idleTimeout = 200 * time.Millisecond
+		readTimeout = 300 * time.Millisecond
+	)
+	s := newSetup(t, load{nodes: nodes, failEvery: 10, fault: redfishbmc.Fault{Status: http.StatusInternalServerError},
+		redfish: func(c *redfish.Config) { instant(c); c.IdleConnTimeout = idleTimeout },
+		tune:    func(c *conductor.Config) { c.PowerSyncReadTimeout, c.SyncPowerStateWorkers = readTimeout, 4 }})
+	for i := 4; i < nodes; i += 10 {
+		s.bmcs[i].SetFault(redfishbmc.Fault{Hang: true})
+		s.failing[i] = true
+	}
+	baseline := runtime.NumGoroutine()
+	settled := func() int {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n := runtime.NumGoroutine()
+			if n <= baseline || time.Now().After(deadline) {
+				return n
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for pass := 1; pass <= 3; pass++ {
+		s.pass(t)
+		// Per healthy BMC at most two idle connections, each a read
+		// and a write loop in the driver and a server goroutine.
+		if n, bound := runtime.NumGoroutine(), baseline+nodes*2*3; n > bound {
+			t.Errorf("pass %d: %d goroutines right after the pass, want at most %d", pass, n, bound)
+		}
+		if n := settled(); n > baseline {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("pass %d: %d goroutines %v after the pass, %d before:\n%s", pass, n, 10*time.Second, baseline,
+				buf[:runtime.Stack(buf, true)])
+		}
+	}
+	if got := s.stale(t); got != 0 {
+		t.Errorf("%d healthy nodes stale", got)
+	}
 }
