@@ -4,14 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/dev/bmcload/plainget"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/drivers/redfish"
@@ -167,41 +166,22 @@ func (s *setup) stale(t testing.TB) int {
 }
 
 // plainLoop sends requests GETs of the BMCs' systems, round robin, from
-// workers goroutines, as directly as Go can: the time the same number of
-// requests takes at the same concurrency and latency, without Ironic.
+// workers goroutines, as directly as Go can (dev/bmcload's loop): the
+// time the same number of requests takes at the same concurrency and
+// latency, without Ironic.
 func (s *setup) plainLoop(t testing.TB, requests, workers int) time.Duration {
 	t.Helper()
-	client := &http.Client{Timeout: time.Minute}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				req, err := http.NewRequest(http.MethodGet, s.urls[i%len(s.urls)]+"/redfish/v1/Systems/1", nil)
-				if err != nil {
-					t.Error(err)
-					continue
-				}
-				req.SetBasicAuth("admin", "password")
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Error(err)
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				_ = resp.Body.Close()
-			}
-		}()
+	targets := make([]string, len(s.urls))
+	for i, u := range s.urls {
+		targets[i] = u + "/redfish/v1/Systems/1"
 	}
-	for i := range requests {
-		next <- i
+	took, err := plainget.Run(context.Background(), &http.Client{Timeout: time.Minute}, plainget.Spec{
+		Targets: targets, Requests: requests, Workers: workers, Username: "admin", Password: "password",
+	})
+	if err != nil {
+		t.Error(err)
 	}
-	close(next)
-	wg.Wait()
-	return time.Since(start)
+	return took
 }
 
 // heapProfile names the file BenchmarkPowerSync1000 writes the heap
