@@ -165,6 +165,22 @@ func (s *setup) stale(t testing.TB) int {
 	return n
 }
 
+// sentToEveryBMC fails t when a pass sent fewer requests than there are
+// healthy BMCs (each of their nodes needs at least its system read): a
+// pass that skipped nodes or failed them before any request.
+func (s *setup) sentToEveryBMC(t testing.TB, requests int64) {
+	t.Helper()
+	healthy := 0
+	for _, f := range s.failing {
+		if !f {
+			healthy++
+		}
+	}
+	if requests < int64(healthy) {
+		t.Fatalf("the pass sent %d requests to %d healthy BMCs", requests, healthy)
+	}
+}
+
 // plainLoop sends requests GETs of the BMCs' systems, round robin, from
 // workers goroutines, as directly as Go can (dev/bmcload's loop): the
 // time the same number of requests takes at the same concurrency and
