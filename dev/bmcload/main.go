@@ -12,13 +12,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/goironic/ironic/dev/bmcload/plainget"
 )
 
 func main() {
@@ -54,51 +54,12 @@ func run(ctx context.Context, args []string) error {
 	if len(targets) == 0 || *requests <= 0 || *workers <= 0 {
 		return errors.New("want BMCs in -urls, -requests > 0 and -workers > 0")
 	}
-	client := &http.Client{Timeout: time.Minute}
-	next := make(chan string)
-	errs := make(chan error, *workers)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range *workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for u := range next {
-				if err := get(ctx, client, u, *user, *pass); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-				}
-			}
-		}()
-	}
-	for i := range *requests {
-		next <- targets[i%len(targets)]
-	}
-	close(next)
-	wg.Wait()
-	took := time.Since(start)
-	select {
-	case err := <-errs:
+	took, err := plainget.Run(ctx, &http.Client{Timeout: time.Minute}, plainget.Spec{
+		Targets: targets, Requests: *requests, Workers: *workers, Username: *user, Password: *pass,
+	})
+	if err != nil {
 		return err
-	default:
 	}
 	fmt.Printf("%.3f\n", took.Seconds())
 	return nil
-}
-
-func get(ctx context.Context, client *http.Client, url, user, pass string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	req.SetBasicAuth(user, pass)
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	_, err = io.Copy(io.Discard, resp.Body)
-	return err
 }

@@ -141,33 +141,55 @@ func biosNotSupported(task drivers.Task) error {
 // factoryReset is RedfishBIOS.factory_reset: ResetBios, then a reboot
 // (the step runs again when the agent is back, and clears its flag).
 func (b *BIOS) factoryReset(ctx context.Context, task drivers.Task) (states.Provision, error) {
-	sys, done, err := b.c.getSystem(ctx, task)
+	sys, bios, done, err := b.stepBios(ctx, task)
 	if err != nil {
 		return "", err
 	}
 	defer done()
-	bios, err := sys.bios(ctx)
-	if isKind(err, kindMissingAttribute) {
-		b.c.log.ErrorContext(ctx, "BIOS settings are not supported", "node", task.NodeUUID())
-		return "", biosNotSupported(task)
-	}
-	if err != nil {
-		return "", asFault(err)
-	}
 	dii := task.DriverInternalInfo()
 	if requested, _ := dii.Get("post_factory_reset_reboot_requested").(bool); requested {
 		b.c.log.DebugContext(ctx, "Post factory reset, BIOS configuration", "node", task.NodeUUID(), "attrs", attributes(bios))
 		return "", clearRebootRequested(ctx, task)
 	}
-	if err := resetBios(ctx, sys.b, bios); err != nil {
+	return b.rebootAfter(ctx, task, "factory reset", resetBios(ctx, sys.b, bios), func(dii *pyjson.Dict) {
+		dii.Set("post_factory_reset_reboot_requested", true)
+	})
+}
+
+// stepBios reads the node's system and its Bios for a step: a system
+// without one is biosNotSupported. done must be called when err is nil.
+func (b *BIOS) stepBios(ctx context.Context, task drivers.Task) (*system, *resource[schemas.Bios], func(), error) {
+	sys, done, err := b.c.getSystem(ctx, task)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	bios, err := sys.bios(ctx)
+	if isKind(err, kindMissingAttribute) {
+		done()
+		b.c.log.ErrorContext(ctx, "BIOS settings are not supported", "node", task.NodeUUID())
+		return nil, nil, nil, biosNotSupported(task)
+	}
+	if err != nil {
+		done()
+		return nil, nil, nil, asFault(err)
+	}
+	return sys, bios, done, nil
+}
+
+// rebootAfter ends a step whose BMC request (what) answered err: a
+// failure is RedfishError; otherwise record notes in the node's
+// driver_internal_info, the step becomes asynchronous and the node
+// reboots to finish it.
+func (b *BIOS) rebootAfter(ctx context.Context, task drivers.Task, what string, err error, record func(dii *pyjson.Dict)) (states.Provision, error) {
+	if err != nil {
 		if !isSushy(err) {
 			return "", err
 		}
-		msg := fmt.Sprintf("Redfish BIOS factory reset failed for node %s. Error: %s", task.NodeUUID(), err)
+		msg := fmt.Sprintf("Redfish BIOS %s failed for node %s. Error: %s", what, task.NodeUUID(), err)
 		b.c.log.ErrorContext(ctx, msg, "node", task.NodeUUID())
 		return "", redfishError("%s", msg)
 	}
-	dii.Set("post_factory_reset_reboot_requested", true)
+	record(task.DriverInternalInfo())
 	if err := task.Save(ctx); err != nil {
 		return "", err
 	}
@@ -204,19 +226,11 @@ func resetBios(ctx context.Context, b *bmc, bios *resource[schemas.Bios]) error 
 // supports it), then a reboot; when the step runs again after it, the
 // attributes the BMC shows are checked against the requested ones.
 func (b *BIOS) applyConfiguration(ctx context.Context, task drivers.Task, settings []any) (states.Provision, error) {
-	sys, done, err := b.c.getSystem(ctx, task)
+	sys, bios, done, err := b.stepBios(ctx, task)
 	if err != nil {
 		return "", err
 	}
 	defer done()
-	bios, err := sys.bios(ctx)
-	if isKind(err, kindMissingAttribute) {
-		b.c.log.ErrorContext(ctx, "BIOS settings are not supported", "node", task.NodeUUID())
-		return "", biosNotSupported(task)
-	}
-	if err != nil {
-		return "", asFault(err)
-	}
 	attrs := pyjson.NewDict(len(settings))
 	for _, s := range settings {
 		d, ok := pyjson.AsDict(s)
@@ -245,23 +259,11 @@ func (b *BIOS) applyConfiguration(ctx context.Context, task drivers.Task, settin
 	if times, _ := mustField(bios.raw, "@Redfish.Settings", "SupportedApplyTimes").([]any); containsAny(times, "OnReset") {
 		applyTime = "OnReset"
 	}
-	if err := setAttributes(ctx, sys.b, bios, attrs, applyTime); err != nil {
-		if !isSushy(err) {
-			return "", err
-		}
-		msg := fmt.Sprintf("Redfish BIOS apply configuration failed for node %s. Error: %s", task.NodeUUID(), err)
-		b.c.log.ErrorContext(ctx, msg, "node", task.NodeUUID())
-		return "", redfishError("%s", msg)
-	}
-	dii.Set("post_config_reboot_requested", true)
-	dii.Set("requested_bios_attrs", attrs)
-	if err := task.Save(ctx); err != nil {
-		return "", err
-	}
-	if err := deployutil.SetAsyncStepFlags(ctx, task, deployutil.True, deployutil.False, deployutil.Unset); err != nil {
-		return "", err
-	}
-	return deployutil.RebootToFinishStep(ctx, task)
+	return b.rebootAfter(ctx, task, "apply configuration", setAttributes(ctx, sys.b, bios, attrs, applyTime),
+		func(dii *pyjson.Dict) {
+			dii.Set("post_config_reboot_requested", true)
+			dii.Set("requested_bios_attrs", attrs)
+		})
 }
 
 func containsAny(list []any, s string) bool {

@@ -3,8 +3,6 @@ package redfish
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,7 +108,7 @@ func dial(ctx context.Context, p bmcParams) (*bmc, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.root = r.dict()
+	b.root = rootLinks(r.dict())
 	b.mu.Lock()
 	b.authenticating = true
 	b.mu.Unlock()
@@ -120,56 +116,6 @@ func dial(ctx context.Context, p bmcParams) (*bmc, error) {
 		return nil, err
 	}
 	return b, nil
-}
-
-// newHTTPClient is the client of one BMC connection, verifying the BMC's
-// certificate as redfish_verify_ca says (a bool, or a CA bundle file or
-// directory).
-func newHTTPClient(verify any) (*http.Client, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 4
-	tr.IdleConnTimeout = 30 * time.Second
-	switch v := verify.(type) {
-	case bool:
-		if !v {
-			tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // redfish_verify_ca=False asks for it
-		}
-	case string:
-		pool, err := loadCAs(v)
-		if err != nil {
-			return nil, err
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	}
-	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}, nil
-}
-
-// loadCAs reads a CA bundle file, or every file of a directory.
-func loadCAs(p string) (*x509.CertPool, error) {
-	pool := x509.NewCertPool()
-	files := []string{p}
-	if st, err := os.Stat(p); err == nil && st.IsDir() {
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			return nil, err
-		}
-		files = files[:0]
-		for _, e := range entries {
-			if !e.IsDir() {
-				files = append(files, filepath.Join(p, e.Name()))
-			}
-		}
-	}
-	for _, f := range files {
-		pem, err := os.ReadFile(f) //nolint:gosec // the operator's CA path
-		if err != nil {
-			return nil, err
-		}
-		pool.AppendCertsFromPEM(pem)
-	}
-	return pool, nil
 }
 
 // url resolves a path against the BMC's address as urljoin does; an
@@ -387,7 +333,8 @@ func nilIfEmpty(s string) any {
 }
 
 // close ends the connection's session on the BMC (sushy's
-// SessionAuth.close), if it has one, and drops idle connections.
+// SessionAuth.close), if it has one. Its idle HTTP connections belong to
+// the shared transport, which closes them after its idle timeout.
 func (b *bmc) close(ctx context.Context) {
 	b.mu.Lock()
 	uri := b.sessionURI
@@ -400,7 +347,29 @@ func (b *bmc) close(ctx context.Context) {
 		b.token, b.sessionURI = "", ""
 		b.mu.Unlock()
 	}
-	b.http.CloseIdleConnections()
+}
+
+// rootLinks keeps of the service root only what a connection reads later
+// (Systems, EventService, Registries, and of Links only Sessions), so
+// that a cached connection doesn't hold the whole document.
+func rootLinks(root *pyjson.Dict) *pyjson.Dict {
+	rootKeys := [...]string{"Systems", "EventService", "Registries", "Links"}
+	out := pyjson.NewDict(len(rootKeys))
+	for _, k := range rootKeys {
+		v, ok := root.Lookup(k)
+		if !ok {
+			continue
+		}
+		if links, isDict := pyjson.AsDict(v); k == "Links" && isDict {
+			trimmed := pyjson.NewDict(1)
+			if s, ok := links.Lookup("Sessions"); ok {
+				trimmed.Set("Sessions", s)
+			}
+			v = trimmed
+		}
+		out.Set(k, v)
+	}
+	return out
 }
 
 // get, post, patch and delete are the Connector's verbs.

@@ -17,12 +17,13 @@ const defaultRequestTimeout = 60 * time.Second
 // connection cache (Ironic's SessionCache is process-wide, so one BMC's
 // session serves every interface).
 type core struct {
-	cfg   Config
-	pool  *pool
-	log   *slog.Logger
-	sleep func(context.Context, time.Duration) error
-	rand  func() float64
-	now   func() time.Time
+	cfg        Config
+	pool       *pool
+	transports *transports
+	log        *slog.Logger
+	sleep      func(context.Context, time.Duration) error
+	rand       func() float64
+	now        func() time.Time
 }
 
 func newCore(cfg Config) *core {
@@ -44,8 +45,9 @@ func newCore(cfg Config) *core {
 	if timeout <= 0 {
 		timeout = defaultRequestTimeout
 	}
+	c.transports = newTransports(cfg.IdleConnTimeout)
 	c.pool = newPool(cfg.ConnectionCacheSize, timeout, c.log, func(ctx context.Context, info *Info) (*bmc, error) {
-		hc, err := newHTTPClient(info.VerifyCA)
+		hc, err := c.transports.client(info.VerifyCA)
 		if err != nil {
 			return nil, connectionError(info.Address, err)
 		}

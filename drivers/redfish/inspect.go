@@ -123,18 +123,24 @@ func (st *storages) members(ctx context.Context) ([]*doc, error) {
 
 // volumeSizes is StorageCollection.volumes_sizes_bytes.
 func (st *storages) volumeSizes(ctx context.Context) ([]int64, error) {
+	return st.capacities(ctx, volumesOf)
+}
+
+// capacities reads every storage's parts (its volumes or its drives) and
+// returns their CapacityBytes, smallest first.
+func (st *storages) capacities(ctx context.Context, parts func(context.Context, *bmc, *doc) ([]*doc, error)) ([]int64, error) {
 	docs, err := st.members(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []int64
 	for _, d := range docs {
-		vols, err := volumesOf(ctx, st.s.b, d)
+		ps, err := parts(ctx, st.s.b, d)
 		if err != nil {
 			return nil, err
 		}
-		for _, v := range vols {
-			c, err := intOrNone(v.path, "CapacityBytes", v.raw.Get("CapacityBytes"))
+		for _, p := range ps {
+			c, err := intOrNone(p.path, "CapacityBytes", p.raw.Get("CapacityBytes"))
 			if err != nil {
 				return nil, err
 			}
@@ -197,28 +203,7 @@ func linkList(v any) []string {
 
 // driveSizes is StorageCollection.drives_sizes_bytes.
 func (st *storages) driveSizes(ctx context.Context) ([]int64, error) {
-	docs, err := st.members(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []int64
-	for _, d := range docs {
-		drives, err := drivesOfStorage(ctx, st.s.b, d)
-		if err != nil {
-			return nil, err
-		}
-		for _, dr := range drives {
-			c, err := intOrNone(dr.path, "CapacityBytes", dr.raw.Get("CapacityBytes"))
-			if err != nil {
-				return nil, err
-			}
-			if n, ok := c.(int64); ok {
-				out = append(out, n)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return st.capacities(ctx, drivesOfStorage)
 }
 
 // smallestAbove4G is Ironic's choice among sizes: the first (smallest)

@@ -236,27 +236,12 @@ func (s *system) secureBoot(ctx context.Context) (*resource[schemas.SecureBoot],
 	return r, require(p, r.raw, "Id")
 }
 
-// GetSecureBootState reads SecureBootEnable.
-func (m *Management) GetSecureBootState(ctx context.Context, task drivers.Task) (bool, error) {
-	sys, done, err := m.c.getSystem(ctx, task)
-	if err != nil {
-		return false, err
-	}
-	defer done()
-	sb, err := sys.secureBoot(ctx)
-	if isKind(err, kindMissingAttribute) {
-		return false, drivers.Unsupported(task, "get_secure_boot_state")
-	}
-	if err != nil {
-		return false, asFault(err)
-	}
-	v, _ := sb.raw.Get("SecureBootEnable").(bool)
-	return v, nil
-}
-
-// SetSecureBootState PATCHes SecureBootEnable, unless it already has the
-// value; secure boot needs UEFI.
-func (m *Management) SetSecureBootState(ctx context.Context, task drivers.Task, state bool) error {
+// withSecureBoot runs fn on the node's system and its SecureBoot
+// resource, or the error reading it; a BMC without one makes op
+// unsupported (logged as unsupported says, if it says anything).
+func (m *Management) withSecureBoot(ctx context.Context, task drivers.Task, op, unsupported string,
+	fn func(sys *system, sb *resource[schemas.SecureBoot], err error) error,
+) error {
 	sys, done, err := m.c.getSystem(ctx, task)
 	if err != nil {
 		return err
@@ -264,30 +249,55 @@ func (m *Management) SetSecureBootState(ctx context.Context, task drivers.Task, 
 	defer done()
 	sb, err := sys.secureBoot(ctx)
 	if isKind(err, kindMissingAttribute) {
-		m.c.log.ErrorContext(ctx, "Secure boot has been requested but the Redfish BMC does not have a SecureBoot object", "node", task.NodeUUID())
-		return drivers.Unsupported(task, "set_secure_boot_state")
-	}
-	if err != nil {
-		return asFault(err)
-	}
-	if cur, ok := sb.raw.Get("SecureBootEnable").(bool); ok && cur == state {
-		m.c.log.InfoContext(ctx, fmt.Sprintf("Secure boot state for node %s is already %s", task.NodeUUID(), pyBool(state)))
-		return nil
-	}
-	if _, _, mode := sys.boot(); mode == "Legacy" {
-		msg := "Configuring secure boot requires UEFI for node " + task.NodeUUID()
-		m.c.log.ErrorContext(ctx, msg, "node", task.NodeUUID())
-		return redfishError("%s", msg)
-	}
-	if _, err := sys.b.patch(ctx, sb.path, pyjson.DictOf("SecureBootEnable", state), ""); err != nil {
-		if !isSushy(err) {
-			return err
+		if unsupported != "" {
+			m.c.log.ErrorContext(ctx, unsupported, "node", task.NodeUUID())
 		}
-		msg := fmt.Sprintf("Failed to set secure boot state on node %s to %s: %s", task.NodeUUID(), pyBool(state), err)
-		m.c.log.ErrorContext(ctx, msg, "node", task.NodeUUID())
-		return redfishError("%s", msg)
+		return drivers.Unsupported(task, op)
 	}
-	return nil
+	return fn(sys, sb, err)
+}
+
+// GetSecureBootState reads SecureBootEnable.
+func (m *Management) GetSecureBootState(ctx context.Context, task drivers.Task) (bool, error) {
+	var v bool
+	err := m.withSecureBoot(ctx, task, "get_secure_boot_state", "", func(_ *system, sb *resource[schemas.SecureBoot], err error) error {
+		if err != nil {
+			return asFault(err)
+		}
+		v, _ = sb.raw.Get("SecureBootEnable").(bool)
+		return nil
+	})
+	return v, err
+}
+
+// SetSecureBootState PATCHes SecureBootEnable, unless it already has the
+// value; secure boot needs UEFI.
+func (m *Management) SetSecureBootState(ctx context.Context, task drivers.Task, state bool) error {
+	return m.withSecureBoot(ctx, task, "set_secure_boot_state",
+		"Secure boot has been requested but the Redfish BMC does not have a SecureBoot object",
+		func(sys *system, sb *resource[schemas.SecureBoot], err error) error {
+			if err != nil {
+				return asFault(err)
+			}
+			if cur, ok := sb.raw.Get("SecureBootEnable").(bool); ok && cur == state {
+				m.c.log.InfoContext(ctx, fmt.Sprintf("Secure boot state for node %s is already %s", task.NodeUUID(), pyBool(state)))
+				return nil
+			}
+			if _, _, mode := sys.boot(); mode == "Legacy" {
+				msg := "Configuring secure boot requires UEFI for node " + task.NodeUUID()
+				m.c.log.ErrorContext(ctx, msg, "node", task.NodeUUID())
+				return redfishError("%s", msg)
+			}
+			if _, err := sys.b.patch(ctx, sb.path, pyjson.DictOf("SecureBootEnable", state), ""); err != nil {
+				if !isSushy(err) {
+					return err
+				}
+				msg := fmt.Sprintf("Failed to set secure boot state on node %s to %s: %s", task.NodeUUID(), pyBool(state), err)
+				m.c.log.ErrorContext(ctx, msg, "node", task.NodeUUID())
+				return redfishError("%s", msg)
+			}
+			return nil
+		})
 }
 
 func pyBool(b bool) string {
@@ -299,29 +309,23 @@ func pyBool(b bool) string {
 
 // resetKeys is RedfishManagement._reset_keys.
 func (m *Management) resetKeys(ctx context.Context, task drivers.Task, resetType string) error {
-	sys, done, err := m.c.getSystem(ctx, task)
-	if err != nil {
-		return err
-	}
-	defer done()
-	sb, err := sys.secureBoot(ctx)
-	if isKind(err, kindMissingAttribute) {
-		m.c.log.ErrorContext(ctx, "Resetting secure boot keys has been requested but the Redfish BMC does not have a SecureBoot object", "node", task.NodeUUID())
-		return drivers.Unsupported(task, "reset_keys")
-	}
-	if err == nil {
-		err = postAction(ctx, sys.b, sb.path, sb.raw, "#SecureBoot.ResetKeys", "ResetKeysType", resetType,
-			[]string{"ResetAllKeysToDefault", "DeleteAllKeys", "DeletePK"}, "reset_type")
-	}
-	if err != nil {
-		if !isSushy(err) {
-			return err
-		}
-		msg := fmt.Sprintf("Failed to reset secure boot keys on node %s: %s", task.NodeUUID(), err)
-		m.c.log.ErrorContext(ctx, msg, "node", task.NodeUUID())
-		return redfishError("%s", msg)
-	}
-	return nil
+	return m.withSecureBoot(ctx, task, "reset_keys",
+		"Resetting secure boot keys has been requested but the Redfish BMC does not have a SecureBoot object",
+		func(sys *system, sb *resource[schemas.SecureBoot], err error) error {
+			if err == nil {
+				err = postAction(ctx, sys.b, sb.path, sb.raw, "#SecureBoot.ResetKeys", "ResetKeysType", resetType,
+					[]string{"ResetAllKeysToDefault", "DeleteAllKeys", "DeletePK"}, "reset_type")
+			}
+			if err != nil {
+				if !isSushy(err) {
+					return err
+				}
+				msg := fmt.Sprintf("Failed to reset secure boot keys on node %s: %s", task.NodeUUID(), err)
+				m.c.log.ErrorContext(ctx, msg, "node", task.NodeUUID())
+				return redfishError("%s", msg)
+			}
+			return nil
+		})
 }
 
 // postAction POSTs {param: value} to a resource's action, once value is

@@ -67,6 +67,10 @@ type Config struct {
 	// RequestTimeout bounds one request to a BMC (sushy has no bound);
 	// zero means 60 seconds.
 	RequestTimeout time.Duration
+	// IdleConnTimeout is how long an idle HTTP connection to a BMC is
+	// kept for the next request (requests' keep-alive has no bound);
+	// zero means 30 seconds.
+	IdleConnTimeout time.Duration
 }
 
 // Implementations returns the redfish interfaces, for drivers.NewRegistry.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -201,11 +202,16 @@ func TestPowerSyncHangingBMC(t *testing.T) {
 // of a pass), with x-plain the ratio. A pass that leaves a healthy node
 // with a stale power state fails the benchmark.
 //
+// heap-growth-MiB is how much the heap in use (after a GC) grew over the
+// last pass, goroutines how many run right after it; -heapprofile FILE
+// writes the heap profile after the "first" pass (go tool pprof
+// -sample_index=inuse_space FILE).
+//
 //	go test ./test/powersync -run '^$' -bench PowerSync1000 -benchtime 1x
 func BenchmarkPowerSync1000(b *testing.B) {
 	l := load{nodes: 1000, latency: 50 * time.Millisecond, failEvery: 10, fault: redfishbmc.Fault{Status: http.StatusInternalServerError}}
 	workers := min(conductor.DefaultConfig().SyncPowerStateWorkers, conductor.DefaultConfig().PeriodicMaxWorkers)
-	report := func(b *testing.B, s *setup, total time.Duration, requests int64) {
+	report := func(b *testing.B, s *setup, total time.Duration, requests int64, mem memAfter) {
 		if got := s.stale(b); got != 0 {
 			b.Fatalf("%d healthy nodes stale after the pass", got)
 		}
@@ -215,20 +221,29 @@ func BenchmarkPowerSync1000(b *testing.B) {
 		b.ReportMetric(float64(perOp), "requests/op")
 		b.ReportMetric(float64(plain.Milliseconds()), "plain-ms")
 		b.ReportMetric(float64(total)/float64(b.N)/float64(plain), "x-plain")
+		b.ReportMetric(mem.heapGrowth/(1<<20), "heap-growth-MiB")
+		b.ReportMetric(float64(mem.goroutines), "goroutines")
 	}
 	b.Run("first", func(b *testing.B) {
 		var total time.Duration
 		var requests int64
 		var s *setup
+		var mem memAfter
 		for range b.N {
 			b.StopTimer()
 			s = newSetup(b, l)
+			before := measure(b, "")
 			b.StartTimer()
 			d, r := s.pass(b)
+			b.StopTimer()
+			s.sentToEveryBMC(b, r)
+			mem = measure(b, *heapProfile)
+			mem.heapGrowth -= before.heapGrowth
+			b.StartTimer()
 			total += d
 			requests += r
 		}
-		report(b, s, total, requests)
+		report(b, s, total, requests, mem)
 	})
 	b.Run("next", func(b *testing.B) {
 		s := newSetup(b, l)
@@ -236,11 +251,66 @@ func BenchmarkPowerSync1000(b *testing.B) {
 		b.ResetTimer()
 		var total time.Duration
 		var requests int64
+		var mem memAfter
 		for range b.N {
+			b.StopTimer()
+			before := measure(b, "")
+			b.StartTimer()
 			d, r := s.pass(b)
+			b.StopTimer()
+			s.sentToEveryBMC(b, r)
+			mem = measure(b, "")
+			mem.heapGrowth -= before.heapGrowth
+			b.StartTimer()
 			total += d
 			requests += r
 		}
-		report(b, s, total, requests)
+		report(b, s, total, requests, mem)
 	})
+}
+
+// TestPowerSyncLeavesNoGoroutines: passes over healthy, failing (500) and
+// hanging BMCs leave behind no goroutine once the driver's idle
+// connections have timed out, and right after a pass at most the shared
+// transport's idle connections (two per BMC, client and server side).
+func TestPowerSyncLeavesNoGoroutines(t *testing.T) {
+	const (
+		nodes       = 30
+		idleTimeout = 200 * time.Millisecond
+		readTimeout = 300 * time.Millisecond
+	)
+	s := newSetup(t, load{nodes: nodes, failEvery: 10, fault: redfishbmc.Fault{Status: http.StatusInternalServerError},
+		redfish: func(c *redfish.Config) { instant(c); c.IdleConnTimeout = idleTimeout },
+		tune:    func(c *conductor.Config) { c.PowerSyncReadTimeout, c.SyncPowerStateWorkers = readTimeout, 4 }})
+	for i := 4; i < nodes; i += 10 {
+		s.bmcs[i].SetFault(redfishbmc.Fault{Hang: true})
+		s.failing[i] = true
+	}
+	baseline := runtime.NumGoroutine()
+	settled := func() int {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n := runtime.NumGoroutine()
+			if n <= baseline || time.Now().After(deadline) {
+				return n
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for pass := 1; pass <= 3; pass++ {
+		s.pass(t)
+		// Per healthy BMC at most two idle connections, each a read
+		// and a write loop in the driver and a server goroutine.
+		if n, bound := runtime.NumGoroutine(), baseline+nodes*2*3; n > bound {
+			t.Errorf("pass %d: %d goroutines right after the pass, want at most %d", pass, n, bound)
+		}
+		if n := settled(); n > baseline {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("pass %d: %d goroutines %v after the pass, %d before:\n%s", pass, n, 10*time.Second, baseline,
+				buf[:runtime.Stack(buf, true)])
+		}
+	}
+	if got := s.stale(t); got != 0 {
+		t.Errorf("%d healthy nodes stale", got)
+	}
 }

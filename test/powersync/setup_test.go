@@ -2,12 +2,14 @@ package powersync_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/dbtest"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/dev/bmcload/plainget"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/generic"
 	"github.com/goironic/ironic/drivers/redfish"
@@ -162,40 +165,69 @@ func (s *setup) stale(t testing.TB) int {
 	return n
 }
 
+// sentToEveryBMC fails t when a pass sent fewer requests than there are
+// healthy BMCs (each of their nodes needs at least its system read): a
+// pass that skipped nodes or failed them before any request.
+func (s *setup) sentToEveryBMC(t testing.TB, requests int64) {
+	t.Helper()
+	healthy := 0
+	for _, f := range s.failing {
+		if !f {
+			healthy++
+		}
+	}
+	if requests < int64(healthy) {
+		t.Fatalf("the pass sent %d requests to %d healthy BMCs", requests, healthy)
+	}
+}
+
 // plainLoop sends requests GETs of the BMCs' systems, round robin, from
-// workers goroutines, as directly as Go can: the time the same number of
-// requests takes at the same concurrency and latency, without Ironic.
+// workers goroutines, as directly as Go can (dev/bmcload's loop): the
+// time the same number of requests takes at the same concurrency and
+// latency, without Ironic.
 func (s *setup) plainLoop(t testing.TB, requests, workers int) time.Duration {
 	t.Helper()
-	client := &http.Client{Timeout: time.Minute}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				req, err := http.NewRequest(http.MethodGet, s.urls[i%len(s.urls)]+"/redfish/v1/Systems/1", nil)
-				if err != nil {
-					t.Error(err)
-					continue
-				}
-				req.SetBasicAuth("admin", "password")
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Error(err)
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				_ = resp.Body.Close()
-			}
-		}()
+	targets := make([]string, len(s.urls))
+	for i, u := range s.urls {
+		targets[i] = u + "/redfish/v1/Systems/1"
 	}
-	for i := range requests {
-		next <- i
+	took, err := plainget.Run(context.Background(), &http.Client{Timeout: time.Minute}, plainget.Spec{
+		Targets: targets, Requests: requests, Workers: workers, Username: "admin", Password: "password",
+	})
+	if err != nil {
+		t.Error(err)
 	}
-	close(next)
-	wg.Wait()
-	return time.Since(start)
+	return took
+}
+
+// heapProfile names the file BenchmarkPowerSync1000 writes the heap
+// profile of the first pass to.
+var heapProfile = flag.String("heapprofile", "", "write the heap profile after BenchmarkPowerSync1000's first pass to this file")
+
+// memAfter is the process's memory right after a pass.
+type memAfter struct {
+	// heapGrowth is the heap in use after a GC, in bytes (a difference
+	// once the caller subtracts the figure before the pass).
+	heapGrowth float64
+	goroutines int
+}
+
+// measure collects garbage and reads the heap in use and the goroutines;
+// profile, if set, receives the heap profile.
+func measure(t testing.TB, profile string) memAfter {
+	t.Helper()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if profile != "" {
+		f, err := os.Create(profile) //nolint:gosec // the -heapprofile flag
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = f.Close() }()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return memAfter{heapGrowth: float64(ms.HeapInuse), goroutines: runtime.NumGoroutine()}
 }

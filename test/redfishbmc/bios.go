@@ -155,15 +155,7 @@ func getBiosSettings(c *call) (*reply, error) {
 // patchBiosSettings stages attributes for the next boot, validated
 // against the attribute registry.
 func patchBiosSettings(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	s.settle(c.now)
-	if err := c.checkIfMatch(c.renderBiosSettings(s)); err != nil {
-		return nil, err
-	}
-	body, err := c.object()
+	s, body, err := c.patchBody(true, c.renderBiosSettings)
 	if err != nil {
 		return nil, err
 	}

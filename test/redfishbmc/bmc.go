@@ -327,6 +327,36 @@ func (c *call) object() (map[string]any, error) {
 	return m, nil
 }
 
+// withBody is the resource a request is for (or the error finding it)
+// and the request's JSON object: s, body, err := c.withBody(c.system()).
+func (c *call) withBody(s *System, err error) (*System, map[string]any, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := c.object()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, body, nil
+}
+
+// patchBody is the system a PATCH is for, checked against If-Match as
+// render shows it (once its pending transitions are over when settle
+// says), and the request's JSON object.
+func (c *call) patchBody(settle bool, render func(*System) map[string]any) (*System, map[string]any, error) {
+	s, err := c.system()
+	if err != nil {
+		return nil, nil, err
+	}
+	if settle {
+		s.settle(c.now)
+	}
+	if err := c.checkIfMatch(render(s)); err != nil {
+		return nil, nil, err
+	}
+	return c.withBody(s, nil)
+}
+
 // uri joins segments below the service root.
 func (c *call) uri(segs ...string) string {
 	if len(segs) == 0 {

@@ -170,15 +170,7 @@ func getSecureBoot(c *call) (*reply, error) {
 // patchSecureBoot sets SecureBootEnable; SecureBootCurrentBoot follows
 // at the next boot. UEFI boot mode is required to enable it.
 func patchSecureBoot(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	s.settle(c.now)
-	if err := c.checkIfMatch(c.renderSecureBoot(s)); err != nil {
-		return nil, err
-	}
-	body, err := c.object()
+	s, body, err := c.patchBody(true, c.renderSecureBoot)
 	if err != nil {
 		return nil, err
 	}
@@ -206,11 +198,7 @@ func patchSecureBoot(c *call) (*reply, error) {
 }
 
 func postResetKeys(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	body, err := c.object()
+	s, body, err := c.withBody(c.system())
 	if err != nil {
 		return nil, err
 	}
@@ -541,11 +529,7 @@ const applyTimeProp = "@Redfish.OperationApplyTime"
 // postVolume creates a volume at once (201), or with OperationApplyTime
 // OnReset at the next boot through a task (202).
 func postVolume(c *call) (*reply, error) {
-	s, err := c.storage()
-	if err != nil {
-		return nil, err
-	}
-	body, err := c.object()
+	s, body, err := c.withBody(c.storage())
 	if err != nil {
 		return nil, err
 	}

@@ -310,14 +310,7 @@ func indicatorOnly(body, current map[string]any, led string) (string, error) {
 }
 
 func patchSystem(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkIfMatch(c.renderSystem(s)); err != nil {
-		return nil, err
-	}
-	body, err := c.object()
+	s, body, err := c.patchBody(false, c.renderSystem)
 	if err != nil {
 		return nil, err
 	}
@@ -381,11 +374,7 @@ func patchSystem(c *call) (*reply, error) {
 const resetAction = "ComputerSystem.Reset"
 
 func postSystemReset(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	body, err := c.object()
+	s, body, err := c.withBody(c.system())
 	if err != nil {
 		return nil, err
 	}
@@ -496,11 +485,7 @@ func getChassis(c *call) (*reply, error) {
 }
 
 func patchChassis(c *call) (*reply, error) {
-	s, err := c.system()
-	if err != nil {
-		return nil, err
-	}
-	body, err := c.object()
+	s, body, err := c.withBody(c.system())
 	if err != nil {
 		return nil, err
 	}
