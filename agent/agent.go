@@ -23,6 +23,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -255,6 +256,9 @@ func (a *Agent) Run(ctx context.Context, ln net.Listener) (err error) {
 		}
 		a.processLookup(ctx, content)
 	}
+	if a.cfg.AdvertiseHost == "" && a.cfg.APIURL != "" {
+		a.cfg.AdvertiseHost = routeSource(a.cfg.APIURL)
+	}
 	if ln == nil {
 		if ln, err = net.Listen("tcp", a.cfg.ListenAddress); err != nil {
 			return fmt.Errorf("command API: %w", err)
@@ -326,3 +330,26 @@ func (a *Agent) inventory(ctx context.Context) (hardware.Inventory, error) {
 }
 
 func inventoryMACs(inv hardware.Inventory) []string { return inv.MACs() }
+
+// routeSource is IPA's _get_route_source: the local address the kernel
+// would send from to reach the API (a connected UDP socket sends
+// nothing).
+func routeSource(apiURL string) string {
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	c, err := net.Dial("udp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	if ua, ok := c.LocalAddr().(*net.UDPAddr); ok {
+		return ua.IP.String()
+	}
+	return ""
+}

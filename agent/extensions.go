@@ -475,8 +475,10 @@ func (noDisks) RootDevice(context.Context, map[string]any) (disk.BlockDevice, er
 	return disk.BlockDevice{}, newRESTError("DeviceNotFound", 404,
 		"Error finding the disk or partition device to deploy the image onto", "No suitable device was found for deployment")
 }
-func (noDisks) WriteImage(context.Context, string, disk.ImageInfo) error           { return errNoDisks }
-func (noDisks) WriteConfigDrive(context.Context, string, string) error             { return errNoDisks }
-func (noDisks) PartitionUUIDs(context.Context, string) (map[string]any, error)     { return nil, errNoDisks }
-func (noDisks) EraseMetadata(context.Context, []disk.BlockDevice) error            { return nil }
-func (noDisks) Sync(context.Context) error                                         { return nil }
+func (noDisks) WriteImage(context.Context, string, disk.ImageInfo) error { return errNoDisks }
+func (noDisks) WriteConfigDrive(context.Context, string, string) error   { return errNoDisks }
+func (noDisks) PartitionUUIDs(context.Context, string) (map[string]any, error) {
+	return nil, errNoDisks
+}
+func (noDisks) EraseMetadata(context.Context, []disk.BlockDevice) error { return nil }
+func (noDisks) Sync(context.Context) error                              { return nil }
