@@ -117,6 +117,10 @@ type Config struct {
 	// forced by a finished command, and the longest wait between checks
 	// (IPA: 5 s).
 	ForcedHeartbeatGap time.Duration
+	// IgnoreBootloaderFailure is ipa-ignore-bootloader-failure: a boot
+	// loader that cannot be installed is logged, not a failure (for
+	// firmware that finds the boot loaders on its disks itself).
+	IgnoreBootloaderFailure bool
 	// RescuePasswordFile is where rescue.finalize_rescue writes the
 	// password hash (IPA: /etc/ipa-rescue-config/ipa-rescue-password).
 	RescuePasswordFile string

@@ -375,12 +375,21 @@ func (a *Agent) prepareImage(ctx context.Context, st *state, p map[string]any, w
 }
 
 // installBootloader is image.install_bootloader as IPA runs it in a
-// ramdisk without efibootmgr: nothing to do for a whole disk image (no
-// root UUID, or the 0x00000000 disk identifier); grub2-install for a
-// partition image is not in this ramdisk, which fails honestly.
+// ramdisk without efibootmgr (no UEFI NVRAM records): nothing to do for
+// a whole disk image without a root UUID (or the 0x00000000 disk
+// identifier); otherwise IPA's grub2-install path, which this ramdisk
+// does not carry: it fails as IPA's would, with DeviceNotFound for a
+// disk identifier (no partition has that UUID) or CommandExecutionError,
+// unless ignore_bootloader_failure (the parameter, else
+// ipa-ignore-bootloader-failure) says to carry on.
 func (a *Agent) installBootloader(ctx context.Context, st *state, p map[string]any) error {
-	if _, err := a.disks().RootDevice(ctx, rootHints(st)); err != nil {
+	dev, err := a.disks().RootDevice(ctx, rootHints(st))
+	if err != nil {
 		return err
+	}
+	ignore := a.cfg.IgnoreBootloaderFailure
+	if v, ok := p["ignore_bootloader_failure"].(bool); ok {
+		ignore = v
 	}
 	a.log.WarnContext(ctx, "efibootmgr is not available in the ramdisk")
 	root, _ := p["root_uuid"].(string)
@@ -388,13 +397,16 @@ func (a *Agent) installBootloader(ctx context.Context, st *state, p map[string]a
 		a.log.InfoContext(ctx, "not using grub2-install since root UUID is not provided: assuming a whole disk image")
 		return nil
 	}
+	err = errCommandExecution("Installing GRUB2 boot loader to device " + dev.Name + " failed: grub2-install is not available in this ramdisk")
 	if strings.HasPrefix(root, "0x") {
-		// A whole disk image's disk identifier: IPA's grub2-install
-		// looks for a partition with that UUID and finds none.
-		return newRESTError("DeviceNotFound", 404, "Error finding the disk or partition device to deploy the image onto",
-			fmt.Sprintf("No partition with UUID %s found on device", root))
+		err = newRESTError("DeviceNotFound", 404, "Error finding the disk or partition device to deploy the image onto",
+			fmt.Sprintf("No partition with UUID %s found on device %s", root, dev.Name))
 	}
-	return errCommandExecution("Installing GRUB2 boot loader to device failed: grub2-install is not available in this ramdisk")
+	a.log.ErrorContext(ctx, "error setting up bootloader", "error", err)
+	if ignore {
+		return nil
+	}
+	return err
 }
 
 func rootHints(st *state) map[string]any {

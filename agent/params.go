@@ -51,7 +51,7 @@ func boolParam(v string) bool {
 }
 
 // Apply sets cfg's fields from IPA's kernel parameters: ipa-api-url,
-// ipa-agent-token, ipa-agent-token-required, ipa-advertise-host,
+// ipa-agent-token, ipa-agent-token-required, ipa-ignore-bootloader-failure, ipa-advertise-host,
 // ipa-advertise-port, ipa-listen-host, ipa-listen-port,
 // ipa-global-request-id, ipa-ironic-api-version, ipa-lookup-timeout,
 // ipa-lookup-interval; it returns ipa-debug, BOOTIF (pxe_interface) and
@@ -63,6 +63,7 @@ func (p Params) Apply(cfg *Config) (debug bool, bootIF, inspectionURL string, er
 	cfg.AgentTokenRequired = boolParam(p["ipa-agent-token-required"])
 	cfg.AdvertiseHost = p["ipa-advertise-host"]
 	cfg.GlobalRequestID = p["ipa-global-request-id"]
+	cfg.IgnoreBootloaderFailure = boolParam(p["ipa-ignore-bootloader-failure"])
 	cfg.IronicAPIVersion = p["ipa-ironic-api-version"]
 	num := func(key string) (int, error) {
 		v, ok := p[key]

@@ -72,6 +72,7 @@ func run(ctx context.Context, args []string, init bool, stderr io.Writer) error 
 		fs.StringVar(&bootIF, "bootif", "", "BOOTIF (pxe_interface)")
 		fs.StringVar(&logFile, "log-file", "", "the agent's log file (also sent by collect_system_logs)")
 		cmdLog := fs.String("command-log", "", "file recording every command request as JSON lines")
+		fs.BoolVar(&cfg.IgnoreBootloaderFailure, "ignore-bootloader-failure", false, "carry on when no boot loader can be installed (ipa-ignore-bootloader-failure)")
 		fs.BoolVar(&debug, "debug", false, "debug logging (ipa-debug)")
 		if err := fs.Parse(args); err != nil {
 			return err
