@@ -87,10 +87,12 @@ func config(dir, db string, port int, manageAgentBoot bool) string {
 			"enabled_rescue_interfaces":     "agent,no-rescue",
 			"tempdir":                       dir,
 		},
-		"api":       {"host_ip": "127.0.0.1", "port": strconv.Itoa(port), "ramdisk_heartbeat_timeout": "4"},
-		"database":  {"connection": "sqlite:///" + db},
-		"dhcp":      {"dhcp_provider": "none"},
-		"conductor": {"automated_clean": "true"},
+		"api":      {"host_ip": "127.0.0.1", "port": strconv.Itoa(port), "ramdisk_heartbeat_timeout": "4"},
+		"database": {"connection": "sqlite:///" + db},
+		"dhcp":     {"dhcp_provider": "none"},
+		// Ironic's own URL, for the agent's ipa-api-url.
+		"service_catalog": {"endpoint_override": fmt.Sprintf("http://127.0.0.1:%d", port)},
+		"conductor":       {"automated_clean": "true"},
 		"agent": {
 			"command_wait_interval": "1", "manage_agent_boot": strconv.FormatBool(manageAgentBoot),
 			"post_deploy_get_power_state_retries": "1", "post_deploy_get_power_state_retry_interval": "1",
@@ -291,7 +293,8 @@ func scenario(t *testing.T, python bool) []string {
 	c.call("PATCH", "/v1/nodes/"+uuid, []map[string]any{{"op": "add", "path": "/automated_clean", "value": false}})
 	c.provision(uuid, map[string]any{"target": "provide"}, "available", 20*time.Second)
 	c.call("PATCH", "/v1/nodes/"+uuid, []map[string]any{
-		{"op": "remove", "path": "/automated_clean"},
+		// Python Ironic answers 500 (KeyError) to a remove here.
+		{"op": "replace", "path": "/automated_clean", "value": nil},
 		{"op": "add", "path": "/instance_info", "value": map[string]any{
 			"image_source":        files.URL + "/images/disk.raw",
 			"image_checksum":      hex.EncodeToString(md5sum[:]),
