@@ -194,14 +194,18 @@ func (h *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
+	// Python's json does not escape <, > and &.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		code = http.StatusInternalServerError
-		data, _ = json.Marshal(map[string]any{"faultcode": "Server", "faultstring": err.Error()})
+		buf.Reset()
+		_ = enc.Encode(map[string]any{"faultcode": "Server", "faultstring": err.Error()})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_, _ = w.Write(data)
+	_, _ = w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 func rootURL(r *http.Request) string {

@@ -321,6 +321,13 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 	var previous time.Time
 	forced := false
 	for {
+		// A finished command only sets a flag, looked at by the next
+		// check (IPA's heartbeat_forced).
+		select {
+		case <-a.forced:
+			forced = true
+		default:
+		}
 		now := a.cfg.Clock.Now()
 		if previous.IsZero() || now.Sub(previous) > interval || forced && now.Sub(previous) > a.cfg.ForcedHeartbeatGap {
 			a.mu.Lock()
@@ -347,11 +354,16 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-a.forced:
-			forced = true
-			// IPA notices a forced heartbeat at its next check.
-			continue
-		case <-a.cfg.Clock.After(min(interval, a.cfg.ForcedHeartbeatGap)):
+		case <-a.cfg.Clock.After(wait(interval, a.cfg.ForcedHeartbeatGap)):
 		}
 	}
+}
+
+// wait is the time to the next check: min(interval, gap), but never
+// zero (a lookup without heartbeat_timeout would otherwise spin).
+func wait(interval, gap time.Duration) time.Duration {
+	if interval <= 0 {
+		return gap
+	}
+	return min(interval, gap)
 }

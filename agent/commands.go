@@ -95,7 +95,7 @@ func newCommands(a *Agent) *commands {
 func (c *commands) list() []*result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]*result(nil), c.results...)
+	return append([]*result{}, c.results...)
 }
 
 func (c *commands) get(id string) (*result, error) {
@@ -132,7 +132,7 @@ func (c *commands) execute(ctx context.Context, name string, params map[string]a
 	if !ok {
 		return nil, errInvalidCommand("Unknown command: " + cmdName)
 	}
-	r := &result{id: c.a.cfg.NewID(), name: cmdName, params: params, status: statusRunning, done: make(chan struct{})}
+	r := &result{name: cmdName, params: params, status: statusRunning, done: make(chan struct{})}
 	if cmd.validate != nil {
 		if err := cmd.validate(params); err != nil {
 			var re *restError
@@ -176,6 +176,7 @@ func (c *commands) execute(ctx context.Context, name string, params map[string]a
 }
 
 func (c *commands) add(r *result) {
+	r.id = c.a.cfg.NewID()
 	c.results = append(c.results, r)
 	c.byID[r.id] = r
 }
