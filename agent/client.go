@@ -255,7 +255,7 @@ func (a *Agent) lookup(ctx context.Context) (*lookupContent, error) {
 		}
 		a.log.WarnContext(ctx, "lookup failed, retrying", "error", err)
 		if a.cfg.Clock.Now().Sub(start) >= a.cfg.LookupTimeout {
-			return nil, errors.New("error getting configuration from Ironic: Could not look up node info. Check logs for details.")
+			return nil, newRESTError("LookupNodeError", 500, "Error getting configuration from Ironic", "Could not look up node info. Check logs for details.")
 		}
 		// wait_random_exponential: uniform(0, min(max, multiplier*2^n)),
 		// at least min.

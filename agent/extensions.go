@@ -226,7 +226,7 @@ func (a *Agent) executeStep(ctx context.Context, st *state, kind string, p map[s
 	s := p["step"].(map[string]any)
 	name, ok := s["step"].(string)
 	if !ok {
-		return nil, fmt.Errorf("Malformed %s_step, no \"step\" key: %v", kind, s)
+		return nil, errCommandExecution(fmt.Sprintf("Malformed %s_step, no \"step\" key: %v", kind, s))
 	}
 	args := map[string]any{}
 	for k, v := range p {

@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, init bool, stderr io.Writer) error 
 		// ends the agent, as the machine going down would.
 		cfg.Power = exitPower{}
 	}
-	var out io.Writer = stderr
+	out := io.Writer(stderr)
 	if logFile != "" {
 		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {

@@ -111,11 +111,10 @@ type machine struct {
 	dir    string
 	logOut *os.File
 
-	mu      sync.Mutex
-	cmdLog  bytes.Buffer
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	mu     sync.Mutex
+	cmdLog bytes.Buffer
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 func (m *machine) Write(p []byte) (int, error) {
