@@ -403,19 +403,6 @@ func TestFinalizeRescue(t *testing.T) {
 	}
 }
 
-// TestSHA512Crypt against Python's crypt.crypt (glibc):
-// python3 -c "import crypt; print(crypt.crypt('s3cret','\$6\$saltsaltsaltsalt'))"
-func TestSHA512Crypt(t *testing.T) {
-	for _, c := range []struct{ pw, salt, want string }{
-		{"s3cret", "saltsaltsaltsalt", "$6$saltsaltsaltsalt$l5UWeH/IeG/.rGs/l3kZH.R4sk8ITFTxjshy9P9lPXNB8b0ihXXzhtQvLuNQnAhkwrRoubSO9rQ4zDSfU/dVr."},
-		{"", "abc", "$6$abc$mJP3a6FyA8uCnzRtlnNypPwjnvpi5TP9qOrInzrfDmwxUQG38PkpCPdqfTb8JQfAngapMxeim4AZ..hSdRRzD."},
-	} {
-		if got := sha512Crypt([]byte(c.pw), []byte(c.salt)); got != c.want {
-			t.Errorf("sha512Crypt(%q, %q) = %s, want %s", c.pw, c.salt, got, c.want)
-		}
-	}
-}
-
 // TestCollectSystemLogs: a base64 tar.gz with dmesg, the agent's log
 // and /proc files.
 func TestCollectSystemLogs(t *testing.T) {
