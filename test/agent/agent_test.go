@@ -94,7 +94,8 @@ func config(dir, db string, port int, manageAgentBoot bool) string {
 		"service_catalog": {"endpoint_override": fmt.Sprintf("http://127.0.0.1:%d", port)},
 		"conductor":       {"automated_clean": "true"},
 		"agent": {
-			"command_wait_interval": "1", "manage_agent_boot": strconv.FormatBool(manageAgentBoot),
+			"deploy_logs_local_path": filepath.Join(dir, "deploy-logs"),
+			"command_wait_interval":  "1", "manage_agent_boot": strconv.FormatBool(manageAgentBoot),
 			"post_deploy_get_power_state_retries": "1", "post_deploy_get_power_state_retry_interval": "1",
 		},
 	}.String()
@@ -228,8 +229,8 @@ func (c client) provision(uuid string, req map[string]any, want string, within t
 }
 
 // scenario deploys, rescues, unrescues and undeploys a node with the
-// agent, against Python Ironic or ours; it returns the agent's command
-// log, normalised.
+// agent, then fails a deploy on a bad checksum, against Python Ironic or
+// ours; it returns the agent's command log, normalised.
 func scenario(t *testing.T, python bool) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
@@ -356,6 +357,38 @@ func scenario(t *testing.T, python bool) []string {
 	}
 	if calls := strings.Join(m.disks.Calls(), ", "); calls != "write_image /dev/vda, erase_metadata /dev/vda" {
 		t.Errorf("disk calls: %s", calls)
+	}
+	m.halt()
+
+	// A deploy whose image does not match its checksum: the agent's
+	// ImageChecksumError becomes Ironic's last_error, and Ironic
+	// collects the agent's logs.
+	c.call("PATCH", "/v1/nodes/"+uuid, []map[string]any{{"op": "add", "path": "/instance_info", "value": map[string]any{
+		"image_source": files.URL + "/images/disk.raw", "image_checksum": strings.Repeat("0", 32)}}})
+	m.boot(ctx)
+	c.call("PUT", "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": "active"})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		n = c.call("GET", "/v1/nodes/"+uuid, nil)
+		if n["provision_state"] == "deploy failed" || n["provision_state"] == "active" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	lastError, _ := n["last_error"].(string)
+	want := "Deploy step deploy.write_image failed on node " + uuid + ". Image failed to verify against checksum. location: disk.raw; image ID: disk.raw; image checksum: "
+	if n["provision_state"] != "deploy failed" || !strings.HasPrefix(lastError, want) {
+		t.Errorf("provision state %v, last_error %q\nwant prefix %q", n["provision_state"], lastError, want)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		stored, _ := filepath.Glob(filepath.Join(dir, "deploy-logs", uuid+"_*.tar.gz"))
+		if len(stored) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("stored deploy logs: %v", stored)
+			break
+		}
 	}
 	m.halt()
 	return normalise(m.commands(), uuid, files.URL)

@@ -7,5 +7,7 @@
 // file-backed Disks: the image lands in a temporary file, checksummed by
 // the fake as agent/disk does. The requests Ironic sent to the agent
 // (the agent's command log), normalised, are compared with a golden
-// recorded from Python Ironic (-update regenerates it).
+// recorded from Python Ironic; regenerate it with
+//
+//	go test -count=1 -p 1 ./test/agent -update
 package agent
