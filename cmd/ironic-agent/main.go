@@ -110,12 +110,23 @@ func run(ctx context.Context, args []string, init bool, stderr io.Writer) error 
 	// Disks: agent/disk's Manager (branch wt-disk) is wired here once it
 	// lands; until then write_image and friends fail with IPA's errors.
 	cfg.Inventory = hardware.Reader{Root: cfg.Root, BootIF: bootIF}
-	a := agent.New(cfg)
-	err := a.Run(ctx, nil)
-	if errors.Is(err, context.Canceled) {
-		return nil
+	for {
+		err := agent.New(cfg).Run(ctx, nil)
+		if err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil {
+			return nil
+		}
+		if !init {
+			return err
+		}
+		// PID 1 must not exit (the kernel would panic): start over, as
+		// IPA's service manager restarts it.
+		cfg.Logger.ErrorContext(ctx, "agent failed, restarting", "error", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(10 * time.Second):
+		}
 	}
-	return err
 }
 
 // exitPower ends the process after a short delay (the command's result
