@@ -211,16 +211,16 @@ func TestBusyAgent(t *testing.T) {
 	h := a.Handler()
 	code, body := do(t, h, exchange{"POST", "/v1/commands/?" + token,
 		`{"name":"standby.prepare_image","params":{"image_info":{"id":"img","urls":["http://x/y"],"checksum":"abc"}}}`})
-	if code != 200 || !strings.Contains(body, `"command_status":"RUNNING"`) {
+	if code != 200 || !strings.Contains(body, `"command_status": "RUNNING"`) {
 		t.Fatalf("prepare_image: %d %s", code, body)
 	}
 	code, body = do(t, h, exchange{"POST", "/v1/commands/?" + token, `{"name":"standby.sync","params":{}}`})
-	if want := `{"faultcode":"Client","faultstring":"Agent is busy: executing command prepare_image"}`; code != 409 || body != want {
+	if want := `{"faultcode": "Client", "faultstring": "Agent is busy: executing command prepare_image"}`; code != 409 || body != want {
 		t.Errorf("busy: %d %s, want 409 %s", code, body, want)
 	}
 	close(d.gate)
 	code, body = do(t, h, exchange{"GET", "/v1/commands/00000000-0000-4000-8000-000000000001?wait=true", ""})
-	if code != 200 || !strings.Contains(body, `"command_result":{"result":"prepare_image: image (img) written to device /dev/sda root_uuid=0x12345678"}`) {
+	if code != 200 || !strings.Contains(body, `"command_result": {"result": "prepare_image: image (img) written to device /dev/sda root_uuid=0x12345678"}`) {
 		t.Errorf("prepare_image result: %d %s", code, body)
 	}
 	if code, body = do(t, h, exchange{"POST", "/v1/commands/?" + token, `{"name":"standby.sync","params":{}}`}); code != 200 {
@@ -380,7 +380,7 @@ func TestFinalizeRescue(t *testing.T) {
 	a.cfg.ShadowFile = shadow
 	code, body := do(t, a.Handler(), exchange{"POST", "/v1/commands/?" + token,
 		`{"name":"rescue.finalize_rescue","params":{"rescue_password":"$5$abc$def","hashed":true}}`})
-	if code != 200 || !strings.Contains(body, `"command_status":"SUCCEEDED"`) {
+	if code != 200 || !strings.Contains(body, `"command_status": "SUCCEEDED"`) {
 		t.Fatalf("%d %s", code, body)
 	}
 	if pw, _ := os.ReadFile(a.cfg.RescuePasswordFile); string(pw) != "$5$abc$def" {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 const (
@@ -90,21 +92,21 @@ func (h *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch endpoint {
 	case "root":
 		u := rootURL(r)
-		body = map[string]any{
-			"name":            "OpenStack Ironic Python Agent API",
-			"description":     "Ironic Python Agent is a provisioning agent for OpenStack Ironic",
-			"versions":        []any{version(u)},
-			"default_version": version(u),
+		body = pyjson.Object{
+			{Key: "name", Value: "OpenStack Ironic Python Agent API"},
+			{Key: "description", Value: "Ironic Python Agent is a provisioning agent for OpenStack Ironic"},
+			{Key: "versions", Value: []any{version(u)}},
+			{Key: "default_version", Value: version(u)},
 		}
 	case "v1":
 		u := rootURL(r)
-		v := version(u)
-		v["commands"] = []any{link(u, "self", "commands"), link(u, "bookmark", "commands")}
-		v["status"] = []any{link(u, "self", "status"), link(u, "bookmark", "status")}
-		v["media_types"] = []any{map[string]any{"base": "application/json", "type": ipaMediaType}}
-		body = v
+		body = append(pyjson.Object{
+			{Key: "commands", Value: []any{link(u, "self", "commands"), link(u, "bookmark", "commands")}},
+			{Key: "status", Value: []any{link(u, "self", "status"), link(u, "bookmark", "status")}},
+			{Key: "media_types", Value: []any{pyjson.Object{{Key: "base", Value: "application/json"}, {Key: "type", Value: ipaMediaType}}}},
+		}, version(u)...)
 	case "status":
-		body = map[string]any{"started_at": float64(h.a.startedAt.UnixNano()) / 1e9, "version": Version}
+		body = pyjson.Object{{Key: "started_at", Value: float64(h.a.startedAt.UnixNano()) / 1e9}, {Key: "version", Value: Version}}
 	case "command":
 		var res *result
 		if res, err = h.a.cmds.get(id); err == nil {
@@ -117,7 +119,7 @@ func (h *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			body, err = h.run(r)
 		} else {
-			body = map[string]any{"commands": h.a.cmds.list()}
+			body = pyjson.Object{{Key: "commands", Value: h.a.cmds.list()}}
 		}
 	}
 	if err != nil {
@@ -190,22 +192,21 @@ func (h *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 		fc = "Server"
 		h.a.log.ErrorContext(r.Context(), "internal server error", "error", err)
 	}
-	writeJSON(w, code, map[string]any{"faultcode": fc, "faultstring": err.Error()})
+	writeJSON(w, code, pyjson.Object{{Key: "faultcode", Value: fc}, {Key: "faultstring", Value: err.Error()}})
 }
 
+// writeJSON answers v as IPA's jsonify does: Python's json.dumps
+// spelling (", " and ": ", non-ASCII escaped), keys in IPA's order
+// (pyjson.Object, structs) or sorted (maps).
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	// Python's json does not escape <, > and &.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	data, err := pyjson.Marshal(v)
+	if err != nil {
 		code = http.StatusInternalServerError
-		buf.Reset()
-		_ = enc.Encode(map[string]any{"faultcode": "Server", "faultstring": err.Error()})
+		data, _ = pyjson.Marshal(pyjson.Object{{Key: "faultcode", Value: "Server"}, {Key: "faultstring", Value: err.Error()}})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_, _ = w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	_, _ = w.Write(data)
 }
 
 func rootURL(r *http.Request) string {
@@ -217,27 +218,26 @@ func rootURL(r *http.Request) string {
 }
 
 // link is make_link.
-func link(root, rel, resource string) map[string]any {
-	bookmark := rel == "bookmark"
+func link(root, rel, resource string) pyjson.Object {
 	var href string
-	switch {
-	case rel == "describedby":
+	switch rel {
+	case "describedby":
 		href = ipaDocsURL + "/" + resource
-	case bookmark:
+	case "bookmark":
 		href = root + "/" + resource
 	default:
 		href = root + "/v1/" + resource
 	}
-	out := map[string]any{"href": href, "rel": rel}
+	out := pyjson.Object{{Key: "href", Value: href}, {Key: "rel", Value: rel}}
 	if rel == "describedby" {
-		out["type"] = "text/html"
+		out = append(out, pyjson.Member{Key: "type", Value: "text/html"})
 	}
 	return out
 }
 
-func version(root string) map[string]any {
-	return map[string]any{"id": "v1", "links": []any{
-		map[string]any{"href": root + "/v1", "rel": "self"},
+func version(root string) pyjson.Object {
+	return pyjson.Object{{Key: "id", Value: "v1"}, {Key: "links", Value: []any{
+		pyjson.Object{{Key: "href", Value: root + "/v1"}, {Key: "rel", Value: "self"}},
 		link(root, "describedby", ""),
-	}}
+	}}}
 }

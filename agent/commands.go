@@ -2,10 +2,11 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
+
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // Command statuses (IPA's AgentCommandStatus).
@@ -29,16 +30,18 @@ type result struct {
 	done   chan struct{}
 }
 
-func (r *result) MarshalJSON() ([]byte, error) {
+// AppendPyJSON writes the result as IPA's serialize() and json.dumps do.
+func (r *result) AppendPyJSON(dst []byte) ([]byte, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return json.Marshal(struct {
-		ID     string     `json:"id"`
-		Name   string     `json:"command_name"`
-		Status string     `json:"command_status"`
-		Error  *restError `json:"command_error"`
-		Result any        `json:"command_result"`
-	}{r.id, r.name, r.status, r.err, r.result})
+	var cmdErr any
+	if r.err != nil {
+		cmdErr = pyjson.Object{{Key: "type", Value: r.err.Type}, {Key: "code", Value: r.err.Code},
+			{Key: "message", Value: r.err.Message}, {Key: "details", Value: r.err.Details}}
+	}
+	obj := pyjson.Object{{Key: "id", Value: r.id}, {Key: "command_name", Value: r.name}, {Key: "command_status", Value: r.status},
+		{Key: "command_error", Value: cmdErr}, {Key: "command_result", Value: r.result}}
+	r.mu.Unlock()
+	return pyjson.Append(dst, obj)
 }
 
 func (r *result) isDone() bool {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/agent/disk"
+	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // step is one of GenericHardwareManager's steps, keys in IPA's order.
@@ -27,6 +28,19 @@ type step struct {
 }
 
 var yes = true
+
+// AppendPyJSON writes the step with IPA's key order.
+func (s step) AppendPyJSON(dst []byte) ([]byte, error) {
+	o := pyjson.Object{{Key: "step", Value: s.Step}, {Key: "priority", Value: s.Priority}, {Key: "interface", Value: s.Interface},
+		{Key: "reboot_requested", Value: s.RebootRequested}}
+	if s.Abortable != nil {
+		o = append(o, pyjson.Member{Key: "abortable", Value: *s.Abortable})
+	}
+	if s.ArgsInfo != nil {
+		o = append(o, pyjson.Member{Key: "argsinfo", Value: s.ArgsInfo})
+	}
+	return pyjson.Append(dst, o)
+}
 
 // cleanSteps are GenericHardwareManager.get_clean_steps (IPA 9.4) for the
 // steps this agent carries out; erase_devices, erase_devices_express,
