@@ -60,7 +60,7 @@ func TestAgentBinary(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
 		_ = cmd.Process.Kill()
-		<-exited
+		_ = <-exited
 		if t.Failed() {
 			data, _ := os.ReadFile(logFile)
 			t.Logf("agent log:\n%s", cluster.Tail(data, 6000))
