@@ -60,7 +60,9 @@ func TestAgentBinary(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
 		_ = cmd.Process.Kill()
-		_ = <-exited
+		if err := <-exited; err != nil {
+			t.Logf("agent process: %v", err)
+		}
 		if t.Failed() {
 			data, _ := os.ReadFile(logFile)
 			t.Logf("agent log:\n%s", cluster.Tail(data, 6000))
