@@ -19,9 +19,8 @@
 # and the tools test/internal/diskimage builds the test whole-disk image
 # with (test/vm): syslinux with its MBR (syslinux-common), mtools and
 # dosfstools for the FAT partition, fdisk (sfdisk) and gdisk for the
-# partition tables, cpio to read the initramfs back and qemu-utils
-# (qemu-img); its kernel and initramfs are agent/ramdisk's (Debian's
-# kernel fetched with apt-get download + dpkg-deb).
+# partition tables, cpio for the initramfs and qemu-utils (qemu-img);
+# its kernel is Debian's, fetched with apt-get download + dpkg-deb.
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
