@@ -18,6 +18,7 @@ import (
 
 	"github.com/goironic/ironic/test/fakecinder"
 	"github.com/goironic/ironic/test/internal/cluster"
+	"github.com/goironic/ironic/test/internal/vm"
 )
 
 const (
@@ -30,18 +31,6 @@ const (
 	// bfvVolume is the Cinder volume the boot-from-volume node boots from.
 	bfvVolume = "b00710a0-0000-4000-8000-00000000b0f3"
 )
-
-// listenIn listens on the first free port of 127.0.0.1:[lo, hi].
-func listenIn(t *testing.T, lo, hi int) net.Listener {
-	t.Helper()
-	for p := lo; p <= hi; p++ {
-		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
-			return l
-		}
-	}
-	t.Fatalf("no free port in %d-%d", lo, hi)
-	return nil
-}
 
 func port(l net.Listener) int { return l.Addr().(*net.TCPAddr).Port }
 
@@ -124,9 +113,10 @@ func (s *server) provision(uuid string, req map[string]any, want string) {
 func startServer(ctx context.Context, t *testing.T, fileURL, cinderURL string) *server {
 	t.Helper()
 	dir := t.TempDir()
-	l := listenIn(t, 5760, 5779)
-	p := port(l)
-	l.Close()
+	p, err := vm.FreePort(5760, 5779)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dbPath := filepath.Join(dir, "ironic.sqlite")
 	srv := cluster.Start(ctx, t, cluster.Spec{
 		Program: cluster.Ours(cluster.AllInOne), Port: p, Dir: dir,
@@ -241,7 +231,10 @@ func TestIPXEBootsFromOurScript(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
 	defer cancel()
 
-	fl := listenIn(t, 5780, 5789)
+	fl, err := vm.Listen(5780, 5789)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := &files{}
 	fsrv := &http.Server{Handler: f, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = fsrv.Serve(fl) }()
@@ -249,7 +242,10 @@ func TestIPXEBootsFromOurScript(t *testing.T) {
 	fileURL := fmt.Sprintf("http://%s:%d", guestHost, port(fl))
 
 	// The iSCSI portal: a listener that counts connections.
-	il := listenIn(t, 5790, 5799)
+	il, err := vm.Listen(5790, 5799)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var once sync.Once
 	connected := make(chan struct{})
 	go func() {

@@ -8,21 +8,21 @@
 // (Marker, ParseMarkers). The raw image is 20 MiB (kernel 8 MiB,
 // initramfs 3 MiB), its qcow2 about 12 MiB.
 //
-// The kernel is Debian's linux-image-amd64 (its versioned package,
-// fetched with apt-get download and unpacked with dpkg-deb into the
-// cache directory agent/ramdisk uses, ~/.cache/goironic/kernels, so the
-// two share one download); the initramfs is a newc archive written by
-// Debian's cpio, gzip-compressed. Needed: syslinux, syslinux-common,
-// mtools, dosfstools, fdisk (sfdisk), cpio, qemu-utils, genisoimage
-// (scripts/install-test-deps.sh); Require skips a test without them.
+// The kernel and the initramfs are agent/ramdisk's: Debian's
+// linux-image-amd64 fetched by its KernelFetcher (into the same cache,
+// ~/.cache/goironic/kernels, so the two share one download), and the
+// gzip-compressed newc archive its Spec.WriteInitramfs writes, with
+// tinyinit as /init and the modules listed in agent/boot's ModuleList.
+// Needed: syslinux, syslinux-common, mtools, dosfstools, fdisk
+// (sfdisk), cpio (the test reads the archive back), qemu-utils,
+// genisoimage (scripts/install-test-deps.sh); Require skips a test
+// without them.
 package diskimage
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
-	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -30,12 +30,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/goironic/ironic/agent/ramdisk"
 )
 
-// Tools are the commands Build and AddConfigDrive run.
+// Tools are the commands Build and AddConfigDrive run, and cpio, with
+// which the test reads the initramfs back.
 var Tools = []string{"apt-get", "apt-cache", "dpkg-deb", "syslinux", "mcopy", "mkfs.fat", "sfdisk", "cpio", "qemu-img", "genisoimage", "go"}
 
 // RequireEnv, set to 1, turns a missing tool into a failure.
@@ -47,6 +49,7 @@ const MBR = "/usr/lib/syslinux/mbr/mbr.bin"
 // Modules are the kernel modules the initramfs loads (with their
 // dependencies): the IDE/SATA disk of QEMU's pc machine, virtio disks,
 // ISO 9660 for the config drive, and the e1000 NIC (goironic.serve=1).
+// A subset of ramdisk.DefaultModules, to keep the image small.
 var Modules = []string{"ata_piix", "sd_mod", "virtio_pci", "virtio_blk", "isofs", "e1000"}
 
 // Require skips t (fails it when RequireEnv is 1) unless every tool is
@@ -81,6 +84,8 @@ type Image struct {
 	Kernel, Initrd string
 	// KernelVersion is Debian's, e.g. 6.1.0-57-amd64.
 	KernelVersion string
+	// Modules are the modules the initramfs loads, in load order.
+	Modules []string
 }
 
 // Options configure Build.
@@ -124,26 +129,45 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 	return out.Bytes(), nil
 }
 
-// Build writes the image and its parts into opts.Dir.
+// TinyInit is the package of the initramfs's /init.
+const TinyInit = "github.com/goironic/ironic/test/internal/diskimage/tinyinit"
+
+// Build writes the image and its parts into opts.Dir. The kernel comes
+// from agent/ramdisk's KernelFetcher and the initramfs from its
+// Spec.WriteInitramfs (through ramdisk.Write), so the image boots the
+// kernel and the module layout of the deploy ramdisk.
 func Build(ctx context.Context, opts Options) (*Image, error) {
-	k, err := fetchKernel(ctx, opts.CacheDir, opts.KernelVersion)
+	cacheDir := opts.CacheDir
+	if cacheDir == "" {
+		d, err := ramdisk.DefaultCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		cacheDir = d
+	}
+	k, err := ramdisk.KernelFetcher{Run: ramdisk.ExecRunner{}, CacheDir: cacheDir}.Fetch(ctx, opts.KernelVersion)
+	if err != nil {
+		return nil, err
+	}
+	initBin := filepath.Join(opts.Dir, "tinyinit")
+	if err := ramdisk.BuildStatic(ctx, "", TinyInit, initBin); err != nil {
+		return nil, err
+	}
+	initExe, err := os.ReadFile(initBin)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(initBin); err != nil {
+		return nil, err
+	}
+	boot, err := ramdisk.Write(opts.Dir, "boot", k, ramdisk.Spec{Init: initExe, Modules: Modules})
 	if err != nil {
 		return nil, err
 	}
 	img := &Image{
 		Raw: filepath.Join(opts.Dir, "disk.raw"), QCOW2: filepath.Join(opts.Dir, "disk.qcow2"),
-		Kernel: filepath.Join(opts.Dir, "vmlinuz"), Initrd: filepath.Join(opts.Dir, "initrd"),
-		KernelVersion: k.version,
-	}
-	raw, err := os.ReadFile(k.vmlinuz)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(img.Kernel, raw, 0o644); err != nil {
-		return nil, err
-	}
-	if err := buildInitramfs(ctx, opts.Dir, k, img.Initrd); err != nil {
-		return nil, err
+		Kernel: boot.Kernel, Initrd: boot.Initramfs,
+		KernelVersion: k.Version, Modules: boot.Manifest.Modules,
 	}
 	if err := buildDisk(ctx, opts, img); err != nil {
 		return nil, err
@@ -152,196 +176,6 @@ func Build(ctx context.Context, opts Options) (*Image, error) {
 		return nil, err
 	}
 	return img, nil
-}
-
-// kernel is an unpacked Debian kernel package.
-type kernel struct {
-	version, vmlinuz, modules string
-}
-
-var kernelDep = regexp.MustCompile(`Depends: (linux-image-[0-9][^\s]*)`)
-
-// fetchKernel gets linux-image-<version> into the cache (the layout of
-// agent/ramdisk.KernelFetcher: <cache>/<package>/root, marked done by
-// <cache>/<package>/unpacked).
-func fetchKernel(ctx context.Context, cacheDir, version string) (kernel, error) {
-	if cacheDir == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return kernel{}, err
-		}
-		cacheDir = filepath.Join(d, "goironic", "kernels")
-	}
-	if version == "" {
-		out, err := run(ctx, "", nil, "apt-cache", "depends", "linux-image-amd64")
-		if err != nil {
-			return kernel{}, err
-		}
-		m := kernelDep.FindSubmatch(out)
-		if m == nil {
-			return kernel{}, fmt.Errorf("apt-cache depends linux-image-amd64 names no kernel (apt-get update?): %s", out)
-		}
-		version = strings.TrimPrefix(string(m[1]), "linux-image-")
-	}
-	pkg := "linux-image-" + version
-	dir := filepath.Join(cacheDir, pkg)
-	k := kernel{version: version,
-		vmlinuz: filepath.Join(dir, "root", "boot", "vmlinuz-"+version),
-		modules: filepath.Join(dir, "root", "lib", "modules", version)}
-	if _, err := os.Stat(filepath.Join(dir, "unpacked")); err == nil {
-		return k, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return kernel{}, err
-	}
-	if _, err := run(ctx, dir, nil, "apt-get", "download", pkg); err != nil {
-		return kernel{}, err
-	}
-	debs, _ := filepath.Glob(filepath.Join(dir, pkg+"_*.deb"))
-	if len(debs) == 0 {
-		return kernel{}, fmt.Errorf("apt-get download %s left no .deb in %s", pkg, dir)
-	}
-	root := filepath.Join(dir, "root")
-	_ = os.RemoveAll(root)
-	if _, err := run(ctx, dir, nil, "dpkg-deb", "-x", debs[len(debs)-1], root); err != nil {
-		return kernel{}, err
-	}
-	for _, d := range debs {
-		_ = os.Remove(d)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "unpacked"), []byte(pkg+"\n"), 0o644); err != nil {
-		return kernel{}, err
-	}
-	return k, nil
-}
-
-// moduleOrder returns the files of names and their dependencies (read
-// from each module's .modinfo "depends="), dependencies first.
-func moduleOrder(modDir string, names []string) ([]string, error) {
-	files := map[string]string{}
-	err := filepath.WalkDir(filepath.Join(modDir, "kernel"), func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if n, ok := strings.CutSuffix(d.Name(), ".ko"); ok {
-			files[strings.ReplaceAll(n, "-", "_")] = p
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	var order []string
-	seen := map[string]bool{}
-	var visit func(name string) error
-	visit = func(name string) error {
-		name = strings.ReplaceAll(name, "-", "_")
-		if seen[name] {
-			return nil
-		}
-		seen[name] = true
-		p, ok := files[name]
-		if !ok {
-			return fmt.Errorf("module %s not in %s (built in modules need no file: drop it from Modules)", name, modDir)
-		}
-		deps, err := moduleDepends(p)
-		if err != nil {
-			return err
-		}
-		for _, d := range deps {
-			if err := visit(d); err != nil {
-				return err
-			}
-		}
-		order = append(order, p)
-		return nil
-	}
-	for _, n := range names {
-		if err := visit(n); err != nil {
-			return nil, err
-		}
-	}
-	return order, nil
-}
-
-func moduleDepends(path string) ([]string, error) {
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	s := f.Section(".modinfo")
-	if s == nil {
-		return nil, fmt.Errorf("%s: no .modinfo", path)
-	}
-	data, err := s.Data()
-	if err != nil {
-		return nil, err
-	}
-	for _, kv := range bytes.Split(data, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte("depends=")); ok && len(v) > 0 {
-			return strings.Split(string(v), ","), nil
-		}
-	}
-	return nil, nil
-}
-
-// buildInitramfs writes the gzip-compressed newc archive: /init (tinyinit, built static
-// here), /lib/modules/*.ko and /lib/modules/order, /dev.
-func buildInitramfs(ctx context.Context, dir string, k kernel, out string) error {
-	tree := filepath.Join(dir, "initramfs")
-	for _, d := range []string{"dev", "proc", "sys", "mnt", "lib/modules"} {
-		if err := os.MkdirAll(filepath.Join(tree, d), 0o755); err != nil {
-			return err
-		}
-	}
-	if _, err := run(ctx, "", []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64"}, "go", "build", "-trimpath",
-		"-ldflags=-s -w", "-o", filepath.Join(tree, "init"), "github.com/goironic/ironic/test/internal/diskimage/tinyinit"); err != nil {
-		return err
-	}
-	mods, err := moduleOrder(k.modules, Modules)
-	if err != nil {
-		return err
-	}
-	var names []string
-	for _, m := range mods {
-		raw, err := os.ReadFile(m)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(tree, "lib", "modules", filepath.Base(m)), raw, 0o644); err != nil {
-			return err
-		}
-		names = append(names, filepath.Base(m))
-	}
-	if err := os.WriteFile(filepath.Join(tree, "lib", "modules", "order"), []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
-		return err
-	}
-	list, err := run(ctx, tree, nil, "find", ".", "-mindepth", "1")
-	if err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(ctx, "cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0")
-	cmd.Dir = tree
-	cmd.Stdin = bytes.NewReader(list)
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	zw, err := gzip.NewWriterLevel(f, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = zw, &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("cpio: %w: %s", err, stderr.Bytes())
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	return f.Close()
 }
 
 const (

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goironic/ironic/agent/boot"
 )
 
 // sfdiskTable is sfdisk --json's partition table.
@@ -41,7 +43,7 @@ func readTable(t *testing.T, disk string) sfdiskTable {
 // TestBuildAndConfigDrive checks the image without booting it (test/vm
 // boots it): syslinux's MBR code and the boot signature, one active
 // FAT16 partition at 1 MiB holding SYSLINUX, the kernel and the
-// initramfs with tinyinit and the modules; the qcow2 converts back to
+// initramfs with tinyinit and the modules (checkInitramfs); the qcow2 converts back to
 // the same bytes; AddConfigDrive appends a partition whose ISO 9660
 // label is config-2.
 func TestBuildAndConfigDrive(t *testing.T) {
@@ -80,15 +82,7 @@ func TestBuildAndConfigDrive(t *testing.T) {
 			t.Errorf("boot partition lacks %s: %s", f, out)
 		}
 	}
-	list, err := exec.Command("sh", "-c", `zcat "$0" | cpio -t --quiet`, img.Initrd).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"init", "lib/modules/order", "lib/modules/isofs.ko", "lib/modules/ata_piix.ko", "lib/modules/libata.ko", "lib/modules/e1000.ko"} {
-		if !strings.Contains("\n"+string(list), "\n"+f+"\n") {
-			t.Errorf("initramfs lacks %s:\n%s", f, list)
-		}
-	}
+	checkInitramfs(t, img)
 	if out, err := exec.Command("qemu-img", "compare", "-f", "raw", "-F", "qcow2", img.Raw, img.QCOW2).CombinedOutput(); err != nil {
 		t.Errorf("qemu-img compare: %v\n%s", err, out)
 	}
@@ -115,5 +109,46 @@ func TestBuildAndConfigDrive(t *testing.T) {
 	pvd := withCD[p[1].Start*512+32768:]
 	if got := strings.TrimRight(string(pvd[40:72]), " "); string(pvd[1:6]) != "CD001" || got != "config-2" {
 		t.Errorf("config drive partition: volume label %q", got)
+	}
+}
+
+// checkInitramfs reads the initramfs back with Debian's cpio: /init,
+// agent/boot's module list naming, dependencies first, modules that are
+// all in the archive, among them the disk's, the config drive's and the
+// NIC's.
+func checkInitramfs(t *testing.T, img *Image) {
+	t.Helper()
+	list, err := exec.Command("sh", "-c", `zcat "$0" | cpio -t --quiet`, img.Initrd).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inArchive := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+		inArchive["/"+l] = true
+	}
+	if !inArchive["/init"] || !inArchive[boot.ModuleList] {
+		t.Fatalf("initramfs lacks /init or %s:\n%s", boot.ModuleList, list)
+	}
+	loadList, err := exec.Command("sh", "-c", `zcat "$0" | cpio -i --quiet --to-stdout "$1"`, img.Initrd, strings.TrimPrefix(boot.ModuleList, "/")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]int{}
+	for i, p := range strings.Fields(string(loadList)) {
+		if !inArchive[p] || !strings.HasPrefix(p, "/lib/modules/"+img.KernelVersion+"/") {
+			t.Errorf("module list names %s, not a module of the archive", p)
+		}
+		at[strings.TrimSuffix(filepath.Base(p), ".ko")] = i + 1
+	}
+	for _, m := range []string{"isofs", "ata_piix", "libata", "e1000", "virtio_blk"} {
+		if at[m] == 0 {
+			t.Errorf("module list lacks %s:\n%s", m, loadList)
+		}
+	}
+	if at["libata"] > at["ata_piix"] {
+		t.Errorf("libata listed after ata_piix, which depends on it:\n%s", loadList)
+	}
+	if len(img.Modules) != len(at) {
+		t.Errorf("Image.Modules %v, module list:\n%s", img.Modules, loadList)
 	}
 }

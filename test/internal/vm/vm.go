@@ -228,21 +228,26 @@ func (n *Node) WaitOff(ctx context.Context) error {
 
 // FreePort returns a free TCP port of 127.0.0.1 in [lo, hi] (0, 0: any).
 func FreePort(lo, hi int) (int, error) {
+	l, err := Listen(lo, hi)
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Listen listens on the first free TCP port of 127.0.0.1 in [lo, hi]
+// (0, 0: any), for a server the test runs itself.
+func Listen(lo, hi int) (net.Listener, error) {
 	if lo == 0 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		defer l.Close()
-		return l.Addr().(*net.TCPAddr).Port, nil
+		return net.Listen("tcp", "127.0.0.1:0")
 	}
 	for p := lo; p <= hi; p++ {
 		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
-			l.Close()
-			return p, nil
+			return l, nil
 		}
 	}
-	return 0, fmt.Errorf("no free port in %d-%d", lo, hi)
+	return nil, fmt.Errorf("no free port in %d-%d", lo, hi)
 }
 
 // BlankDisk creates an empty (sparse) raw disk of size bytes in dir:

@@ -1,7 +1,7 @@
 // Command tinyinit is the /init of the test whole-disk image's
 // initramfs (test/internal/diskimage): a static PID 1 that mounts proc,
 // sys and devtmpfs, loads the kernel modules listed in
-// /lib/modules/order, reports on the serial console what it was booted
+// agent/boot's ModuleList (as agent/ramdisk writes it), reports on the serial console what it was booted
 // with and what it finds, and powers the machine off. Its lines start
 // with "GOIRONIC-" (see diskimage.Marker):
 //
@@ -31,6 +31,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/goironic/ironic/agent/boot"
 )
 
 // sysFinitModule is finit_module(2) on amd64.
@@ -83,13 +85,13 @@ func setup(say func(string, ...any)) error {
 			return fmt.Errorf("mount %s: %w", m.dir, err)
 		}
 	}
-	order, err := os.ReadFile("/lib/modules/order")
+	list, err := os.ReadFile(boot.ModuleList)
 	if err != nil {
 		return nil // no modules: all built in
 	}
-	for _, name := range strings.Fields(string(order)) {
-		if err := loadModule("/lib/modules/" + name); err != nil {
-			say("GOIRONIC-MODULE %s: %v", name, err)
+	for _, path := range strings.Fields(string(list)) {
+		if err := loadModule(path); err != nil {
+			say("GOIRONIC-MODULE %s: %v", path, err)
 		}
 	}
 	return nil
