@@ -11,10 +11,12 @@ cd "$(dirname "$0")"
 ./scripts/install-test-deps.sh
 
 # The tests that need a real MariaDB, RabbitMQ, Keystone, Python Ironic or
-# the CLI fail instead of skipping here (test/split runs the split deployment on
+# the CLI, QEMU (the VM tests) and the disk tools (qemu-img, sgdisk,
+# sfdisk, cpio) fail instead of skipping here (test/split runs the split deployment on
 # MariaDB and RabbitMQ within the go test timeout below).
 export IRONIC_TEST_REQUIRE_MARIADB=1 IRONIC_TEST_REQUIRE_PYTHON=1 IRONIC_TEST_REQUIRE_RABBITMQ=1 \
-  IRONIC_TEST_REQUIRE_KEYSTONE=1 IRONIC_TEST_REQUIRE_IPMISIM=1
+  IRONIC_TEST_REQUIRE_KEYSTONE=1 IRONIC_TEST_REQUIRE_IPMISIM=1 \
+  IRONIC_TEST_REQUIRE_QEMU=1 IRONIC_TEST_REQUIRE_TOOLS=1 IRONIC_TEST_REQUIRE_CPIO=1
 
 go vet ./...
 # The linter at its pinned version, zero findings (.golangci.yml).
@@ -33,4 +35,6 @@ fuzz ./microversions FuzzNegotiate "${FUZZ_NEGOTIATE:-500000x}"
 fuzz ./apiv1 FuzzPatch "${FUZZ_PATCH:-60000x}"
 fuzz ./rpc/oslo FuzzDispatch "${FUZZ_DISPATCH:-30000x}"
 fuzz ./apiv1/auth FuzzMiddleware "${FUZZ_AUTH:-100000x}"
+fuzz ./agent/disk FuzzQcow2 "${FUZZ_QCOW2:-20000x}"
+fuzz ./internal/roothints FuzzParse "${FUZZ_ROOTHINTS:-50000x}"
 echo "test.sh: all tests passed"
