@@ -3,13 +3,12 @@ package conductor
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"fmt"
 	"strings"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/internal/shacrypt"
 	"github.com/goironic/ironic/states"
 )
 
@@ -28,7 +27,7 @@ func (m *Manager) DoNodeRescue(ctx context.Context, _ string, uuid, rescuePasswo
 	t.wipeTokenAndURL()
 	ii := t.InstanceInfo()
 	ii.Set("rescue_password", rescuePassword)
-	ii.Set("hashed_rescue_password", sha256Crypt(rescuePassword, randomSalt()))
+	ii.Set("hashed_rescue_password", shacrypt.SHA256(rescuePassword, randomSalt()))
 	if err := t.Save(ctx); err != nil {
 		t.release(ctx)
 		return err
@@ -203,7 +202,7 @@ func (m *Manager) doNodeRescueAbort(ctx context.Context, t *task) {
 	}
 }
 
-const cryptAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+const cryptAlphabet = shacrypt.Alphabet
 
 // randomSalt is crypt.mksalt(METHOD_SHA256)'s 16 salt characters.
 func randomSalt() string {
@@ -214,81 +213,6 @@ func randomSalt() string {
 		s.WriteByte(cryptAlphabet[int(x)%len(cryptAlphabet)])
 	}
 	return s.String()
-}
-
-// sha256Crypt is crypt(3)'s SHA-256 scheme ("$5$", 5000 rounds), what
-// Ironic's hash_password gives with the default
-// rescue_password_hash_algorithm.
-func sha256Crypt(password, salt string) string {
-	if len(salt) > 16 {
-		salt = salt[:16]
-	}
-	p, s := []byte(password), []byte(salt)
-	sum := func(parts ...[]byte) []byte {
-		h := sha256.New()
-		for _, x := range parts {
-			h.Write(x)
-		}
-		return h.Sum(nil)
-	}
-	repeat := func(d []byte, n int) []byte {
-		out := make([]byte, 0, n)
-		for len(out) < n {
-			out = append(out, d[:min(len(d), n-len(out))]...)
-		}
-		return out
-	}
-	b := sum(p, s, p)
-	h := sha256.New()
-	h.Write(p)
-	h.Write(s)
-	h.Write(repeat(b, len(p)))
-	for l := len(p); l > 0; l >>= 1 {
-		if l&1 != 0 {
-			h.Write(b)
-		} else {
-			h.Write(p)
-		}
-	}
-	a := h.Sum(nil)
-	dp := sum(repeat(p, len(p)*len(p)))
-	pp := repeat(dp, len(p))
-	ds := sum(repeat(s, len(s)*(16+int(a[0]))))
-	sp := repeat(ds, len(s))
-	c := a
-	for i := 0; i < 5000; i++ {
-		h := sha256.New()
-		if i&1 != 0 {
-			h.Write(pp)
-		} else {
-			h.Write(c)
-		}
-		if i%3 != 0 {
-			h.Write(sp)
-		}
-		if i%7 != 0 {
-			h.Write(pp)
-		}
-		if i&1 != 0 {
-			h.Write(c)
-		} else {
-			h.Write(pp)
-		}
-		c = h.Sum(nil)
-	}
-	var out strings.Builder
-	enc := func(b2, b1, b0 byte, n int) {
-		w := uint(b2)<<16 | uint(b1)<<8 | uint(b0)
-		for ; n > 0; n-- {
-			out.WriteByte(cryptAlphabet[w&0x3f])
-			w >>= 6
-		}
-	}
-	for _, g := range [][3]int{{0, 10, 20}, {21, 1, 11}, {12, 22, 2}, {3, 13, 23}, {24, 4, 14}, {15, 25, 5}, {6, 16, 26}, {27, 7, 17}, {18, 28, 8}, {9, 19, 29}} {
-		enc(c[g[0]], c[g[1]], c[g[2]], 4)
-	}
-	enc(0, c[31], c[30], 3)
-	return fmt.Sprintf("$5$%s$%s", salt, out.String())
 }
 
 // rescuingError is utils.rescuing_error_handler.
