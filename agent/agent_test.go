@@ -456,3 +456,26 @@ func TestKernelParams(t *testing.T) {
 		t.Errorf("bad port: %v", err)
 	}
 }
+
+// TestOddInputIsNever5xx: malformed bodies and parameters get a 4xx or a
+// failed command, never a panic or a 500.
+func TestOddInputIsNever5xx(t *testing.T) {
+	for _, body := range []string{
+		``, `[]`, `null`, `"x"`, `{"name":1,"params":{}}`, `{"name":"a.b","params":[]}`, `{"name":".","params":{}}`,
+		`{"name":"deploy.execute_deploy_step","params":{"step":{"step":5},"node":null,"ports":null}}`,
+		`{"name":"deploy.execute_deploy_step","params":{"step":{},"node":{},"ports":[]}}`,
+		`{"name":"deploy.execute_deploy_step","params":{"step":{"step":"write_image","args":{"image_info":{"id":"x","urls":["u"],"checksum":"c","root_mb":"many"}}},"node":{"properties":"x"},"ports":[]}}`,
+		`{"name":"deploy.execute_deploy_step","params":{"step":{"step":"write_image","args":{"image_info":7}},"node":{},"ports":[]}}`,
+		`{"name":"standby.prepare_image","params":{"image_info":{"id":"x","urls":[1],"checksum":"c"},"configdrive":5}}`,
+		`{"name":"rescue.finalize_rescue","params":{"rescue_password":{"a":1},"hashed":"yes"}}`,
+		`{"name":"image.install_bootloader","params":{"root_uuid":5}}`,
+		`{"name":"clean.get_clean_steps","params":{"node":5,"ports":5}}`,
+	} {
+		// Each on a fresh agent: a running command would make the next busy.
+		h := newTestAgent(t, &fakeDisks{}).Handler()
+		code, out := do(t, h, exchange{"POST", "/v1/commands/?wait=true&" + token, body})
+		if code >= 500 {
+			t.Errorf("%s: %d %s", body, code, out)
+		}
+	}
+}
