@@ -80,15 +80,24 @@ func TestRunOnHost(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("command: %d", resp.StatusCode)
 	}
+	// The fake answered the heartbeat; the agent logs it once it reads
+	// the answer.
+	var agentLog []byte
+	for range 100 {
+		if agentLog, _ = os.ReadFile(filepath.Join(dir, "agent.log")); strings.Contains(string(agentLog), "heartbeat successful") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(string(agentLog), "heartbeat successful") {
+		t.Errorf("agent log %q", agentLog)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run: %v", err)
 	}
 	if data, _ := os.ReadFile(cmdLog); !strings.Contains(string(data), `"name":"standby.get_partition_uuids"`) {
 		t.Errorf("command log %q", data)
-	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "agent.log")); !strings.Contains(string(data), "heartbeat successful") {
-		t.Errorf("agent log %q", data)
 	}
 }
 
