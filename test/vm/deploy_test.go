@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/goironic/ironic/agent/ramdisk"
 	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/diskimage"
 	"github.com/goironic/ironic/test/internal/osc"
@@ -41,11 +39,6 @@ func TestDeployVM(t *testing.T) {
 	vm.Require(t)
 	diskimage.Require(t)
 	cli := cluster.RequireCLI(t)
-	for _, tool := range []string{"apt-get", "dpkg-deb"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			cluster.Missing(t, vm.RequireEnv, tool+" not installed (the deploy kernel is Debian's)")
-		}
-	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
 	defer cancel()
@@ -55,7 +48,7 @@ func TestDeployVM(t *testing.T) {
 	// The deploy kernel and ramdisk, with our agent as /init.
 	t0 := time.Now()
 	img := diskimage.ForTest(ctx, t)
-	deploy := buildDeployRamdisk(ctx, t, dir)
+	deploy := vm.DeployRamdisk(ctx, t, dir)
 	sum, err := diskimage.SHA256(img.QCOW2)
 	if err != nil {
 		t.Fatal(err)
@@ -167,33 +160,6 @@ func TestDeployVM(t *testing.T) {
 		t.Errorf("the disk still has a partition table: MBR entries % x, signature % x, LBA 1 %q", head[446:510], head[510:512], head[512:520])
 	}
 	t.Logf("wall time %s", time.Since(start).Round(time.Millisecond))
-}
-
-// buildDeployRamdisk builds cmd/ironic-agent static and writes the deploy
-// kernel (Debian's) and initramfs into dir.
-func buildDeployRamdisk(ctx context.Context, t *testing.T, dir string) ramdisk.Output {
-	t.Helper()
-	agentBin := filepath.Join(dir, "ironic-agent")
-	if err := ramdisk.BuildStatic(ctx, "../..", "./cmd/ironic-agent", agentBin); err != nil {
-		t.Fatal(err)
-	}
-	init, err := os.ReadFile(agentBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := ramdisk.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := ramdisk.KernelFetcher{Run: ramdisk.ExecRunner{}, CacheDir: cache}.Fetch(ctx, "")
-	if err != nil {
-		t.Fatalf("deploy kernel: %v", err)
-	}
-	out, err := ramdisk.Write(filepath.Join(dir, "deploy"), "deploy", k, ramdisk.Spec{Init: init})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // waitState waits (bounded by d) for the node to reach want; a failed

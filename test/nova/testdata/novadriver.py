@@ -72,9 +72,11 @@ class Calls(object):
     def __init__(self, driver):
         self.driver = driver
 
-    def create_instance(self, uuid, node, name, flavor):
+    def create_instance(self, uuid, node, name, flavor, config_drive=''):
         """Store an instance bound for node in Nova's database, as the
-        compute manager has done before it calls spawn."""
+        compute manager has done before it calls spawn (config_drive
+        'True' asks for a config drive, as `openstack server create
+        --config-drive true` does)."""
         ctx = _context()
         inst = objects.Instance(
             context=ctx, uuid=uuid, node=node, host=CONF.host,
@@ -82,7 +84,7 @@ class Calls(object):
             project_id='nova-test-project', user_id='nova-test-user',
             vm_state='building', task_state='spawning',
             power_state=power_state.NOSTATE,
-            config_drive='', ephemeral_gb=0,
+            config_drive=config_drive, ephemeral_gb=0,
             flavor=objects.Flavor(context=ctx, **flavor),
             system_metadata={}, metadata={})
         inst.create()
@@ -124,10 +126,10 @@ class Calls(object):
     def prepare_for_spawn(self, instance):
         self.driver.prepare_for_spawn(_instance(instance))
 
-    def spawn(self, instance, image_id):
+    def spawn(self, instance, image_id, disk_format='raw'):
         inst = _instance(instance)
         image_meta = objects.ImageMeta.from_dict(
-            {'id': image_id, 'disk_format': 'raw',
+            {'id': image_id, 'disk_format': disk_format,
              'container_format': 'bare', 'properties': {}})
         self.driver.spawn(_context(), inst, image_meta, [], None, {},
                           network_info=[], block_device_info=None)
