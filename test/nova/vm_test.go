@@ -91,8 +91,11 @@ image_download_source = swift
 	for _, k := range []string{"HTTP_PROXY", "http_proxy"} {
 		t.Setenv(k, proxy)
 	}
-	for _, k := range []string{"NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy"} {
+	for _, k := range []string{"HTTPS_PROXY", "https_proxy"} {
 		t.Setenv(k, "")
+	}
+	for _, k := range []string{"NO_PROXY", "no_proxy"} {
+		t.Setenv(k, "127.0.0.1,localhost")
 	}
 	srv := cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Port: apiPort, Dir: dir, Config: conf.Text, LogTail: 12000})
 
@@ -116,6 +119,7 @@ image_download_source = swift
 			"cpus": 1, "memory_mb": 512, "local_gb": 0, "cpu_arch": "x86_64"},
 		ResourceClass: "baremetal-vm"})
 	s.rest.Must(ctx, t, http.StatusOK, http.MethodPatch, "/v1/nodes/"+nodeUUID, []map[string]any{{"op": "replace", "path": "/automated_clean", "value": true}})
+	s.rest.Must(ctx, t, http.StatusCreated, http.MethodPost, "/v1/ports", map[string]any{"node_uuid": nodeUUID, "address": mac})
 
 	vmFlavor := map[string]any{"flavorid": "bm.vm", "name": "bm.vm", "vcpus": 1, "memory_mb": 512, "root_gb": 0,
 		"ephemeral_gb": 0, "swap": 0, "extra_specs": map[string]string{"resources:CUSTOM_BAREMETAL_VM": "1"}}
@@ -124,7 +128,8 @@ image_download_source = swift
 		map[string]any{"uuid": instUUID, "node": nodeUUID, "name": "vm-1", "flavor": vmFlavor, "config_drive": "True"})
 	s.do("", "prepare_for_spawn", inst)
 	t0 := time.Now()
-	s.do("", "spawn", map[string]any{"instance": instUUID, "image_id": imageID, "disk_format": "qcow2"})
+	s.do("", "spawn", map[string]any{"instance": instUUID, "image_id": imageID, "disk_format": "qcow2",
+		"vifs": []map[string]any{{"id": "2d2d2d2d-0000-4000-8000-000000006745", "address": mac}}})
 	t.Logf("phase spawn: Nova's spawn to active %s", time.Since(t0).Round(time.Millisecond))
 	n := s.node(nodeUUID)
 	if n["provision_state"] != "active" || n["instance_uuid"] != instUUID {

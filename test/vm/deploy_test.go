@@ -82,8 +82,11 @@ func TestDeployVM(t *testing.T) {
 	for _, k := range []string{"HTTP_PROXY", "http_proxy"} {
 		t.Setenv(k, proxy)
 	}
-	for _, k := range []string{"NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy"} {
+	for _, k := range []string{"HTTPS_PROXY", "https_proxy"} {
 		t.Setenv(k, "")
+	}
+	for _, k := range []string{"NO_PROXY", "no_proxy"} {
+		t.Setenv(k, "127.0.0.1,localhost")
 	}
 	srv := cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Port: apiPort, Dir: dir, Config: conf.Text, LogTail: 12000})
 

@@ -13,10 +13,10 @@ import (
 // reaches URLs on GuestHost: the guest's name for the host's loopback,
 // which the host itself cannot route. A conductor whose HTTP_PROXY is
 // its URL checks the image URLs the guest downloads (HEAD requests, as
-// Ironic's HttpImageService.validate_href) at the same addresses; Go's
-// and Python's clients never proxy loopback addresses, so the BMC and
-// the agent's callback URL are reached directly. Other hosts are
-// refused (502). It is stopped when t ends.
+// Ironic's HttpImageService.validate_href) at the same addresses. Set
+// NO_PROXY=127.0.0.1,localhost with it: Go's clients never proxy
+// loopback addresses, but Python's requests (Nova, the CLI) do unless
+// told. Other hosts are refused (502). It is stopped when t ends.
 func HostProxy(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
