@@ -2,12 +2,12 @@ package nova
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -131,6 +131,12 @@ image_download_source = swift
 	s.do("", "spawn", map[string]any{"instance": instUUID, "image_id": imageID, "disk_format": "qcow2",
 		"vifs": []map[string]any{{"id": "2d2d2d2d-0000-4000-8000-000000006745", "address": mac}}})
 	t.Logf("phase spawn: Nova's spawn to active %s", time.Since(t0).Round(time.Millisecond))
+	// Nova's config drive: gzip'd (H4sI in base64), with the deploy request.
+	if st := s.steps[len(s.steps)-1]; !slices.ContainsFunc(st.Requests, func(r string) bool {
+		return strings.HasPrefix(r, "PUT /v1/nodes/"+nodeUUID+"/states/provision") && strings.Contains(r, `"configdrive": "H4sI`)
+	}) {
+		t.Errorf("spawn sent no gzip'd config drive: %q", st.Requests)
+	}
 	n := s.node(nodeUUID)
 	if n["provision_state"] != "active" || n["instance_uuid"] != instUUID {
 		t.Fatalf("after spawn: provision_state %v instance_uuid %v last_error %v", n["provision_state"], n["instance_uuid"], n["last_error"])
@@ -182,8 +188,12 @@ image_download_source = swift
 	}
 	var steps []string
 	for _, st := range s.steps {
-		b, _ := json.Marshal(st.Requests)
-		steps = append(steps, st.Name+" "+string(b))
+		for _, r := range st.Requests {
+			if len(r) > 200 {
+				r = r[:200] + "..."
+			}
+			steps = append(steps, st.Name+": "+r)
+		}
 	}
 	t.Logf("Nova's requests:\n%s", strings.Join(steps, "\n"))
 }
