@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -56,19 +55,7 @@ func TestSpawnOnVM(t *testing.T) {
 	// The guest reaches the Swift store at the host's address as it sees it.
 	swiftURL := "http://" + vm.GuestHost + ":" + glance.URL[strings.LastIndex(glance.URL, ":")+1:] + "/v1/" + account
 
-	files := vm.ServeFiles(t, map[string]string{"/deploy.kernel": deploy.Kernel, "/deploy.initramfs": deploy.Initramfs})
-	apiPort, err := vm.FreePort(6740, 6749)
-	if err != nil {
-		t.Fatal(err)
-	}
-	agentPort, err := vm.FreePort(6750, 6759)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := vm.Conf{DBPath: filepath.Join(dir, "ironic.sqlite"), HTTPURL: files.URL, HTTPRoot: filepath.Join(dir, "httproot"),
-		DeployInterfaces: "direct", AutomatedClean: true,
-		KernelAppend: "ipa-debug=1 ipa-advertise-host=127.0.0.1 ipa-advertise-port=" + fmt.Sprint(agentPort),
-		Extra: fmt.Sprintf(`
+	d := vm.StartDeploy(ctx, t, vm.DeploySpec{UUID: nodeUUID, MAC: mac, Dir: dir, Ramdisk: deploy, Extra: fmt.Sprintf(`
 [glance]
 auth_type = none
 endpoint_override = %s
@@ -80,24 +67,8 @@ swift_temp_url_duration = 1200
 
 [agent]
 image_download_source = swift
-`, glance.URL, tempURLKy, swiftURL, account)}
-	if err := os.Mkdir(conf.HTTPRoot, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	disk := vm.BlankDisk(t, dir, 256<<20)
-	node := vm.Start(t, vm.Options{UUID: nodeUUID, MAC: mac, Disk: disk, BootFile: vm.IPXEConfigURL(apiPort, "redfish"), AgentPort: agentPort})
-	// The conductor checks the temp URL (HEAD) where the guest fetches it.
-	proxy := vm.HostProxy(t)
-	for _, k := range []string{"HTTP_PROXY", "http_proxy"} {
-		t.Setenv(k, proxy)
-	}
-	for _, k := range []string{"HTTPS_PROXY", "https_proxy"} {
-		t.Setenv(k, "")
-	}
-	for _, k := range []string{"NO_PROXY", "no_proxy"} {
-		t.Setenv(k, "127.0.0.1,localhost")
-	}
-	srv := cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Port: apiPort, Dir: dir, Config: conf.Text, LogTail: 12000})
+`, glance.URL, tempURLKy, swiftURL, account)})
+	node := d.Node
 
 	// Nova's metadata asks Neutron for the instance's security groups:
 	// an empty Neutron answers.
@@ -107,13 +78,11 @@ image_download_source = swift
 	}))
 	t.Cleanup(neutron.Close)
 	rec := newRecorder(t)
-	rec.setTarget(t, srv.URL)
-	s := newSession(ctx, t, rec, srv.URL, map[string]string{"auth_type": "none", "endpoint_override": rec.URL}, nil,
+	rec.setTarget(t, d.API.URL)
+	s := newSession(ctx, t, rec, d.API.URL, map[string]string{"auth_type": "none", "endpoint_override": rec.URL}, nil,
 		cluster.INI{"neutron": {"auth_type": "none", "endpoint_override": neutron.URL}})
 
-	di := node.DriverInfo()
-	di["deploy_kernel"], di["deploy_ramdisk"] = files.URL+"/deploy.kernel", files.URL+"/deploy.initramfs"
-	s.enroll(nodeSpec{UUID: nodeUUID, Name: "vm-node", Driver: "redfish", DriverInfo: di,
+	s.enroll(nodeSpec{UUID: nodeUUID, Name: "vm-node", Driver: "redfish", DriverInfo: d.DriverInfo,
 		Interfaces: map[string]any{"boot_interface": "ipxe", "deploy_interface": "direct", "automated_clean": false},
 		Properties: map[string]any{"capabilities": "boot_mode:bios", "root_device": map[string]any{"name": "/dev/sda"},
 			"cpus": 1, "memory_mb": 512, "local_gb": 0, "cpu_arch": "x86_64"},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -60,45 +59,16 @@ func TestDeployVM(t *testing.T) {
 		nodeUUID = "1be2c9b4-6e8f-4c1a-9d3e-000000006740"
 		mac      = "52:54:00:67:40:01"
 	)
-	files := vm.ServeFiles(t, map[string]string{"/deploy.kernel": deploy.Kernel, "/deploy.initramfs": deploy.Initramfs, "/disk.qcow2": img.QCOW2})
-	apiPort, err := vm.FreePort(6740, 6749)
-	if err != nil {
-		t.Fatal(err)
-	}
-	agentPort, err := vm.FreePort(6750, 6759)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := vm.Conf{DBPath: filepath.Join(dir, "ironic.sqlite"), HTTPURL: files.URL, HTTPRoot: filepath.Join(dir, "httproot"),
-		DeployInterfaces: "direct", AutomatedClean: true,
-		KernelAppend: "ipa-debug=1 ipa-advertise-host=127.0.0.1 ipa-advertise-port=" + itoa(agentPort)}
-	if err := os.Mkdir(conf.HTTPRoot, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	disk := vm.BlankDisk(t, dir, 256<<20)
-	node := vm.Start(t, vm.Options{UUID: nodeUUID, MAC: mac, Disk: disk, BootFile: vm.IPXEConfigURL(apiPort, "redfish"), AgentPort: agentPort})
-	// The conductor checks the image URL (HEAD) where the guest fetches it.
-	proxy := vm.HostProxy(t)
-	for _, k := range []string{"HTTP_PROXY", "http_proxy"} {
-		t.Setenv(k, proxy)
-	}
-	for _, k := range []string{"HTTPS_PROXY", "https_proxy"} {
-		t.Setenv(k, "")
-	}
-	for _, k := range []string{"NO_PROXY", "no_proxy"} {
-		t.Setenv(k, "127.0.0.1,localhost")
-	}
-	srv := cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Port: apiPort, Dir: dir, Config: conf.Text, LogTail: 12000})
+	d := vm.StartDeploy(ctx, t, vm.DeploySpec{UUID: nodeUUID, MAC: mac, Dir: dir, Ramdisk: deploy, Files: map[string]string{"/disk.qcow2": img.QCOW2}})
+	node, files, disk := d.Node, d.Files, d.Disk
 
-	c := cluster.NewClient(srv.URL, "1.82")
+	c := cluster.NewClient(d.API.URL, "1.82")
 	call := func(method, path string, body any) map[string]any {
 		t.Helper()
 		return c.Object(ctx, t, method, path, body)
 	}
-	di := node.DriverInfo()
-	di["deploy_kernel"], di["deploy_ramdisk"] = files.URL+"/deploy.kernel", files.URL+"/deploy.initramfs"
 	call("POST", "/v1/nodes", map[string]any{"uuid": nodeUUID, "driver": "redfish", "boot_interface": "ipxe",
-		"deploy_interface": "direct", "driver_info": di,
+		"deploy_interface": "direct", "driver_info": d.DriverInfo,
 		"properties":    map[string]any{"capabilities": "boot_mode:bios", "root_device": map[string]any{"name": "/dev/sda"}},
 		"instance_info": map[string]any{"image_source": files.URL + "/disk.qcow2", "image_os_hash_algo": "sha256", "image_os_hash_value": sum}})
 	call("POST", "/v1/ports", map[string]any{"node_uuid": nodeUUID, "address": mac})
@@ -108,7 +78,7 @@ func TestDeployVM(t *testing.T) {
 	provision(ctx, t, call, nodeUUID, "provide", "available")
 	call("PATCH", "/v1/nodes/"+nodeUUID, []map[string]any{{"op": "replace", "path": "/automated_clean", "value": true}})
 
-	o := osc.New(ctx, cli, t.TempDir(), srv.URL, "1.78")
+	o := osc.New(ctx, cli, t.TempDir(), d.API.URL, "1.78")
 	configDrive, _ := json.Marshal(map[string]any{"meta_data": map[string]any{"uuid": nodeUUID}})
 
 	// Deploy: netboot the agent, write the image and the config drive,
