@@ -138,6 +138,10 @@ type Config struct {
 	// CommandLog, when set, receives every command request as one JSON
 	// line (name, params, wait, agent_token): the record tests compare.
 	CommandLog io.Writer
+	// OnLookup, when set, is called with the node's UUID once a lookup
+	// succeeds (cmd/ironic-agent names the node in agent/disk's
+	// messages with it); it must not block.
+	OnLookup func(nodeUUID string)
 
 	// Dependencies; nil picks the real thing (Disks, Power and
 	// Inventory are required for the commands that use them).
@@ -259,6 +263,9 @@ func (a *Agent) Run(ctx context.Context, ln net.Listener) (err error) {
 			return err
 		}
 		a.processLookup(ctx, content)
+		if id := a.nodeUUID(); id != "" && a.cfg.OnLookup != nil {
+			a.cfg.OnLookup(id)
+		}
 	}
 	if a.cfg.AdvertiseHost == "" && a.cfg.APIURL != "" {
 		a.cfg.AdvertiseHost = routeSource(a.cfg.APIURL)

@@ -436,27 +436,6 @@ func TestCollectSystemLogs(t *testing.T) {
 	}
 }
 
-// TestKernelParams: IPA's kernel parameters into a Config.
-func TestKernelParams(t *testing.T) {
-	p := KernelParams(`BOOT_IMAGE=/vmlinuz ipa-api-url=http://192.0.2.1:6385 ipa-agent-token=abc ipa-debug=1 ` +
-		`BOOTIF=01-52-54-00-12-34-56 ipa-global-request-id=req-9 ipa-advertise-host=192.0.2.5 ipa-advertise-port=9998 ` +
-		`ipa-lookup-timeout=30 ipa-inspection-callback-url=http://192.0.2.1:5050/v1/continue quiet foo="a b"` + "\n")
-	var cfg Config
-	debug, bootif, insp, err := Params(p).Apply(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.APIURL != "http://192.0.2.1:6385" || cfg.AgentToken != "abc" || cfg.GlobalRequestID != "req-9" ||
-		cfg.AdvertiseHost != "192.0.2.5" || cfg.AdvertisePort != 9998 || cfg.LookupTimeout != 30*time.Second ||
-		!debug || bootif != "01-52-54-00-12-34-56" || insp != "http://192.0.2.1:5050/v1/continue" || p["foo"] != "a b" || p["quiet"] != "" {
-		t.Errorf("cfg %+v debug %v bootif %s inspection %s params %v", cfg, debug, bootif, insp, p)
-	}
-	if _, _, _, err := Params(KernelParams("ipa-advertise-port=x")).Apply(&Config{}); err == nil ||
-		!strings.Contains(err.Error(), "ipa-advertise-port") {
-		t.Errorf("bad port: %v", err)
-	}
-}
-
 // TestOddInputIsNever5xx: malformed bodies and parameters get a 4xx or a
 // failed command, never a panic or a 500.
 func TestOddInputIsNever5xx(t *testing.T) {

@@ -1,25 +1,6 @@
 package agent
 
-import (
-	"context"
-	"syscall"
-)
-
-// PowerSyscall powers off and reboots with reboot(2), as init does: the
-// Power of the ramdisk's agent running as PID 1.
-type PowerSyscall struct{}
-
-// PowerOff is reboot(LINUX_REBOOT_CMD_POWER_OFF).
-func (PowerSyscall) PowerOff(context.Context) error {
-	syscall.Sync()
-	return syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)
-}
-
-// Reboot is reboot(LINUX_REBOOT_CMD_RESTART).
-func (PowerSyscall) Reboot(context.Context) error {
-	syscall.Sync()
-	return syscall.Reboot(syscall.LINUX_REBOOT_CMD_RESTART)
-}
+import "syscall"
 
 // KernelLog reads the kernel ring buffer (klogctl SYSLOG_ACTION_READ_ALL),
 // what dmesg(1) prints.

@@ -1,8 +1,10 @@
 // Command ironic-agent is goironic's deploy ramdisk agent: the Ironic
 // Python Agent's API and behaviour (package agent). As the initramfs's
-// /init (PID 1) it reads IPA's kernel parameters from /proc/cmdline;
-// run on a host (tests, development), it takes the same settings as
-// flags.
+// /init (PID 1) it sets the machine up and supervises itself run again
+// as the agent (agent/boot's Init); that child reads IPA's kernel
+// parameters from /proc/cmdline (boot.ParseCmdline), drives the disks
+// with agent/disk and powers off with boot.LinuxPower. Run on a host
+// (tests, development), it takes the same settings as flags.
 package main
 
 import (
@@ -19,12 +21,19 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/agent"
+	"github.com/goironic/ironic/agent/boot"
 	"github.com/goironic/ironic/agent/hardware"
 )
 
 func main() {
+	if boot.IsInit() {
+		// PID 1: mounts, modules, DHCP, then this binary again as the
+		// agent, restarted when it ends. Never returns.
+		console := boot.Console()
+		boot.Init(context.Background(), slog.New(slog.NewTextHandler(console, nil)), boot.InitConfig{})
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getpid() == 1, os.Stderr)
+	err := run(ctx, os.Args[1:], boot.InRamdisk(), os.Stderr)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ironic-agent:", err)
@@ -32,26 +41,23 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string, init bool, stderr io.Writer) error {
-	// ---- Boot set-up, when init (PID 1) ------------------------------
-	// agent/boot (written on branch wt-ramdisk) runs here: mounting proc,
-	// sys and devtmpfs, loading the initramfs's modules and bringing up
-	// the BOOTIF NIC with DHCP, before /proc/cmdline is read below.
-	// -------------------------------------------------------------------
+// run is the agent: in the ramdisk (the child agent/boot's Init
+// starts, inRamdisk) configured from /proc/cmdline, else from flags.
+// It returns when ctx ends or the agent fails (the supervisor restarts
+// it in the ramdisk).
+func run(ctx context.Context, args []string, inRamdisk bool, stderr io.Writer) error {
 	var cfg agent.Config
 	var debug bool
 	var bootIF, logFile string
-	if init {
+	var paramErr error
+	if inRamdisk {
 		cmdline, err := os.ReadFile("/proc/cmdline")
 		if err != nil {
 			return err
 		}
-		if debug, bootIF, _, err = agent.Params(agent.KernelParams(string(cmdline))).Apply(&cfg); err != nil {
-			return err
-		}
-		cfg.Power = agent.PowerSyscall{}
-		cfg.Dmesg = agent.KernelLog
-		cfg.ShadowFile = "/etc/shadow"
+		var p boot.Params
+		p, paramErr = boot.ParseCmdline(string(cmdline))
+		debug, bootIF = ramdiskConfig(p, &cfg)
 		logFile = "/var/log/ironic-agent.log"
 	} else {
 		fs := flag.NewFlagSet("ironic-agent", flag.ContinueOnError)
@@ -107,26 +113,19 @@ func run(ctx context.Context, args []string, init bool, stderr io.Writer) error 
 		level = slog.LevelDebug
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
-	// Disks: agent/disk's Manager (branch wt-disk) is wired here once it
-	// lands; until then write_image and friends fail with IPA's errors.
-	cfg.Inventory = hardware.Reader{Root: cfg.Root, BootIF: bootIF}
-	for {
-		err := agent.New(cfg).Run(ctx, nil)
-		if err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil {
-			return nil
-		}
-		if !init {
-			return err
-		}
-		// PID 1 must not exit (the kernel would panic): start over, as
-		// IPA's service manager restarts it.
-		cfg.Logger.ErrorContext(ctx, "agent failed, restarting", "error", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(10 * time.Second):
-		}
+	if paramErr != nil {
+		// IPA logs a malformed parameter and goes on with its default.
+		cfg.Logger.WarnContext(ctx, "kernel parameters", "error", paramErr)
 	}
+	if inRamdisk {
+		ramdiskDeps(&cfg)
+	}
+	cfg.Inventory = hardware.Reader{Root: cfg.Root, BootIF: bootIF}
+	err := agent.New(cfg).Run(ctx, nil)
+	if err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // exitPower ends the process after a short delay (the command's result

@@ -23,6 +23,13 @@
 //     the Redfish BMC emulator (test/redfishbmc) and on an ipmi node on
 //     OpenIPMI's ipmi_sim (test/ipmisim); each step checks the BMC's own
 //     state, not only the node's power_state.
+//   - TestSpawnOnVM: the end-to-end deploy as Nova does it: a redfish
+//     node that is a QEMU machine (test/internal/vm) with our agent
+//     ramdisk; spawn with a Glance image (test/fakeglance, the agent
+//     downloads its Swift temp URL) and a config drive Nova builds; the
+//     machine boots the deployed disk, whose marker names the node and
+//     the instance; destroy cleans it through the agent. Skipped
+//     without QEMU (IRONIC_TEST_REQUIRE_QEMU=1 fails instead).
 //
 // The driver reads Nova's own records through Nova's objects (the compute
 // services of its hash ring, the host's instances, Instance.refresh while

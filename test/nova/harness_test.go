@@ -178,7 +178,8 @@ func (r *recorder) take() []string {
 
 // novaConfig is the nova.conf of a compute service whose driver talks to
 // Ironic with the [ironic] options given (auth and endpoint).
-func novaConfig(dir string, ironic map[string]string) cluster.INI {
+// extra's sections are merged in.
+func novaConfig(dir string, ironic map[string]string, extra ...cluster.INI) cluster.INI {
 	// api_retry_interval is whole seconds; 0 would poll a deploy or a
 	// power change without a pause, and end destroy's wait after
 	// api_max_retries polls however long Ironic needs.
@@ -194,7 +195,7 @@ func novaConfig(dir string, ironic map[string]string) cluster.INI {
 		"oslo_concurrency": {"lock_path": filepath.Join(dir, "locks")},
 		"database":         {"connection": "sqlite:///" + filepath.Join(dir, "nova.sqlite")},
 		"ironic":           ir,
-	}
+	}.Merged(extra...)
 }
 
 // novaError is a call of the driver that raised.
@@ -218,14 +219,14 @@ type novaDriver struct {
 // startNova writes nova.conf into a new directory and starts the driver
 // script, waiting until it is ready. It is stopped when t ends (the end
 // of its stderr and of nova.log logged if t failed).
-func startNova(ctx context.Context, t testing.TB, ironic map[string]string) *novaDriver {
+func startNova(ctx context.Context, t testing.TB, ironic map[string]string, extra ...cluster.INI) *novaDriver {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "locks"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	conf := filepath.Join(dir, "nova.conf")
-	if err := os.WriteFile(conf, []byte(novaConfig(dir, ironic).String()), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(novaConfig(dir, ironic, extra...).String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	script, err := filepath.Abs(novaScript)
@@ -390,12 +391,12 @@ func startNoauth(ctx context.Context, t *testing.T, python bool, conf cluster.IN
 
 // newSession starts Nova's driver with the [ironic] options given
 // (which point it at rec) and a client of the API at apiURL.
-func newSession(ctx context.Context, t *testing.T, rec *recorder, apiURL string, ironic map[string]string, header http.Header) *session {
+func newSession(ctx context.Context, t *testing.T, rec *recorder, apiURL string, ironic map[string]string, header http.Header, extra ...cluster.INI) *session {
 	t.Helper()
 	rest := cluster.NewClient(apiURL, restVersion)
 	rest.HTTP.Timeout = 30 * time.Second
 	rest.Header = header
-	return &session{t: t, ctx: ctx, nova: startNova(ctx, t, ironic), rec: rec, rest: rest}
+	return &session{t: t, ctx: ctx, nova: startNova(ctx, t, ironic, extra...), rec: rec, rest: rest}
 }
 
 // do calls the driver; label names the step (the method's name when

@@ -12,7 +12,7 @@ import (
 
 // Conf is an all-in-one's ironic.conf for nodes of this package: the
 // redfish hardware type, ipxe boot, no DHCP provider (QEMU's DHCP hands
-// iPXE the ipxe_config URL), noop networking, no automated cleaning.
+// iPXE the ipxe_config URL), noop networking, no automated cleaning unless asked.
 type Conf struct {
 	// DBPath is the SQLite database file.
 	DBPath string
@@ -29,6 +29,9 @@ type Conf struct {
 	// PowerSync is [conductor]sync_power_state_interval in seconds; 0
 	// disables it (a guest that powers itself off is left off).
 	PowerSync int
+	// AutomatedClean is [conductor]automated_clean (off by default: the
+	// tests that do not undeploy through the agent skip cleaning).
+	AutomatedClean bool
 	// Extra is appended verbatim (further sections).
 	Extra string
 }
@@ -78,9 +81,9 @@ endpoint_override = http://%s:%d
 dhcp_provider = none
 
 [conductor]
-automated_clean = false
+automated_clean = %t
 sync_power_state_interval = %d
-%s`, c.DeployInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, GuestHost, apiPort, c.PowerSync, c.Extra)
+%s`, c.DeployInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, GuestHost, apiPort, c.AutomatedClean, c.PowerSync, c.Extra)
 }
 
 // Files is an HTTP server of local files for the guest (deploy kernel

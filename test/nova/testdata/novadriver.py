@@ -34,6 +34,7 @@ from nova.compute import power_state
 from nova.compute import provider_tree
 from nova import context as nova_context
 from nova.db import migration
+from nova.network import model as network_model
 from nova import objects
 from nova.virt.ironic import driver as ironic_driver
 
@@ -72,9 +73,11 @@ class Calls(object):
     def __init__(self, driver):
         self.driver = driver
 
-    def create_instance(self, uuid, node, name, flavor):
+    def create_instance(self, uuid, node, name, flavor, config_drive=''):
         """Store an instance bound for node in Nova's database, as the
-        compute manager has done before it calls spawn."""
+        compute manager has done before it calls spawn (config_drive
+        'True' asks for a config drive, as `openstack server create
+        --config-drive true` does)."""
         ctx = _context()
         inst = objects.Instance(
             context=ctx, uuid=uuid, node=node, host=CONF.host,
@@ -82,7 +85,7 @@ class Calls(object):
             project_id='nova-test-project', user_id='nova-test-user',
             vm_state='building', task_state='spawning',
             power_state=power_state.NOSTATE,
-            config_drive='', ephemeral_gb=0,
+            config_drive=config_drive, ephemeral_gb=0,
             flavor=objects.Flavor(context=ctx, **flavor),
             system_metadata={}, metadata={})
         inst.create()
@@ -124,13 +127,27 @@ class Calls(object):
     def prepare_for_spawn(self, instance):
         self.driver.prepare_for_spawn(_instance(instance))
 
-    def spawn(self, instance, image_id):
-        inst = _instance(instance)
+    def spawn(self, instance, image_id, disk_format='raw', vifs=()):
+        """Spawn; vifs ({"id", "address"} each) are Neutron ports without
+        subnets, as Nova's network_info (a config drive needs one). The
+        instance has the fields the compute manager loads (the config
+        drive's metadata reads them)."""
+        inst = objects.Instance.get_by_uuid(
+            _context(), instance,
+            expected_attrs=['flavor'] + list(
+                objects.instance.INSTANCE_DEFAULT_FIELDS))
         image_meta = objects.ImageMeta.from_dict(
-            {'id': image_id, 'disk_format': 'raw',
+            {'id': image_id, 'disk_format': disk_format,
              'container_format': 'bare', 'properties': {}})
+        network_info = network_model.NetworkInfo([
+            network_model.VIF(
+                id=v['id'], address=v['address'], type='other',
+                vnic_type='baremetal', details={},
+                network=network_model.Network(
+                    id='goironic-test-net', label='test', subnets=[]))
+            for v in vifs])
         self.driver.spawn(_context(), inst, image_meta, [], None, {},
-                          network_info=[], block_device_info=None)
+                          network_info=network_info, block_device_info=None)
 
     def power_off(self, instance, timeout=0):
         self.driver.power_off(_instance(instance), timeout=timeout)
