@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -229,36 +226,8 @@ func (c Config) glanceInstanceInfo(ctx context.Context, task drivers.Task, sourc
 	return nil
 }
 
-// validateFileURL is FileImageService.validate_href: the file's absolute
-// path must be one of [conductor]file_url_allowed_paths or below one,
-// and a regular file.
-func (c Config) validateFileURL(href string) error {
-	p := href
-	if u, err := url.Parse(href); err == nil {
-		p = u.Path
-	}
-	fail := func(reason string) error {
-		return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: %s", href, reason)
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		abs = filepath.Clean(p)
-	}
-	allowed := false
-	for _, a := range c.FileURLAllowedPaths {
-		if abs == a || strings.HasPrefix(abs, a+string(filepath.Separator)) {
-			allowed = true
-			break
-		}
-	}
-	if !allowed {
-		return fail(fmt.Sprintf("Security: Path %s is not allowed for image source file URLs", p))
-	}
-	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-		return fail("Specified image file not found.")
-	}
-	return nil
-}
+// validateFileURL is FileImageService.validate_href.
+func (c Config) validateFileURL(href string) error { return c.imageSource().ValidateFileURL(href) }
 
 // validateImageURL is HttpImageService.validate_href: a HEAD request that
 // must answer 200 (or 403 for a URL ending in "/"); a 301 with a Location

@@ -12,8 +12,6 @@ import (
 	"errors"
 	"hash"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/internal/imagefetch"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/internal/glance"
 	"github.com/goironic/ironic/internal/pyjson"
@@ -218,53 +217,16 @@ func (c Config) fetchImage(ctx context.Context, task drivers.Task, source, path 
 // download writes the image to w: Glance's data, a file:// path's
 // content, or an http(s) URL's answer to GET.
 func (c Config) download(ctx context.Context, source string, im *glance.Image, w io.Writer) error {
-	fail := func(reason string) error {
-		return ironic.Errorf(ironic.ImageDownloadFailed, "Failed to download image %s, reason: %s", source, reason)
+	return c.imageSource().Download(ctx, source, im != nil, w)
+}
+
+// imageSource is where the conductor fetches images from.
+func (c Config) imageSource() imagefetch.Source {
+	src := imagefetch.Source{HTTP: c.ImageHTTP, FileURLAllowedPaths: c.FileURLAllowedPaths}
+	if c.Glance != nil {
+		src.Glance = c.Glance
 	}
-	if im != nil {
-		return c.Glance.Download(ctx, source, w)
-	}
-	u, err := url.Parse(source)
-	if err != nil {
-		return fail(err.Error())
-	}
-	switch u.Scheme {
-	case "file":
-		if err := c.validateFileURL(source); err != nil {
-			return err
-		}
-		f, err := os.Open(u.Path)
-		if err != nil {
-			return fail(err.Error())
-		}
-		defer f.Close()
-		if _, err := io.Copy(w, f); err != nil {
-			return fail(err.Error())
-		}
-		return nil
-	case "http", "https":
-		hc := c.ImageHTTP
-		if hc == nil {
-			hc = http.DefaultClient
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, source, nil)
-		if err != nil {
-			return fail(err.Error())
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			return fail(err.Error())
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: Got HTTP code %d instead of 200 in response to GET request.", source, resp.StatusCode)
-		}
-		if _, err := io.Copy(w, resp.Body); err != nil {
-			return fail(err.Error())
-		}
-		return nil
-	}
-	return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: Image download protocol %s is not supported.", source, u.Scheme)
+	return src
 }
 
 // fileChecksum is checksum_utils.compute_image_checksum.

@@ -13,6 +13,9 @@ func (c *Config) Bind(b *option.Binder) {
 	b.Bool(&c.AutomatedClean, "conductor", "automated_clean")
 	b.String(&c.KickstartTemplate, "anaconda", "default_ks_template")
 	b.String(&c.DefaultBootMode, "deploy", "default_boot_mode")
+	b.Bool(&c.IPXEUseSwift, "pxe", "ipxe_use_swift")
+	b.String(&c.TFTPMasterPath, "pxe", "tftp_master_path")
+	b.List(&c.FileURLAllowedPaths, "conductor", "file_url_allowed_paths")
 }
 
 // DefaultConfig is Ironic's default configuration.

@@ -8,12 +8,14 @@ package pxe
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"strings"
 
 	"github.com/goironic/ironic"
 
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
+	"github.com/goironic/ironic/drivers/internal/imagefetch"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/states"
 )
@@ -35,8 +37,29 @@ type Config struct {
 	KickstartTemplate string
 	// DefaultBootMode is [deploy]default_boot_mode ("" means uefi).
 	DefaultBootMode string
+	// IPXEUseSwift is [pxe]ipxe_use_swift: Glance deploy and rescue
+	// images are not fetched (iPXE gets Swift temporary URLs for them).
+	IPXEUseSwift bool
+	// TFTPMasterPath is [pxe]tftp_master_path: the master copies of the
+	// images fetched for nodes ("": none, each node downloads).
+	TFTPMasterPath string
+	// FileURLAllowedPaths is [conductor]file_url_allowed_paths.
+	FileURLAllowedPaths []string
+	// Glance serves deploy, rescue and instance images given as Glance
+	// images (internal/glance.Client); nil fails them.
+	Glance imagefetch.Glance
+	// ImageHTTP fetches http(s) images.
+	ImageHTTP *http.Client
 	// Log receives the boot mode and secure boot messages; nil discards.
 	Log *slog.Logger
+}
+
+// newCache is the cache the pxe and ipxe boot interfaces share.
+func newCache(cfg Config) *imagefetch.Cache {
+	return &imagefetch.Cache{
+		Source:    imagefetch.Source{Glance: cfg.Glance, HTTP: cfg.ImageHTTP, FileURLAllowedPaths: cfg.FileURLAllowedPaths},
+		MasterDir: cfg.TFTPMasterPath,
+	}
 }
 
 func (c Config) defaultBootMode() string {
@@ -49,25 +72,27 @@ func (c Config) defaultBootMode() string {
 // Implementations returns the pxe and ipxe boot interfaces, for
 // drivers.NewRegistry.
 func Implementations(cfg Config) []drivers.Implementation {
+	c := newCache(cfg)
 	return []drivers.Implementation{
-		{Kind: drivers.Boot, Name: "pxe", Impl: &Boot{cfg: cfg, name: "pxe"}},
-		{Kind: drivers.Boot, Name: "ipxe", Impl: &Boot{cfg: cfg, name: "ipxe", ipxe: true}},
+		{Kind: drivers.Boot, Name: "pxe", Impl: &Boot{cfg: cfg, name: "pxe", images: c}},
+		{Kind: drivers.Boot, Name: "ipxe", Impl: &Boot{cfg: cfg, name: "ipxe", ipxe: true, images: c}},
 	}
 }
 
 // Boot is the pxe boot interface, or the ipxe one.
 type Boot struct {
-	cfg  Config
-	name string
-	ipxe bool
+	cfg    Config
+	name   string
+	ipxe   bool
+	images *imagefetch.Cache
 }
 
 // NewBoot returns the pxe boot interface, or the ipxe one.
 func NewBoot(cfg Config, ipxe bool) *Boot {
 	if ipxe {
-		return &Boot{cfg: cfg, name: "ipxe", ipxe: true}
+		return &Boot{cfg: cfg, name: "ipxe", ipxe: true, images: newCache(cfg)}
 	}
-	return &Boot{cfg: cfg, name: "pxe"}
+	return &Boot{cfg: cfg, name: "pxe", images: newCache(cfg)}
 }
 
 // GetProperties returns deploy/rescue kernel and ramdisk, boot persistency
@@ -185,11 +210,24 @@ func (b *Boot) PrepareRamdisk(ctx context.Context, task drivers.Task, _ map[stri
 	if err := deployutil.SyncBootMode(ctx, task, b.cfg.defaultBootMode(), b.cfg.Log); err != nil {
 		return err
 	}
-	return setBootDevice(ctx, task, drivers.BootDevicePXE, false)
+	if err := setBootDevice(ctx, task, drivers.BootDevicePXE, false); err != nil {
+		return err
+	}
+	if !deployutil.NeedsAgentRamdisk(task, mode, b.cfg.AutomatedClean) {
+		return nil
+	}
+	return b.cacheImages(ctx, task, b.agentImageRefs(task, mode), true)
 }
 
-// CleanUpRamdisk has nothing to remove: no per-node file exists.
-func (b *Boot) CleanUpRamdisk(context.Context, drivers.Task, drivers.RamdiskMode) error { return nil }
+// CleanUpRamdisk removes the agent kernel and ramdisk fetched for the
+// node (pxe_utils.clean_up_pxe_env); the script itself is never written.
+func (b *Boot) CleanUpRamdisk(_ context.Context, task drivers.Task, mode drivers.RamdiskMode) error {
+	if mode == "" {
+		mode = drivers.RamdiskDeploy
+	}
+	b.removeImages(task, mode.KernelKey(), mode.RamdiskKey())
+	return nil
+}
 
 // PrepareInstance is Ironic's PXEBaseMixin.prepare_instance: the boot
 // mode is synchronised and secure boot configured, then a node booting
@@ -217,6 +255,12 @@ func (b *Boot) PrepareInstance(ctx context.Context, task drivers.Task) error {
 	}
 	if task.ProvisionState() == states.Active {
 		return nil
+	}
+	if opt == "ramdisk" || opt == "kickstart" {
+		ii := task.InstanceInfo()
+		if err := b.cacheImages(ctx, task, map[string]any{"kernel": ii.Get("kernel"), "ramdisk": ii.Get("ramdisk"), "boot_iso": ii.Get("boot_iso")}, false); err != nil {
+			return err
+		}
 	}
 	if dev == drivers.BootDeviceDisk && strings.ToLower(py.Str(task.Properties().Get("vendor"))) == "lenovo" && task.ProvisionState() == states.Deploying {
 		if mode, err := deployutil.BootMode(task, b.cfg.defaultBootMode()); err == nil && mode == drivers.BootModeUEFI {
@@ -246,9 +290,10 @@ func isISCSIBoot(ctx context.Context, task drivers.Task) (bool, error) {
 	return false, nil
 }
 
-// CleanUpInstance has no per-node file to remove; secure boot, when the
-// instance asked for it, is turned off again.
+// CleanUpInstance removes the instance kernel and ramdisk fetched for the
+// node; secure boot, when the instance asked for it, is turned off again.
 func (b *Boot) CleanUpInstance(ctx context.Context, task drivers.Task) error {
+	b.removeImages(task, "kernel", "ramdisk", "boot_iso")
 	return deployutil.ConfigureSecureBoot(ctx, task, false, b.cfg.Log)
 }
 

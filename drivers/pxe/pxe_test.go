@@ -87,7 +87,8 @@ func (m *recMgmt) SetBootDevice(_ context.Context, _ drivers.Task, dev string, p
 func TestPrepareSetsBootDevice(t *testing.T) {
 	ctx := context.Background()
 	b := pxe.NewBoot(pxe.Config{HTTPURL: "http://h", HTTPRoot: "/r", AutomatedClean: true}, true)
-	kr := pyjson.DictOf("deploy_kernel", "k", "deploy_ramdisk", "r")
+	// http(s) images are not fetched: iPXE loads them where they are.
+	kr := pyjson.DictOf("deploy_kernel", "http://i/k", "deploy_ramdisk", "http://i/r")
 	for _, tc := range []struct {
 		name string
 		run  func(*fake.Task) error
@@ -96,12 +97,12 @@ func TestPrepareSetsBootDevice(t *testing.T) {
 	}{
 		{"ramdisk", func(tk *fake.Task) error { return b.PrepareRamdisk(ctx, tk, nil, "deploy") }, task(kr, nil), "pxe once"},
 		{"ramdisk always persistent", func(tk *fake.Task) error { return b.PrepareRamdisk(ctx, tk, nil, "deploy") },
-			task(pyjson.DictOf("deploy_kernel", "k", "deploy_ramdisk", "r", "force_persistent_boot_device", "Always"), nil), "pxe persistent"},
+			task(pyjson.DictOf("deploy_kernel", "http://i/k", "deploy_ramdisk", "http://i/r", "force_persistent_boot_device", "Always"), nil), "pxe persistent"},
 		{"whole disk", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, pyjson.DictOf("image_source", "http://i")), "disk persistent"},
 		// Ironic 21.4 has no netboot of partition images: they boot locally.
 		{"partition image", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, task(kr, pyjson.DictOf("kernel", "k", "ramdisk", "r")), "disk persistent"},
 		{"ramdisk deploy", func(tk *fake.Task) error { return b.PrepareInstance(ctx, tk) }, func() *fake.Task {
-			tk := task(kr, pyjson.DictOf("kernel", "k", "ramdisk", "r"))
+			tk := task(kr, pyjson.DictOf("kernel", "http://i/k", "ramdisk", "http://i/r"))
 			tk.Node.Interfaces = map[drivers.Kind]string{drivers.Deploy: "ramdisk"}
 			return tk
 		}(), "pxe persistent"},

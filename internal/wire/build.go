@@ -41,6 +41,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	ac.Client = agent.NewClient(bound[agent.ClientConfig](b, compAgentClient))
 	ac.ImageHTTP = imageHTTP(b)
 	ac.Glance = glanceClient(b, log)
+	pc.ImageHTTP, pc.Glance = ac.ImageHTTP, ac.Glance
 	ac.Log = log
 	network := networkImplementations(b, log)
 	storage := storageImplementations(b, log)

@@ -25,8 +25,9 @@
 //     state, not only the node's power_state.
 //   - TestSpawnOnVM: the end-to-end deploy as Nova does it: a redfish
 //     node that is a QEMU machine (test/internal/vm) with our agent
-//     ramdisk; spawn with a Glance image (test/fakeglance, the agent
-//     downloads its Swift temp URL) and a config drive Nova builds; the
+//     ramdisk, its deploy kernel and ramdisk Glance images the conductor
+//     fetches into http_root; spawn with a Glance image (test/fakeglance,
+//     the agent downloads its Swift temp URL) and a config drive Nova builds; the
 //     machine boots the deployed disk, whose marker names the node and
 //     the instance; destroy cleans it through the agent. Skipped
 //     without QEMU (IRONIC_TEST_REQUIRE_QEMU=1 fails instead).

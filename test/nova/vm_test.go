@@ -2,10 +2,12 @@ package nova
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -45,13 +47,27 @@ func TestSpawnOnVM(t *testing.T) {
 		nodeUUID  = "1be2c9b4-6e8f-4c1a-9d3e-000000006745"
 		mac       = "52:54:00:67:45:01"
 		imageID   = "5e5e5e5e-0000-4000-8000-000000006745"
+		kernelID  = "5e5e5e5e-0000-4000-8000-00000000674b"
+		ramdiskID = "5e5e5e5e-0000-4000-8000-00000000674c"
 		instUUID  = "1c1c1c1c-0000-4000-8000-000000006745"
 		account   = "AUTH_0123456789abcdef0123456789abcdef"
 		tempURLKy = "goironic-vm-temp-url-key"
 	)
+	kernel, err := os.ReadFile(deploy.Kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	initramfs, err := os.ReadFile(deploy.Initramfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The deploy kernel and ramdisk are Glance images too, as in most
+	// OpenStack clouds: the conductor fetches them into http_root.
 	glance := fakeglance.ForTest(t, fakeglance.Options{TempURLKey: tempURLKy},
 		fakeglance.Image{ID: imageID, Data: qcow2, Fields: map[string]any{"name": "goironic-test-image", "disk_format": "qcow2",
-			"direct_url": "swift+config://ref1/glance/" + imageID, "stores": "swift"}})
+			"direct_url": "swift+config://ref1/glance/" + imageID, "stores": "swift"}},
+		fakeglance.Image{ID: kernelID, Data: kernel, Fields: map[string]any{"name": "deploy-kernel", "disk_format": "aki", "container_format": "aki"}},
+		fakeglance.Image{ID: ramdiskID, Data: initramfs, Fields: map[string]any{"name": "deploy-ramdisk", "disk_format": "ari", "container_format": "ari"}})
 	// The guest reaches the Swift store at the host's address as it sees it.
 	swiftURL := "http://" + vm.GuestHost + ":" + glance.URL[strings.LastIndex(glance.URL, ":")+1:] + "/v1/" + account
 
@@ -69,6 +85,7 @@ swift_temp_url_duration = 1200
 image_download_source = swift
 `, glance.URL, tempURLKy, swiftURL, account)})
 	node := d.Node
+	d.DriverInfo["deploy_kernel"], d.DriverInfo["deploy_ramdisk"] = kernelID, ramdiskID
 
 	// Nova's metadata asks Neutron for the instance's security groups:
 	// an empty Neutron answers.
@@ -120,6 +137,14 @@ image_download_source = swift
 	if m, _ := diskimage.Find(console, "DEPLOYED"); m.SystemUUID != nodeUUID || m.ConfigDriveUUID != instUUID {
 		t.Errorf("deployed marker %+v, want system %s (the node) and config drive %s (the instance)", m, nodeUUID, instUUID)
 	}
+	// iPXE loaded the Glance kernel and ramdisk the conductor fetched into
+	// <http_root>/<node> (kept there while the node is active, as Ironic
+	// 21.4 keeps them, until tear down).
+	for _, label := range []string{"deploy_kernel", "deploy_ramdisk"} {
+		if !d.Files.Seen("/" + nodeUUID + "/" + label) {
+			t.Errorf("iPXE did not load %s from http_url/<node>", label)
+		}
+	}
 	swiftGets := 0
 	for _, rq := range glance.Requests() {
 		if strings.HasPrefix(rq.Path, "/v1/"+account+"/glance/"+imageID) && rq.Method == http.MethodGet && rq.Status == http.StatusOK {
@@ -152,6 +177,12 @@ image_download_source = swift
 			last["instance_uuid"], last["last_error"], cluster.Tail([]byte(node.Console()), 6000))
 	}
 	t.Logf("phase destroy: Nova's destroy to available (cleaned) %s", time.Since(t0).Round(time.Millisecond))
+	// Cleaning's tear down removed the node's copies (clean_up_ramdisk).
+	for _, label := range []string{"deploy_kernel", "deploy_ramdisk"} {
+		if _, err := os.Stat(filepath.Join(dir, "httproot", nodeUUID, label)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after cleaning: %v", label, err)
+		}
+	}
 	if !strings.Contains(node.Console(), "erase_devices_metadata") {
 		t.Errorf("the agent's console does not show erase_devices_metadata")
 	}

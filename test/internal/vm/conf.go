@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -73,6 +74,7 @@ default_boot_mode = bios
 
 [pxe]
 kernel_append_params = console=ttyS0 %s
+tftp_master_path = %s
 
 [service_catalog]
 endpoint_override = http://%s:%d
@@ -83,7 +85,7 @@ dhcp_provider = none
 [conductor]
 automated_clean = %t
 sync_power_state_interval = %d
-%s`, c.DeployInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, GuestHost, apiPort, c.AutomatedClean, c.PowerSync, c.Extra)
+%s`, c.DeployInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, filepath.Join(filepath.Dir(c.HTTPRoot), "master_images"), GuestHost, apiPort, c.AutomatedClean, c.PowerSync, c.Extra)
 }
 
 // Files is an HTTP server of local files for the guest (deploy kernel
@@ -97,6 +99,15 @@ type Files struct {
 	files map[string]string
 	mu    sync.Mutex
 	seen  []string
+	root  string
+}
+
+// ServeRoot serves the files under dir (the all-in-one's
+// [deploy]http_root) at the paths the map does not name.
+func (f *Files) ServeRoot(dir string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.root = dir
 }
 
 // ServeFiles serves files (URL path -> local file) for the duration of
@@ -118,8 +129,13 @@ func ServeFiles(t testing.TB, files map[string]string) *Files {
 func (f *Files) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.seen = append(f.seen, r.Method+" "+r.URL.Path)
+	root := f.root
 	f.mu.Unlock()
 	p, ok := f.files[r.URL.Path]
+	if !ok && root != "" {
+		http.FileServer(http.Dir(root)).ServeHTTP(w, r)
+		return
+	}
 	if !ok {
 		http.NotFound(w, r)
 		return

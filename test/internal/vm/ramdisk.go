@@ -108,6 +108,7 @@ func StartDeploy(ctx context.Context, t testing.TB, s DeploySpec) *Deploy {
 	if err := os.Mkdir(conf.HTTPRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	d.Files.ServeRoot(conf.HTTPRoot)
 	d.Disk = BlankDisk(t, s.Dir, cmp.Or(s.DiskSize, 256<<20))
 	d.Node = Start(t, Options{UUID: s.UUID, MAC: s.MAC, Disk: d.Disk, BootFile: IPXEConfigURL(apiPort, "redfish"), AgentPort: agentPort})
 	proxy := HostProxy(t)
