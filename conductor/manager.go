@@ -71,6 +71,14 @@ type Config struct {
 	// NodeHistory is [conductor]node_history (True): errors are recorded
 	// in the node_history table.
 	NodeHistory bool
+	// NodeHistoryCleanupInterval (1 day; 0 disables),
+	// NodeHistoryMaxEntries (300), NodeHistoryCleanupBatchCount (1000)
+	// and NodeHistoryMinimumDays (0) are [conductor]'s node_history_*
+	// options of the history clean-up job (ManageNodeHistory).
+	NodeHistoryCleanupInterval   time.Duration
+	NodeHistoryMaxEntries        int
+	NodeHistoryCleanupBatchCount int
+	NodeHistoryMinimumDays       int
 
 	// SyncPowerStateInterval is [conductor]sync_power_state_interval
 	// (60 s; 0 or negative disables the power sync).
@@ -237,6 +245,8 @@ type Store interface {
 
 	// Provisioning and periodic work.
 	CreateNodeHistory(ctx context.Context, h *models.NodeHistory) (*models.NodeHistory, error)
+	QueryNodeHistoryRecordsForPurge(ctx context.Context, conductorID int64, minDays, maxEntries int) (map[int64][]int64, error)
+	BulkDeleteNodeHistoryRecords(ctx context.Context, ids []int64) error
 	ListNodeColumns(ctx context.Context, columns []string, f db.NodeFilter, o db.ListOpts) ([]models.Node, error)
 	GetOfflineConductors(ctx context.Context, heartbeatTimeout time.Duration) ([]models.Conductor, error)
 	GetActiveHardwareTypeDict(ctx context.Context, useGroups bool, heartbeatTimeout time.Duration) (map[string][]string, error)

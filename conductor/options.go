@@ -22,6 +22,10 @@ func (c *Config) Bind(b *option.Binder) {
 	b.Bool(&c.AutomatedClean, "conductor", "automated_clean")
 	b.Bool(&c.AllowProvisioningInMaintenance, "conductor", "allow_provisioning_in_maintenance")
 	b.Bool(&c.NodeHistory, "conductor", "node_history")
+	b.Seconds(&c.NodeHistoryCleanupInterval, "conductor", "node_history_cleanup_interval")
+	b.Int(&c.NodeHistoryMaxEntries, "conductor", "node_history_max_entries")
+	b.Int(&c.NodeHistoryCleanupBatchCount, "conductor", "node_history_cleanup_batch_count")
+	b.Int(&c.NodeHistoryMinimumDays, "conductor", "node_history_minimum_days")
 
 	b.Seconds(&c.SyncPowerStateInterval, "conductor", "sync_power_state_interval")
 	b.Bool(&c.ForcePowerStateDuringSync, "conductor", "force_power_state_during_sync")

@@ -60,6 +60,7 @@ func (m *Manager) jobs() []job {
 		{"check_orphan_nodes", m.cfg.CheckProvisionStateInterval, m.CheckOrphanNodes},
 		{"sync_local_state", m.cfg.SyncLocalStateInterval, m.SyncLocalState},
 		{"check_orphan_allocations", m.cfg.CheckAllocationsInterval, m.CheckOrphanAllocations},
+		{"manage_node_history", m.historyCleanupInterval(), m.ManageNodeHistory},
 	}, m.driverJobs()...)
 }
 
