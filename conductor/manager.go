@@ -71,6 +71,9 @@ type Config struct {
 	// NodeHistory is [conductor]node_history (True): errors are recorded
 	// in the node_history table.
 	NodeHistory bool
+	// Nova is told about power state changes of nodes with an instance
+	// (internal/novaclient; nil tells nobody).
+	Nova PowerNotifier
 	// NodeHistoryCleanupInterval (1 day; 0 disables),
 	// NodeHistoryMaxEntries (300), NodeHistoryCleanupBatchCount (1000)
 	// and NodeHistoryMinimumDays (0) are [conductor]'s node_history_*
@@ -172,6 +175,12 @@ func (c *Config) fillDefaults() {
 	if c.ReplyLinger == 0 {
 		c.ReplyLinger = 5 * time.Millisecond
 	}
+}
+
+// PowerNotifier is what the conductor needs of Nova: Ironic's
+// nova.power_update, which must not block.
+type PowerNotifier interface {
+	PowerUpdate(ctx context.Context, instanceUUID string, state states.Power)
 }
 
 // Store is the database as the conductor uses it.

@@ -236,7 +236,11 @@ func (m *Manager) doSyncPowerState(ctx context.Context, t *task, count int) (int
 		return 0, nil
 	case n.PowerState == nil:
 		n.PowerState = models.Ptr(actual)
-		return 0, t.Save(ctx)
+		if err := t.Save(ctx); err != nil {
+			return 0, err
+		}
+		m.notifyNova(ctx, n, actual)
+		return 0, nil
 	}
 	if count > maxRetries {
 		return count, m.powerSyncMaxRetries(ctx, t, actual, nil)
@@ -257,12 +261,17 @@ func (m *Manager) doSyncPowerState(ctx context.Context, t *task, count int) (int
 	m.log.WarnContext(ctx, fmt.Sprintf("During sync_power_state, node %s state does not match expected state '%s'. Updating recorded state to '%s'.",
 		n.UUID, models.Deref(n.PowerState), actual), "node", n.UUID)
 	n.PowerState = models.Ptr(actual)
-	return count, t.Save(ctx)
+	if err := t.Save(ctx); err != nil {
+		return count, err
+	}
+	m.notifyNova(ctx, n, actual)
+	return count, nil
 }
 
 // powerSyncMaxRetries is handle_sync_power_state_max_retries_exceeded.
 func (m *Manager) powerSyncMaxRetries(ctx context.Context, t *task, actual states.Power, cause error) error {
 	n := t.node
+	old := models.Deref(n.PowerState)
 	msg := fmt.Sprintf("During sync_power_state, max retries exceeded for node %s, node state %s does not match expected state '%s'. "+
 		"Updating DB state to '%s' Switching node to maintenance mode.", n.UUID, pyOptStr(actual), pyOptStr(models.Deref(n.PowerState)), pyOptStr(actual))
 	if cause != nil {
@@ -276,8 +285,14 @@ func (m *Manager) powerSyncMaxRetries(ctx context.Context, t *task, actual state
 	n.Maintenance = true
 	n.MaintenanceReason = models.Ptr(msg)
 	n.Fault = models.Ptr(states.PowerFailure)
+	if err := t.Save(ctx); err != nil {
+		return err
+	}
+	if old != actual {
+		m.notifyNova(ctx, n, actual)
+	}
 	m.log.ErrorContext(ctx, msg, "node", n.UUID)
-	return t.Save(ctx)
+	return nil
 }
 
 // PowerFailureRecovery is _power_failure_recovery: nodes in maintenance
@@ -319,6 +334,7 @@ func (m *Manager) recoverPower(ctx context.Context, n *models.Node, drv *driverC
 	if err := t.upgradeLock(ctx); err != nil {
 		return
 	}
+	old := models.Deref(t.node.PowerState)
 	t.node.PowerState = models.Ptr(actual)
 	t.node.Maintenance = false
 	t.node.MaintenanceReason = nil
@@ -328,4 +344,7 @@ func (m *Manager) recoverPower(ctx context.Context, n *models.Node, drv *driverC
 		return
 	}
 	m.log.InfoContext(ctx, fmt.Sprintf("Node %s is recovered from power failure with actual power state '%s'.", n.UUID, actual), "node", n.UUID)
+	if old != actual {
+		m.notifyNova(ctx, t.node, actual)
+	}
 }

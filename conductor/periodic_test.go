@@ -3,6 +3,7 @@ package conductor_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -168,10 +169,11 @@ func TestPowerSyncMaxRetries(t *testing.T) {
 				}
 				return nil
 			}}
-		h := newHarness(t, store, withClock(clk), withFake(fc))
+		nova := &recNova{}
+		h := newHarness(t, store, withClock(clk), withFake(fc), withConfig(func(c *conductor.Config) { c.Nova = nova }))
 		m := h.m
 		n, _ := m.CreateNode(ctx, "", &models.Node{Driver: "fake-hardware", ProvisionState: models.Ptr(states.Active),
-			PowerState: models.Ptr(states.PowerOn)})
+			PowerState: models.Ptr(states.PowerOn), InstanceUUID: models.Ptr("1c1c1c1c-0000-4000-8000-000000000001")})
 		for i := 1; i <= 3; i++ {
 			if err := m.SyncPowerStates(ctx); err != nil {
 				t.Fatal(err)
@@ -210,7 +212,35 @@ func TestPowerSyncMaxRetries(t *testing.T) {
 		if got.Maintenance || got.Fault != nil || got.MaintenanceReason != nil {
 			t.Errorf("after recovery: maintenance %v fault %v reason %v", got.Maintenance, got.Fault, got.MaintenanceReason)
 		}
+		// Nova was told of the change to the unknown state, as Ironic
+		// tells it (its client then refuses it: "Invalid Power State
+		// None."); the fake power reads the recorded state back at
+		// recovery, no change.
+		if want := "1c1c1c1c-0000-4000-8000-000000000001 None"; nova.String() != want {
+			t.Errorf("Nova told %q, want %q", nova.String(), want)
+		}
 	}, db.WithClock(clk))
+}
+
+// recNova records power notifications.
+type recNova struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recNova) PowerUpdate(_ context.Context, inst string, st states.Power) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st == "" {
+		st = "None"
+	}
+	r.events = append(r.events, inst+" "+string(st))
+}
+
+func (r *recNova) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.events, ", ")
 }
 
 // TestDeadConductorTakeover: a conductor stops heartbeating while holding

@@ -129,6 +129,7 @@ func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.Po
 	if err := t.Save(ctx); err != nil {
 		return err
 	}
+	m.notifyNova(ctx, n, target)
 	if target == states.PowerOff && models.Deref(n.ProvisionState) == states.Active {
 		// ... and detached once it is off; a StorageError is only logged.
 		if err := m.storage(t).DetachVolumes(ctx, t); err != nil {
@@ -188,4 +189,11 @@ func (t *task) PowerAction(ctx context.Context, state states.Power) error {
 		return err
 	}
 	return t.m.nodePowerAction(ctx, t, power, state, 0)
+}
+
+// notifyNova is nova.power_update for a node with an instance.
+func (m *Manager) notifyNova(ctx context.Context, n *models.Node, state states.Power) {
+	if m.cfg.Nova != nil && n.InstanceUUID != nil && *n.InstanceUUID != "" {
+		m.cfg.Nova.PowerUpdate(ctx, *n.InstanceUUID, state)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/goironic/ironic/drivers/ipmi"
 	"github.com/goironic/ironic/drivers/pxe"
 	"github.com/goironic/ironic/drivers/redfish"
+	"github.com/goironic/ironic/internal/novaclient"
 	"github.com/goironic/ironic/option"
 	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/rpc/none"
@@ -92,6 +93,7 @@ func Conductor(cfg *conf.Config, store *db.Store, reg *drivers.Registry, log *sl
 	cc.ObjectStore = swiftClient(b, log)
 	cc.Images = glanceClient(b, log)
 	cc.Configdrive = configdrive.Builder{Log: clog}
+	cc.Nova = novaclient.New(bound[novaclient.Config](b, compNova), log.With("component", "nova"))
 	return conductor.New(cc, store, reg, ironic.SystemClock{}, clog)
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/goironic/ironic/drivers/storage"
 	"github.com/goironic/ironic/drivers/storage/cinderclient"
 	"github.com/goironic/ironic/internal/glance"
+	"github.com/goironic/ironic/internal/novaclient"
 	"github.com/goironic/ironic/internal/swift"
 	"github.com/goironic/ironic/option"
 	"github.com/goironic/ironic/rpc"
@@ -59,6 +60,7 @@ const (
 	compCinderClient  = "drivers/storage/cinderclient"
 	compSwift         = "swift"
 	compGlance        = "glance"
+	compNova          = "nova"
 	compConductor     = "conductor"
 	compRouter        = "rpc/router"
 	compAMQP          = "rpc/amqp"
@@ -87,6 +89,7 @@ func bindAll(b *option.Binder) {
 	bound[cinderclient.Config](b, compCinderClient)
 	bound[swift.Config](b, compSwift)
 	bound[glance.Config](b, compGlance)
+	bound[novaclient.Config](b, compNova)
 	bound[conductor.Config](b, compConductor)
 	bound[rpc.RouterConfig](b, compRouter)
 	bound[amqp.Config](b, compAMQP)

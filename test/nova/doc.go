@@ -31,6 +31,9 @@
 //     machine boots the deployed disk, whose marker names the node and
 //     the instance; destroy cleans it through the agent. Skipped
 //     without QEMU (IRONIC_TEST_REQUIRE_QEMU=1 fails instead).
+//   - TestPowerNotifications: the other direction, Ironic telling Nova
+//     of power changes (power-update events, [nova]send_power_notifications)
+//     to test/fakenova, compared with Python Ironic 21.4's requests.
 //
 // The driver reads Nova's own records through Nova's objects (the compute
 // services of its hash ring, the host's instances, Instance.refresh while
