@@ -2,6 +2,7 @@ package amqp_test
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -145,7 +146,8 @@ func TestMessageProperties(t *testing.T) {
 	api := amqp.NewConductorAPI(cl, nil)
 	go func() { _ = api.DestroyNode(ctx, "ironic.conductor_manager.probe", "n1") }()
 	m := <-msgs
-	if m.ContentType != "application/json" || m.ContentEncoding != "utf-8" || m.DeliveryMode != 2 || m.Expiration != "2000" || m.Exchange != "ironic" {
+	if m.ContentType != "application/json" || m.ContentEncoding != "utf-8" || m.DeliveryMode != 2 || m.Expiration != "2000" || m.Exchange != "ironic" ||
+		len(m.MessageId) != 32 {
 		t.Errorf("call properties: %+v", m)
 	}
 	body, err := oslo.Unwrap(m.Body)
@@ -171,8 +173,10 @@ func TestMessageProperties(t *testing.T) {
 	}
 }
 
-// TestCallTimesOut: nobody serves the topic; the call gives up after the
-// response timeout with oslo's MessagingTimeout text.
+// TestCallTimesOut: no queue is bound to the topic; the call gives up
+// after the response timeout with TemporaryFailure (503) saying so (Ironic
+// publishes to nowhere and answers oslo's MessagingTimeout, a 500). A
+// queue nobody consumes keeps the message: oslo's MessagingTimeout text.
 func TestCallTimesOut(t *testing.T) {
 	b := rabbittest.Shared(t)
 	cfg := testConfig(b)
@@ -183,10 +187,37 @@ func TestCallTimesOut(t *testing.T) {
 	}
 	defer cl.Close()
 	ctx := rabbittest.Context(t, 60*time.Second)
+	start := time.Now()
 	err = amqp.NewConductorAPI(cl, nil).DestroyNode(ctx, rpc.Topic+".nobody", "n1")
 	f := ironic.AsFault(err)
-	if err == nil || f.Class != ironic.IronicException || len(f.Message) < 30 || f.Message[:30] != "Timed out waiting for a reply " {
+	if err == nil || f.Class != ironic.TemporaryFailure ||
+		f.Message != "No conductor is listening on ironic.conductor_manager.nobody to call destroy_node; please retry." {
 		t.Errorf("got %v", err)
+	}
+	if took := time.Since(start); took > cfg.ResponseTimeout+time.Second {
+		t.Errorf("took %s", took)
+	}
+
+	conn, err := amqp091.Dial(b.AMQPURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ch.QueueDeclare("", false, true, true, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.QueueBind(q.Name, rpc.Topic+".idle", "ironic", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	err = amqp.NewConductorAPI(cl, nil).DestroyNode(ctx, rpc.Topic+".idle", "n1")
+	f = ironic.AsFault(err)
+	if err == nil || f.Class != ironic.IronicException || len(f.Message) < 30 || f.Message[:30] != "Timed out waiting for a reply " {
+		t.Errorf("queue without a consumer: %v", err)
 	}
 }
 
@@ -249,5 +280,85 @@ func TestReconnectAndInFlight(t *testing.T) {
 	}
 	if last := fake.Last(); last.Method != "DestroyNode" || last.Args[0] != "n2" {
 		t.Errorf("after restart the server saw %+v", last)
+	}
+}
+
+// TestBrokerRestartDeliversCalls: after a broker restart the client
+// reconnects before the conductor's server has declared its queue again
+// (its retry interval is longer); calls made then are published again
+// until the queue is there, and all succeed. A call made while the broker
+// is down ends within the response timeout, counted once.
+func TestBrokerRestartDeliversCalls(t *testing.T) {
+	b := rabbittest.Shared(t)
+	srvCfg := testConfig(b)
+	srvCfg.ResponseTimeout = 20 * time.Second
+	// The server comes back late: it waits 8 s after losing its
+	// connection, longer than the broker takes to restart.
+	srvCfg.RetryInterval, srvCfg.IntervalMax = 8*time.Second, 8*time.Second
+	fake, _, _ := setup(t, b, "cond-late", srvCfg)
+	cliCfg := testConfig(b)
+	cliCfg.ResponseTimeout = 20 * time.Second
+	cl, err := amqp.NewClient(cliCfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Close() })
+	api := amqp.NewConductorAPI(cl, nil)
+	topic := rpc.Topic + ".cond-late"
+	ctx := rabbittest.Context(t, 3*time.Minute)
+	if err := api.DestroyNode(ctx, topic, "before"); err != nil {
+		t.Fatal(err)
+	}
+	restart := time.Now()
+	b.Restart(t)
+	if err := cl.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the client reconnected %s after the restart began", time.Since(restart).Round(time.Millisecond))
+	const calls = 8
+	errs := make(chan error, calls)
+	for i := range calls {
+		go func() { errs <- api.DestroyNode(ctx, topic, fmt.Sprintf("after-%d", i)) }()
+	}
+	for range calls {
+		if err := <-errs; err != nil {
+			t.Errorf("call after the restart: %v", err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range fake.Calls() {
+		if c.Method == "DestroyNode" {
+			seen[fmt.Sprint(c.Args[0])] = true
+		}
+	}
+	for i := range calls {
+		if !seen[fmt.Sprintf("after-%d", i)] {
+			t.Errorf("the server never got after-%d", i)
+		}
+	}
+
+	// The broker is down for longer than the response timeout: the call
+	// fails once, within the timeout (plus a margin), not twice it.
+	cliCfg.ResponseTimeout = 3 * time.Second
+	short, err := amqp.NewClient(cliCfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = short.Close() })
+	if err := short.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b.Stop()
+	start := time.Now()
+	err = amqp.NewConductorAPI(short, nil).DestroyNode(ctx, topic, "down")
+	took := time.Since(start)
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if f := ironic.AsFault(err); err == nil || f.Class != ironic.TemporaryFailure {
+		t.Errorf("call while the broker is down: %v", err)
+	}
+	if took > cliCfg.ResponseTimeout+time.Second {
+		t.Errorf("call while the broker is down took %s, the response timeout is %s", took, cliCfg.ResponseTimeout)
 	}
 }
