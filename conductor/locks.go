@@ -42,6 +42,22 @@ type nodeLocks struct {
 	interval time.Duration
 	log      *slog.Logger
 	waits    lockWaits
+
+	// mu guards held, the exclusive locks this conductor's tasks hold
+	// (node id -> tasks), and claiming, the claims in flight: a node
+	// reserved by this host that is in neither has lost its task (its
+	// release failed) and is reconciled (Manager.ReconcileReservations).
+	mu       sync.Mutex
+	held     map[int64]int
+	claiming int
+}
+
+// holds tells whether a task of this conductor holds the node's lock,
+// or a claim is in flight (which might be for it).
+func (l *nodeLocks) holds(id int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held[id] > 0 || l.claiming > 0
 }
 
 // reserve claims a node's lock, retrying a busy lock: Ironic's attempts
@@ -84,15 +100,36 @@ func (l *nodeLocks) reserve(ctx context.Context, ref db.Ref) (*models.Node, erro
 
 // tryReserve claims a node's lock once: NodeLocked when it is busy.
 func (l *nodeLocks) tryReserve(ctx context.Context, ref db.Ref) (*models.Node, error) {
-	return l.store.ReserveNode(ctx, l.host, ref)
+	l.mu.Lock()
+	l.claiming++
+	l.mu.Unlock()
+	n, err := l.store.ReserveNode(ctx, l.host, ref)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.claiming--
+	if err == nil {
+		if l.held == nil {
+			l.held = map[int64]int{}
+		}
+		l.held[n.ID]++
+	}
+	return n, err
 }
 
 // release drops this conductor's lock on the node and wakes the callers
-// waiting for it. It outlives ctx's cancellation; a failure is logged.
+// waiting for it. It outlives ctx's cancellation. A release the database
+// refuses (an outage) is logged; the node then stays reserved by this
+// host with no task behind it, which ReconcileReservations repairs once
+// the database answers again.
 func (l *nodeLocks) release(ctx context.Context, id int64, uuid string) {
 	if err := l.store.ReleaseNode(context.WithoutCancel(ctx), l.host, db.ByID(id)); err != nil {
 		l.log.WarnContext(ctx, "releasing node lock", "node", uuid, "error", err)
 	}
+	l.mu.Lock()
+	if l.held[id]--; l.held[id] <= 0 {
+		delete(l.held, id)
+	}
+	l.mu.Unlock()
 	l.waits.released(uuid)
 }
 

@@ -61,6 +61,7 @@ func (m *Manager) jobs() []job {
 		{"sync_local_state", m.cfg.SyncLocalStateInterval, m.SyncLocalState},
 		{"check_orphan_allocations", m.cfg.CheckAllocationsInterval, m.CheckOrphanAllocations},
 		{"manage_node_history", m.historyCleanupInterval(), m.ManageNodeHistory},
+		{"reconcile_reservations", m.cfg.HeartbeatInterval, m.ReconcileReservations},
 	}, m.driverJobs()...)
 }
 

@@ -299,6 +299,8 @@ type bmcPower struct {
 	mu    sync.Mutex
 	state states.Power
 	reads int
+	// hold and entered, when set, hold SetPowerState (see there).
+	hold, entered chan struct{}
 }
 
 func (p *bmcPower) GetPowerState(context.Context, drivers.Task) (states.Power, error) {
@@ -306,6 +308,19 @@ func (p *bmcPower) GetPowerState(context.Context, drivers.Task) (states.Power, e
 	defer p.mu.Unlock()
 	p.reads++
 	return p.state, nil
+}
+
+// SetPowerState waits for hold, when set (after telling entered), and
+// leaves the BMC's state alone.
+func (p *bmcPower) SetPowerState(ctx context.Context, _ drivers.Task, _ states.Power, _ time.Duration) error {
+	if p.hold != nil {
+		p.entered <- struct{}{}
+		select {
+		case <-p.hold:
+		case <-ctx.Done():
+		}
+	}
+	return nil
 }
 
 func (p *bmcPower) readCount() int {
@@ -334,7 +349,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestRun(t *testing.T) {
 	dbtest.RunBoth(t, func(t *testing.T, store *db.Store) {
 		ctx := context.Background()
-		bmc := &bmcPower{state: states.PowerOff}
+		bmc := &bmcPower{state: states.PowerOff, hold: make(chan struct{}), entered: make(chan struct{}, 1)}
 		h := newHarness(t, store, withImpl(drivers.Power, "fake", bmc), withConfig(func(c *conductor.Config) {
 			c.HeartbeatInterval = 50 * time.Millisecond
 			c.SyncPowerStateInterval = 50 * time.Millisecond
@@ -344,9 +359,12 @@ func TestRun(t *testing.T) {
 		}))
 		drifted := h.node(t, "fake-hardware", db.Values{"provision_state": states.Available, "power_state": states.PowerOn})
 		locked := h.node(t, "fake-hardware", db.Values{"provision_state": states.Available, "power_state": states.PowerOff})
-		if _, err := store.ReserveNode(ctx, "c1", db.ByID(locked.ID)); err != nil {
+		// A task of this conductor holds locked: a power action the BMC
+		// takes its time over.
+		if err := h.m.ChangeNodePowerState(ctx, "", locked.UUID, states.PowerOn, 0); err != nil {
 			t.Fatal(err)
 		}
+		<-bmc.entered
 		registered, err := store.GetConductor(ctx, "c1", false)
 		if err != nil {
 			t.Fatal(err)
@@ -391,13 +409,14 @@ func TestRun(t *testing.T) {
 		}
 		// The sync leaves a node locked here alone, and Run holds its lock
 		// while it runs.
-		if got := h.reload(t, locked); models.Deref(got.Reservation) != "c1" || models.Deref(got.PowerState) != states.PowerOff {
-			t.Fatalf("locked node while running: reservation %v power %v", models.Deref(got.Reservation), models.Deref(got.PowerState))
+		if got := h.reload(t, locked); models.Deref(got.Reservation) != "c1" || models.Deref(got.TargetPowerState) != states.PowerOn {
+			t.Fatalf("locked node while running: reservation %v target power %v", models.Deref(got.Reservation), models.Deref(got.TargetPowerState))
 		}
 
-		// (c) Cancelling stops Run, which marks the conductor offline and
-		// releases its locks.
+		// (c) Cancelling stops Run, which waits for the tasks, marks the
+		// conductor offline and releases its locks.
 		cancel()
+		close(bmc.hold)
 		select {
 		case err := <-done:
 			stopped = true
