@@ -195,6 +195,16 @@ func (t *task) SetCleaningSteps(ctx context.Context) error {
 	return err
 }
 
+// ValidateDeploySteps is deployments.validate_deploy_steps: the final
+// deploy step list (the agent's steps now cached) replaces the node's,
+// the current step and its index kept, and is marked validated.
+func (t *task) ValidateDeploySteps(ctx context.Context) error {
+	if err := t.setFinalDeploySteps(ctx); err != nil {
+		return err
+	}
+	return t.Save(ctx)
+}
+
 // ContinueSteps is agent_base._continue_steps: the node resumes
 // (clean wait -> cleaning, deploy wait -> deploying) and the next step
 // runs in this task, as continue_node_clean / continue_node_deploy.

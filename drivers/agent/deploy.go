@@ -180,8 +180,16 @@ func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (states.Provisio
 		return "", err
 	}
 	if fast {
-		return "", ironic.Errorf(ironic.InstanceDeployFailure,
-			"Fast-track deployment of node %s is not supported by this service.", task.NodeUUID())
+		// The agent is up and heartbeating: no reboot; its deploy steps
+		// (not necessarily cached) are fetched and the step list
+		// recomputed, so the next step is the agent's write_image.
+		if d.cfg.Log != nil {
+			d.cfg.Log.DebugContext(ctx, "Performing a fast track deployment for "+task.NodeUUID()+".", "node", task.NodeUUID())
+		}
+		if err := d.cfg.refreshSteps(ctx, task, drivers.DeployStep); err != nil {
+			return "", err
+		}
+		return "", task.ValidateDeploySteps(ctx)
 	}
 	write, err := shouldWriteImage(ctx, task)
 	if err != nil || !write {
