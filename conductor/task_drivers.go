@@ -53,6 +53,7 @@ func (t *task) RAIDConfig() *pyjson.Dict         { return ensure(&t.node.RAIDCon
 func (t *task) NetworkData() *pyjson.Dict        { return ensure(&t.node.NetworkData) }
 func (t *task) AutomatedClean() *bool            { return t.node.AutomatedClean }
 func (t *task) PowerState() states.Power         { return models.Deref(t.node.PowerState) }
+func (t *task) LastError() *string               { return t.node.LastError }
 func (t *task) SetPowerState(s states.Power) {
 	if s == "" {
 		t.node.PowerState = nil

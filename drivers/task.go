@@ -58,6 +58,9 @@ type Task interface {
 	// AutomatedClean is the node's automated_clean field; nil means unset
 	// (the [conductor]automated_clean option decides).
 	AutomatedClean() *bool
+	// LastError is the node's last_error; nil means None (fast track
+	// requires it, utils.fast_track_able).
+	LastError() *string
 	// PowerState is the node's power_state as stored ("" for None).
 	PowerState() states.Power
 	// SetPowerState records a power state on the node, as a driver that

@@ -35,29 +35,28 @@ import (
 //	go test -count=1 -p 1 -run TestFastTrack ./test/agent -update
 func TestFastTrack(t *testing.T) {
 	results := map[string][]string{}
-	for _, fast := range []bool{true, false} {
+	for _, v := range fastTrackVariants {
 		for _, impl := range []string{"python", "go"} {
-			name := fmt.Sprintf("%s/fast_track=%v", impl, fast)
-			t.Run(name, func(t *testing.T) {
+			t.Run(impl+"/"+v.name, func(t *testing.T) {
 				if impl == "python" {
 					cluster.RequirePython(t, "ironic.cmd.singleprocess", "python3-ironic")
 				} else {
 					cluster.Build(t, cluster.AllInOne)
 				}
-				results[name] = fastTrackScenario(t, impl == "python", fast)
+				results[impl+"/"+v.name] = fastTrackScenario(t, impl == "python", v)
 			})
 		}
 	}
 	golden := filepath.Join("testdata", "fasttrack.golden")
 	record := func(impl string) []string {
 		var out []string
-		for _, fast := range []bool{true, false} {
-			out = append(out, fmt.Sprintf("# fast_track=%v", fast))
-			out = append(out, results[fmt.Sprintf("%s/fast_track=%v", impl, fast)]...)
+		for _, v := range fastTrackVariants {
+			out = append(out, "# "+v.name)
+			out = append(out, results[impl+"/"+v.name]...)
 		}
 		return out
 	}
-	if len(results) == 4 && *update {
+	if len(results) == 2*len(fastTrackVariants) && *update {
 		if err := os.WriteFile(golden, []byte(strings.Join(record("python"), "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -66,15 +65,42 @@ func TestFastTrack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, impl := range []string{"python", "go"} {
-		if _, ok := results[impl+"/fast_track=true"]; !ok {
+	sections := map[string][]string{}
+	var cur string
+	for _, l := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+		if name, ok := strings.CutPrefix(l, "# "); ok {
+			cur = name
 			continue
 		}
-		if d := cmp.Diff(strings.Split(strings.TrimSpace(string(want)), "\n"), record(impl)); d != "" {
-			t.Errorf("%s Ironic's power actions and agent commands differ from %s (-golden +%s):\n%s", impl, golden, impl, d)
+		sections[cur] = append(sections[cur], l)
+	}
+	for name, got := range results {
+		impl, variant, _ := strings.Cut(name, "/")
+		if d := cmp.Diff(sections[variant], got); d != "" {
+			t.Errorf("%s Ironic's power actions and agent commands (%s) differ from %s (-golden +%s):\n%s", impl, variant, golden, impl, d)
 		}
 	}
 }
+
+// fastTrackVariant is one run of the scenario: fast is [deploy]fast_track;
+// early boots the agent while the node is manageable (powered on by the
+// test, as after an in-band inspection), so that cleaning starts without
+// a reboot.
+type fastTrackVariant struct {
+	name        string
+	fast, early bool
+}
+
+var fastTrackVariants = []fastTrackVariant{
+	{name: "fast_track=true", fast: true},
+	{name: "fast_track=false"},
+	{name: "fast_track=true, agent up while manageable", fast: true, early: true},
+}
+
+// fastTrackKeys are the driver_internal_info keys whose presence after
+// each phase the golden holds.
+var fastTrackKeys = []string{"agent_url", "agent_secret_token", "agent_last_heartbeat", "agent_cached_clean_steps",
+	"agent_cached_deploy_steps", "clean_steps", "deploy_steps", "steps_validated"}
 
 // powerLineRE is node_power_action's success line, as both
 // implementations log it.
@@ -95,9 +121,25 @@ func powerActions(t *testing.T, svc *cluster.Service) []string {
 	return out
 }
 
+// waitProvision waits until the node is in state with no target, or fails.
+func waitProvision(ctx context.Context, t *testing.T, c client, uuid string, state string) map[string]any {
+	t.Helper()
+	var n map[string]any
+	cluster.Eventually(ctx, t, 60*time.Second, "provision state "+state, func() (bool, string) {
+		n = c.call("GET", "/v1/nodes/"+uuid, nil)
+		s, _ := n["provision_state"].(string)
+		if strings.HasSuffix(s, "failed") {
+			t.Fatalf("node %s: provision state %s (last_error %v), want %s", uuid, s, n["last_error"], state)
+		}
+		return s == state, fmt.Sprintf("provision state %s, last_error %v", s, n["last_error"])
+	})
+	return n
+}
+
 // fastTrackScenario returns the power actions and agent commands of each
 // phase (provide, the state after cleaning, deploy), normalised.
-func fastTrackScenario(t *testing.T, python, fast bool) []string {
+func fastTrackScenario(t *testing.T, python bool, v fastTrackVariant) []string {
+	fast := v.fast
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	dir := t.TempDir()
@@ -178,14 +220,47 @@ func fastTrackScenario(t *testing.T, python, fast bool) []string {
 			out = append(out, line)
 		}
 		seenPower, seenCmds = len(p), len(cmds)
+		n := c.call("GET", "/v1/nodes/"+uuid, nil)
+		d, _ := n["driver_internal_info"].(map[string]any)
+		var kept []string
+		for _, k := range fastTrackKeys {
+			if v, ok := d[k]; ok && v != nil {
+				kept = append(kept, k)
+			}
+		}
+		out = append(out, fmt.Sprintf("node: %v, %v; driver_internal_info has %s", n["provision_state"], n["power_state"], strings.Join(kept, " ")))
+	}
+	if v.early {
+		// The node is powered on and its agent looks it up and
+		// heartbeats while it is manageable (fast track allows both).
+		c.call("PUT", "/v1/nodes/"+uuid+"/states/power", map[string]any{"target": "power on"})
+		cluster.Eventually(ctx, t, 10*time.Second, "power on", func() (bool, string) {
+			n := c.call("GET", "/v1/nodes/"+uuid, nil)
+			return n["power_state"] == "power on" && n["target_power_state"] == nil, fmt.Sprintf("power_state %v", n["power_state"])
+		})
+		m.boot(ctx)
+		cluster.Eventually(ctx, t, 15*time.Second, "a heartbeat while manageable", func() (bool, string) {
+			n := c.call("GET", "/v1/nodes/"+uuid, nil)
+			d, _ := n["driver_internal_info"].(map[string]any)
+			return d["agent_url"] != nil && d["agent_last_heartbeat"] != nil, fmt.Sprintf("driver_internal_info %v", d)
+		})
 	}
 	phase("manage")
 
 	// provide: the cleaning reboots the node into the agent ramdisk
 	// (the fake power interface boots nothing: the test does).
-	m.boot(ctx)
 	start := time.Now()
-	n = c.provision(uuid, map[string]any{"target": "provide"}, "available", 60*time.Second)
+	if v.early {
+		n = c.provision(uuid, map[string]any{"target": "provide"}, "available", 60*time.Second)
+	} else {
+		// The machine boots the ramdisk once Ironic rebooted it: an agent
+		// started earlier would look the node up while manageable (fast
+		// track allows it) and lose its token to the reboot.
+		c.call("PUT", "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": "provide"})
+		waitProvision(ctx, t, c, uuid, "clean wait")
+		m.boot(ctx)
+		n = waitProvision(ctx, t, c, uuid, "available")
+	}
 	t.Logf("cleaned in %s", time.Since(start).Round(time.Millisecond))
 	phase("provide")
 	dii, _ := n["driver_internal_info"].(map[string]any)
@@ -237,8 +312,9 @@ func fastTrackScenario(t *testing.T, python, fast bool) []string {
 	if !bytes.Equal(got[:len(img)], img) {
 		t.Errorf("the disk does not hold the image")
 	}
-	if calls := strings.Join(m.disks.Calls(), ", "); calls != "erase_metadata /dev/vda, write_image /dev/vda" {
-		t.Errorf("disk calls: %s", calls)
+	const wantCalls = "erase_metadata /dev/vda, write_image /dev/vda"
+	if calls := strings.Join(m.disks.Calls(), ", "); calls != wantCalls {
+		t.Errorf("disk calls: %s, want %s", calls, wantCalls)
 	}
 	logText := agentLogText()
 	lookups := strings.Count(logText, "lookup succeeded")
