@@ -6,8 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -164,37 +162,10 @@ func fastTrackScenario(t *testing.T, python bool, v fastTrackVariant) []string {
 
 	img := bytes.Repeat([]byte("goironic fast track image\n"), 4096)
 	shasum := sha256.Sum256(img)
-	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/images/disk.raw" {
-			http.NotFound(w, r)
-			return
-		}
-		http.ServeContent(w, r, "disk.raw", time.Time{}, bytes.NewReader(img))
-	}))
-	defer files.Close()
-
-	diskPath := filepath.Join(dir, "vda.img")
-	const diskSize = 4 << 20
-	if err := os.WriteFile(diskPath, bytes.Repeat([]byte{0xAA}, diskSize), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	agentLog, err := os.Create(filepath.Join(dir, "agent.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer agentLog.Close()
-	agentLogText := func() string {
-		data, _ := os.ReadFile(agentLog.Name())
-		return string(data)
-	}
+	files := serveImage(t, img)
 	const mac = "52:54:00:12:34:67"
-	m := &machine{t: t, apiURL: svc.URL, mac: mac, disks: &fileDisks{path: diskPath, size: diskSize}, dir: dir, logOut: agentLog}
-	defer m.halt()
-	defer func() {
-		if t.Failed() {
-			t.Logf("agent log:\n%s", cluster.Tail([]byte(agentLogText()), 8000))
-		}
-	}()
+	m := newMachine(t, dir, svc.URL, mac, 4<<20)
+	diskPath, agentLogText := m.disks.path, m.agentLog
 
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "name": "fast-node",
 		"deploy_interface": "direct", "boot_interface": "fake",
