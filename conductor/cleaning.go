@@ -89,7 +89,7 @@ func (m *Manager) doNodeClean(ctx context.Context, t *task, cleanSteps []*pyjson
 		m.cleaningError(ctx, t, fmt.Sprintf("Validation of node %s for cleaning failed: %s", n.UUID, err), cleanErrOpts{})
 		return
 	}
-	t.wipeCleaningInternalInfo()
+	t.wipeCleaningInternalInfo(ctx)
 	if manual {
 		t.DriverInternalInfo().Set("clean_steps", stepsValue(cleanSteps))
 		t.DriverInternalInfo().Set("cleaning_disable_ramdisk", disableRamdisk)
@@ -204,7 +204,7 @@ func (m *Manager) doNextCleanStep(ctx context.Context, t *task, index int, disab
 		}
 	}
 	n.CleanStep = models.NewJSONDict()
-	t.wipeCleaningInternalInfo()
+	t.wipeCleaningInternalInfo(ctx)
 	if err := t.Save(ctx); err != nil {
 		m.log.ErrorContext(ctx, "saving node after cleaning", "node", n.UUID, "error", err)
 	}
@@ -302,7 +302,7 @@ func (m *Manager) doNodeCleanAbort(ctx context.Context, t *task) {
 	}
 	n.LastError = models.Ptr(cleanAbortError(n))
 	n.CleanStep = models.NewJSONDict()
-	t.wipeCleaningInternalInfo()
+	t.wipeCleaningInternalInfo(ctx)
 	if err := t.Save(ctx); err != nil {
 		m.log.ErrorContext(ctx, "saving node after clean abort", "node", n.UUID, "error", err)
 	}

@@ -65,6 +65,10 @@ type Config struct {
 	// AutomatedClean is [conductor]automated_clean (True): cleaning runs
 	// on provide and tear down unless the node's automated_clean is False.
 	AutomatedClean bool
+	// FastTrack is [deploy]fast_track (False), the default of a node's
+	// driver_info["fast_track"]: a fast-track-able node keeps its agent's
+	// token and URL when a deployment or cleaning ends.
+	FastTrack bool
 	// AllowProvisioningInMaintenance is
 	// [conductor]allow_provisioning_in_maintenance (True).
 	AllowProvisioningInMaintenance bool

@@ -20,6 +20,7 @@ func (c *Config) Bind(b *option.Binder) {
 	b.Seconds(&c.HashRingResetInterval, "DEFAULT", "hash_ring_reset_interval")
 
 	b.Bool(&c.AutomatedClean, "conductor", "automated_clean")
+	b.Bool(&c.FastTrack, "deploy", "fast_track")
 	b.Bool(&c.AllowProvisioningInMaintenance, "conductor", "allow_provisioning_in_maintenance")
 	b.Bool(&c.NodeHistory, "conductor", "node_history")
 	b.Seconds(&c.NodeHistoryCleanupInterval, "conductor", "node_history_cleanup_interval")

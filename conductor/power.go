@@ -130,6 +130,7 @@ func (m *Manager) nodePowerAction(ctx context.Context, t *task, power drivers.Po
 		return err
 	}
 	m.notifyNova(ctx, n, target)
+	m.log.InfoContext(ctx, fmt.Sprintf("Successfully set node %s power state to %s by %s.", n.UUID, target, newState), "node", n.UUID)
 	if target == states.PowerOff && models.Deref(n.ProvisionState) == states.Active {
 		// ... and detached once it is off; a StorageError is only logged.
 		if err := m.storage(t).DetachVolumes(ctx, t); err != nil {

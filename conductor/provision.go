@@ -212,7 +212,7 @@ func (m *Manager) validateForDeploy(ctx context.Context, t *task, deploySteps []
 
 // doNodeDeploy is deployments.do_node_deploy, in the worker.
 func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps []*pyjson.Dict) {
-	t.wipeDeployInternalInfo()
+	t.wipeDeployInternalInfo(ctx)
 	if pyjson.Truthy(cd) { // Python's `if configdrive:`
 		if err := m.storeConfigdrive(ctx, t, cd); err != nil {
 			m.deployingError(ctx, t, configdriveErrorMessage(err), false)
@@ -303,7 +303,7 @@ func (m *Manager) doNextDeployStep(ctx context.Context, t *task, index int) {
 		}
 	}
 	t.node.DeployStep = models.NewJSONDict()
-	t.wipeDeployInternalInfo()
+	t.wipeDeployInternalInfo(ctx)
 	if err := t.processEvent(ctx, event{Name: states.EventDone}); err != nil {
 		m.log.ErrorContext(ctx, "finishing deployment", "node", t.node.UUID, "error", err)
 	}
@@ -329,7 +329,7 @@ func (m *Manager) deployingError(ctx context.Context, t *task, errmsg string, cl
 	switch t.ProvisionState() {
 	case states.Deploying, states.DeployWait, states.DeployFailed:
 		t.node.DeployStep = models.NewJSONDict()
-		t.wipeDeployInternalInfo()
+		t.wipeDeployInternalInfo(ctx)
 	}
 	if cleanupErr != "" {
 		t.record(ctx, cleanupErr, historyDeploying, true)
@@ -365,15 +365,26 @@ func (m *Manager) ContinueNodeDeploy(ctx context.Context, _ string, uuid string)
 // brought in-band ones) and the next one runs.
 func (m *Manager) continueDeploy(ctx context.Context, t *task) {
 	if v, _ := t.DriverInternalInfo().Get("steps_validated").(bool); !v {
-		steps, err := allDeploymentSteps(ctx, t, false)
-		if err != nil {
+		if err := t.setFinalDeploySteps(ctx); err != nil {
 			m.deployingError(ctx, t, fmt.Sprintf("Failed to validate the final deploy steps list for node %s: %s", t.node.UUID, err), true)
 			return
 		}
-		t.DriverInternalInfo().Set("deploy_steps", stepsValue(steps))
-		t.DriverInternalInfo().Set("steps_validated", true)
 	}
 	m.doNextDeployStep(ctx, t, nextStepIndex(t, "deploy"))
+}
+
+// setFinalDeploySteps validates the user's deploy steps and templates
+// against the steps known now (an agent's included), sets the node's
+// deploy step list (set_node_deployment_steps(reset_current=False)) and
+// records steps_validated.
+func (t *task) setFinalDeploySteps(ctx context.Context) error {
+	steps, err := allDeploymentSteps(ctx, t, false)
+	if err != nil {
+		return err
+	}
+	t.DriverInternalInfo().Set("deploy_steps", stepsValue(steps))
+	t.DriverInternalInfo().Set("steps_validated", true)
+	return nil
 }
 
 // spawnOrFail hands t to a worker, recording a missing worker on the
@@ -480,7 +491,7 @@ func (m *Manager) doNodeTearDown(ctx context.Context, t *task, initial states.Pr
 	m.deleteConfigdriveObject(ctx, t)
 	n.InstanceInfo = models.NewJSONDict()
 	n.InstanceUUID = nil
-	t.wipeDeployInternalInfo()
+	t.wipeDeployInternalInfo(ctx)
 	t.delInternal("instance", "root_uuid_or_disk_id", "is_whole_disk_image", "is_source_a_path", "deploy_boot_mode")
 	if v, _ := t.DriverInternalInfo().Get("automatic_lessee").(bool); v {
 		n.Lessee = nil

@@ -53,6 +53,7 @@ func (t *task) RAIDConfig() *pyjson.Dict         { return ensure(&t.node.RAIDCon
 func (t *task) NetworkData() *pyjson.Dict        { return ensure(&t.node.NetworkData) }
 func (t *task) AutomatedClean() *bool            { return t.node.AutomatedClean }
 func (t *task) PowerState() states.Power         { return models.Deref(t.node.PowerState) }
+func (t *task) LastError() *string               { return t.node.LastError }
 func (t *task) SetPowerState(s states.Power) {
 	if s == "" {
 		t.node.PowerState = nil
@@ -193,6 +194,16 @@ func (t *task) SetCleaningSteps(ctx context.Context) error {
 	disable, _ := t.DriverInternalInfo().Get("cleaning_disable_ramdisk").(bool)
 	_, err := setNodeCleaningSteps(ctx, t, disable)
 	return err
+}
+
+// ValidateDeploySteps is deployments.validate_deploy_steps: the final
+// deploy step list (the agent's steps now cached) replaces the node's,
+// the current step and its index kept, and is marked validated.
+func (t *task) ValidateDeploySteps(ctx context.Context) error {
+	if err := t.setFinalDeploySteps(ctx); err != nil {
+		return err
+	}
+	return t.Save(ctx)
 }
 
 // ContinueSteps is agent_base._continue_steps: the node resumes

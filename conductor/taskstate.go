@@ -6,6 +6,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db/models"
+	"github.com/goironic/ironic/internal/roothints"
 	"github.com/goironic/ironic/states"
 )
 
@@ -192,18 +193,43 @@ func (t *task) wipeTokenAndURL() {
 	t.delInternal("agent_secret_token", "agent_secret_token_pregenerated", "agent_url", "agent_verify_ca")
 }
 
-// wipeDeployInternalInfo is utils.wipe_deploy_internal_info (no fast
-// track: the token and URL go too).
-func (t *task) wipeDeployInternalInfo() {
-	t.wipeTokenAndURL()
+// fastTrackAble is utils.fast_track_able: fast track enabled for the
+// node ([deploy]fast_track, or driver_info["fast_track"]), an image to
+// write and no last_error. A driver_info value oslo can't read as a
+// boolean counts as disabled here (Ironic raises InvalidParameterValue,
+// which the deploy interface's checks report first).
+func (t *task) fastTrackAble(ctx context.Context) bool {
+	enabled := t.m.cfg.FastTrack
+	if v, ok := t.DriverInfo().Lookup("fast_track"); ok && v != nil {
+		b, err := roothints.ParseBool(v) // oslo's bool_from_string(strict=True)
+		if err != nil {
+			return false
+		}
+		enabled = b
+	}
+	if !enabled || t.node.LastError != nil {
+		return false
+	}
+	write, err := t.m.storage(t).ShouldWriteImage(ctx, t)
+	return err == nil && write
+}
+
+// wipeDeployInternalInfo is utils.wipe_deploy_internal_info: the agent's
+// token and URL go too unless the node is fast-track-able.
+func (t *task) wipeDeployInternalInfo(ctx context.Context) {
+	if !t.fastTrackAble(ctx) {
+		t.wipeTokenAndURL()
+	}
 	t.DriverInternalInfo().Set("deploy_steps", nil)
 	t.delInternal("user_deploy_steps", "agent_cached_deploy_steps", "deploy_step_index", "deployment_reboot",
 		"deployment_polling", "skip_current_deploy_step", "steps_validated")
 }
 
 // wipeCleaningInternalInfo is utils.wipe_cleaning_internal_info.
-func (t *task) wipeCleaningInternalInfo() {
-	t.wipeTokenAndURL()
+func (t *task) wipeCleaningInternalInfo(ctx context.Context) {
+	if !t.fastTrackAble(ctx) {
+		t.wipeTokenAndURL()
+	}
 	t.DriverInternalInfo().Set("clean_steps", nil)
 	t.delInternal("agent_cached_clean_steps", "clean_step_index", "cleaning_reboot", "cleaning_polling",
 		"cleaning_disable_ramdisk", "skip_current_clean_step", "steps_validated")

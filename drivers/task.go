@@ -58,6 +58,9 @@ type Task interface {
 	// AutomatedClean is the node's automated_clean field; nil means unset
 	// (the [conductor]automated_clean option decides).
 	AutomatedClean() *bool
+	// LastError is the node's last_error; nil means None (fast track
+	// requires it, utils.fast_track_able).
+	LastError() *string
 	// PowerState is the node's power_state as stored ("" for None).
 	PowerState() states.Power
 	// SetPowerState records a power state on the node, as a driver that
@@ -147,6 +150,12 @@ type StepFlow interface {
 	// SetCleaningSteps is set_node_cleaning_steps, once the agent's clean
 	// steps are known: the node's clean step list is computed again.
 	SetCleaningSteps(ctx context.Context) error
+	// ValidateDeploySteps is deployments.validate_deploy_steps, once a
+	// running agent's deploy steps are cached in the middle of a
+	// deployment (fast track): the user's steps and deploy templates are
+	// validated, the node's deploy step list is computed again keeping
+	// the current step and its index, and steps_validated is recorded.
+	ValidateDeploySteps(ctx context.Context) error
 	// ContinueSteps resumes the node and runs its next step of phase.
 	ContinueSteps(ctx context.Context, phase StepPhase) error
 	// FailSteps is cleaning_error_handler (phase CleanStep) or

@@ -445,7 +445,7 @@ func (*RamdiskDeploy) TakeOver(context.Context, drivers.Task) error { return nil
 // PrepareCleaning is AgentBaseMixin.prepare_cleaning: the agent ramdisk
 // boots for in-band cleaning.
 func (r *RamdiskDeploy) PrepareCleaning(ctx context.Context, task drivers.Task) (states.Provision, error) {
-	return r.cfg.prepareInbandCleaning(ctx, task, true)
+	return r.cfg.prepareCleaning(ctx, task, true)
 }
 
 // TearDownCleaning is AgentBaseMixin.tear_down_cleaning.

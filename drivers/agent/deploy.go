@@ -180,8 +180,16 @@ func (d *Deploy) Deploy(ctx context.Context, task drivers.Task) (states.Provisio
 		return "", err
 	}
 	if fast {
-		return "", ironic.Errorf(ironic.InstanceDeployFailure,
-			"Fast-track deployment of node %s is not supported by this service.", task.NodeUUID())
+		// The agent is up and heartbeating: no reboot; its deploy steps
+		// (not necessarily cached) are fetched and the step list
+		// recomputed, so the next step is the agent's write_image.
+		if d.cfg.Log != nil {
+			d.cfg.Log.DebugContext(ctx, "Performing a fast track deployment for "+task.NodeUUID()+".", "node", task.NodeUUID())
+		}
+		if err := d.cfg.refreshSteps(ctx, task, drivers.DeployStep); err != nil {
+			return "", err
+		}
+		return "", task.ValidateDeploySteps(ctx)
 	}
 	write, err := shouldWriteImage(ctx, task)
 	if err != nil || !write {
@@ -401,7 +409,19 @@ func (d *Deploy) TakeOver(context.Context, drivers.Task) error { return nil }
 
 // PrepareCleaning is AgentBaseMixin.prepare_cleaning.
 func (d *Deploy) PrepareCleaning(ctx context.Context, task drivers.Task) (states.Provision, error) {
-	return d.cfg.prepareInbandCleaning(ctx, task, d.cfg.ManageAgentBoot)
+	return d.cfg.prepareCleaning(ctx, task, d.cfg.ManageAgentBoot)
+}
+
+// prepareCleaning is AgentBaseMixin.prepare_cleaning: in-band cleaning
+// prepared; when fast track goes on without a reboot, the running
+// agent's clean steps are fetched now, so that the step list the
+// conductor computes next has them.
+func (c Config) prepareCleaning(ctx context.Context, task drivers.Task, manageBoot bool) (states.Provision, error) {
+	next, err := c.prepareInbandCleaning(ctx, task, manageBoot)
+	if err != nil || next != "" {
+		return next, err
+	}
+	return "", c.refreshSteps(ctx, task, drivers.CleanStep)
 }
 
 // TearDownCleaning is AgentBaseMixin.tear_down_cleaning.
@@ -487,12 +507,15 @@ func (d *Deploy) Heartbeat(ctx context.Context, task drivers.Task, hb drivers.He
 	return d.cfg.heartbeat(ctx, task, hb)
 }
 
-// isFastTrack is Ironic's is_fast_track: fast track enabled for the node,
-// its agent alive and its power on.
+// isFastTrack is Ironic's is_fast_track: fast track enabled for the
+// node, its agent alive and its power on.
 func (d *Deploy) isFastTrack(ctx context.Context, task drivers.Task) (bool, error) {
 	return d.cfg.isFastTrack(ctx, task)
 }
 
+// isFastTrack is conductor.utils.is_fast_track, in its order: the node
+// fast-track-able (fast_track_able: enabled, an image to write, no
+// last_error), then its power state read, then its agent alive.
 func (c Config) isFastTrack(ctx context.Context, task drivers.Task) (bool, error) {
 	enabled := c.FastTrack
 	if v, ok := task.DriverInfo().Lookup("fast_track"); ok && v != nil {
@@ -502,11 +525,18 @@ func (c Config) isFastTrack(ctx context.Context, task drivers.Task) (bool, error
 		}
 		enabled = b
 	}
-	if !enabled || !(&Power{cfg: c}).agentAlive(task) {
+	if !enabled {
 		return false, nil
 	}
+	write, err := shouldWriteImage(ctx, task)
+	if err != nil || !write || task.LastError() != nil {
+		return false, err
+	}
 	st, err := task.Driver().Power.GetPowerState(ctx, task)
-	return st == states.PowerOn, err
+	if err != nil || st != states.PowerOn {
+		return false, err
+	}
+	return (&Power{cfg: c}).agentAlive(task), nil
 }
 
 // withNetworkPower runs fn with the node powered on when its network

@@ -302,3 +302,54 @@ func TestPrepareCleaningBootsAgent(t *testing.T) {
 		t.Errorf("power actions %v, want %v", tk.PowerActions, want)
 	}
 }
+
+// TestFastTrackPrepare: a deploying node with fast track, its power on
+// and a live agent keeps its power (no power off in prepare, no ramdisk
+// prepared); a last_error, a stale heartbeat, power off or fast track
+// off each make prepare power the node off, as is_fast_track says.
+func TestFastTrackPrepare(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	cfg := agent.DefaultConfig()
+	cfg.Clock = clock(now)
+	cfg.FastTrack = true
+	live := now.Add(-time.Minute).Format("2006-01-02T15:04:05.000000")
+	stale := now.Add(-cfg.FastTrackTimeout - time.Second).Format("2006-01-02T15:04:05.000000")
+	msg := "boom"
+	for _, tc := range []struct {
+		name      string
+		heartbeat string
+		lastError *string
+		power     states.Power
+		driverFT  any
+		fast      bool
+	}{
+		{name: "fast", heartbeat: live, power: states.PowerOn, fast: true},
+		{name: "last error", heartbeat: live, power: states.PowerOn, lastError: &msg},
+		{name: "stale heartbeat", heartbeat: stale, power: states.PowerOn},
+		{name: "power off", heartbeat: live, power: states.PowerOff},
+		{name: "disabled per node", heartbeat: live, power: states.PowerOn, driverFT: "false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls []string
+			d := impl[drivers.DeployInterface](t, cfg, drivers.Deploy, "custom-agent")
+			tk := bfvTask("custom-agent", true, &calls)
+			tk.Vols = &fake.VolumeStore{}
+			tk.Node.PowerState, tk.Node.LastError = tc.power, tc.lastError
+			tk.Node.DriverInternalInfo = pyjson.DictOf("agent_url", "http://10.0.0.5:9999", "agent_last_heartbeat", tc.heartbeat)
+			if tc.driverFT != nil {
+				tk.Node.DriverInfo.Set("fast_track", tc.driverFT)
+			}
+			if err := d.Prepare(ctx, tk); err != nil {
+				t.Fatal(err)
+			}
+			off := slices.Contains(tk.PowerActions, states.PowerOff)
+			if off == tc.fast {
+				t.Errorf("power actions %v (fast track %v)", tk.PowerActions, tc.fast)
+			}
+			if prepared := slices.Contains(calls, "boot device pxe once"); prepared == tc.fast {
+				t.Errorf("prepare calls %v (fast track %v)", calls, tc.fast)
+			}
+		})
+	}
+}

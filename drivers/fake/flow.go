@@ -34,6 +34,12 @@ func (t *Task) SetCleaningSteps(context.Context) error {
 	return nil
 }
 
+// ValidateDeploySteps implements drivers.StepFlow (recorded only).
+func (t *Task) ValidateDeploySteps(context.Context) error {
+	t.Flow = append(t.Flow, "validate deploy steps")
+	return nil
+}
+
 // ContinueSteps implements drivers.StepFlow (recorded only).
 func (t *Task) ContinueSteps(_ context.Context, phase drivers.StepPhase) error {
 	t.Flow = append(t.Flow, "continue "+string(phase))

@@ -30,6 +30,8 @@ type Node struct {
 	AutomatedClean     *bool
 	PowerState         states.Power
 	ProvisionState     states.Provision
+	// LastError is the node's last_error (nil for None).
+	LastError *string
 	// TargetProvisionState and Maintenance are the node's fields.
 	TargetProvisionState states.Provision
 	Maintenance          bool
@@ -130,6 +132,9 @@ func (t *Task) AutomatedClean() *bool { return t.Node.AutomatedClean }
 
 // PowerState implements drivers.Task.
 func (t *Task) PowerState() states.Power { return t.Node.PowerState }
+
+// LastError implements drivers.Task.
+func (t *Task) LastError() *string { return t.Node.LastError }
 
 // SetPowerState implements drivers.Task.
 func (t *Task) SetPowerState(s states.Power) { t.Node.PowerState = s }

@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -255,34 +253,11 @@ func scenario(t *testing.T, python bool) []string {
 	img := bytes.Repeat([]byte("goironic agent test image\n"), 8192)
 	md5sum := md5.Sum(img) //nolint:gosec
 	shasum := sha256.Sum256(img)
-	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/images/disk.raw" {
-			http.NotFound(w, r)
-			return
-		}
-		http.ServeContent(w, r, "disk.raw", time.Time{}, bytes.NewReader(img))
-	}))
-	defer files.Close()
-
-	diskPath := filepath.Join(dir, "vda.img")
+	files := serveImage(t, img)
 	const diskSize = 8 << 20
-	if err := os.WriteFile(diskPath, bytes.Repeat([]byte{0xAA}, diskSize), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	agentLog, err := os.Create(filepath.Join(dir, "agent.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer agentLog.Close()
 	const mac = "52:54:00:12:34:66"
-	m := &machine{t: t, apiURL: svc.URL, mac: mac, disks: &fileDisks{path: diskPath, size: diskSize}, dir: dir, logOut: agentLog}
-	defer m.halt()
-	defer func() {
-		if t.Failed() {
-			data, _ := os.ReadFile(agentLog.Name())
-			t.Logf("agent log:\n%s", cluster.Tail(data, 8000))
-		}
-	}()
+	m := newMachine(t, dir, svc.URL, mac, diskSize)
+	diskPath := m.disks.path
 
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "name": "agent-node",
 		"deploy_interface": "direct", "boot_interface": "fake", "rescue_interface": "agent",

@@ -12,6 +12,10 @@
 //
 //	go test -count=1 -p 1 ./test/agent -update
 //
+// TestFastTrack (fasttrack_test.go) cleans and deploys a node with
+// [deploy]fast_track on and off on both servers; its golden is
+// testdata/fasttrack.golden (regenerated with -run TestFastTrack -update).
+//
 // TestAgentBinary runs cmd/ironic-agent itself as a host process (flags)
 // through a custom-agent deploy with our all-in-one.
 package agent
