@@ -29,7 +29,7 @@ import (
 	"github.com/goironic/ironic/test/internal/cluster"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/commands.golden from Python Ironic's run")
+var update = flag.Bool("update", false, "rewrite testdata/commands.golden and failures.golden from Python Ironic's runs")
 
 // budget bounds one implementation's scenario.
 const budget = 3 * time.Minute
@@ -74,6 +74,11 @@ func TestAgentWithIronic(t *testing.T) {
 // rescue (the fake boot interface cannot boot a rescue ramdisk, so
 // Ironic must not manage the agent's boot).
 func config(dir, db string, port int, manageAgentBoot bool) string {
+	return configINI(dir, db, port, manageAgentBoot).String()
+}
+
+// configINI is config as sections, for tests that set more options.
+func configINI(dir, db string, port int, manageAgentBoot bool) cluster.INI {
 	return cluster.INI{
 		"DEFAULT": {
 			"host": "agent-test", "auth_strategy": "noauth", "rpc_transport": "none", "debug": "true",
@@ -98,7 +103,7 @@ func config(dir, db string, port int, manageAgentBoot bool) string {
 			"command_wait_interval":  "1", "manage_agent_boot": strconv.FormatBool(manageAgentBoot),
 			"post_deploy_get_power_state_retries": "1", "post_deploy_get_power_state_retry_interval": "1",
 		},
-	}.String()
+	}
 }
 
 // machine is the node's hardware as the agent sees it: a disk file,
@@ -108,7 +113,7 @@ type machine struct {
 	t      *testing.T
 	apiURL string
 	mac    string
-	disks  *fileDisks
+	disks  agent.Disks
 	dir    string
 	logOut *os.File
 
@@ -152,11 +157,16 @@ func (m *machine) boot(ctx context.Context) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	var onLookup func(string)
+	if n, ok := m.disks.(interface{ SetNodeUUID(string) }); ok {
+		// agent/disk's Manager names the node in IPA's messages.
+		onLookup = n.SetNodeUUID
+	}
 	a := agent.New(agent.Config{
 		APIURL: m.apiURL, MACs: []string{m.mac}, AdvertiseHost: "127.0.0.1", AdvertisePort: port,
 		LookupTimeout: time.Minute, LookupInterval: 200 * time.Millisecond, MaxLookupInterval: time.Second,
 		RescuePasswordFile: filepath.Join(m.dir, "ipa-rescue-password"),
-		CommandLog:         m, Disks: m.disks, Power: machinePower{m},
+		CommandLog:         m, Disks: m.disks, Power: machinePower{m}, OnLookup: onLookup,
 		// The test's image has no boot loader to register (IPA's
 		// ipa-ignore-bootloader-failure).
 		IgnoreBootloaderFailure: true,
@@ -275,7 +285,8 @@ func scenario(t *testing.T, python bool) []string {
 	}
 	defer agentLog.Close()
 	const mac = "52:54:00:12:34:66"
-	m := &machine{t: t, apiURL: svc.URL, mac: mac, disks: &fileDisks{path: diskPath, size: diskSize}, dir: dir, logOut: agentLog}
+	disks := &fileDisks{path: diskPath, size: diskSize}
+	m := &machine{t: t, apiURL: svc.URL, mac: mac, disks: disks, dir: dir, logOut: agentLog}
 	defer m.halt()
 	defer func() {
 		if t.Failed() {
@@ -355,7 +366,7 @@ func scenario(t *testing.T, python bool) []string {
 	if !bytes.Equal(got[:1<<20], make([]byte, 1<<20)) {
 		t.Errorf("erase_devices_metadata left the disk's start")
 	}
-	if calls := strings.Join(m.disks.Calls(), ", "); calls != "write_image /dev/vda, erase_metadata /dev/vda" {
+	if calls := strings.Join(disks.Calls(), ", "); calls != "write_image /dev/vda, erase_metadata /dev/vda" {
 		t.Errorf("disk calls: %s", calls)
 	}
 	m.halt()
