@@ -39,14 +39,19 @@ type failure struct {
 	// diskFormat is instance_info's image_disk_format ("raw" streams
 	// the image onto the disk).
 	diskFormat string
+	// badChecksum gives instance_info a checksum the image does not
+	// have.
+	badChecksum bool
 	// stopHeartbeats: the agent's heartbeats after its first never
 	// reach Ironic (the [conductor]deploy_callback_timeout path).
 	stopHeartbeats bool
 }
 
-// failures are issue 13's failure paths (the checksum mismatch is
-// TestAgentWithIronic's last step).
+// failures are issue 13's failure paths.
 var failures = []failure{
+	// The image does not match its checksum (downloaded to the cache
+	// first, retried, then ImageChecksumError).
+	{name: "checksum-mismatch", diskSize: 8 << 20, hints: map[string]any{"name": "/dev/vda"}, image: "/images/disk.raw", badChecksum: true},
 	// Ironic's own HEAD of the image URL fails the deploy request.
 	{name: "image-404", diskSize: 8 << 20, hints: map[string]any{"name": "/dev/vda"}, image: "/images/missing.raw"},
 	// The URL passes Ironic's HEAD, the agent's GET gets a 404:
@@ -175,9 +180,9 @@ func runFailure(ctx context.Context, t *testing.T, c client, f failure, i int, i
 	}
 	defer agentLog.Close()
 	mac := fmt.Sprintf("52:54:00:12:35:%02x", i)
-	apiURL := c.url
+	apiURL, dropped := c.url, (*atomic.Int32)(nil)
 	if f.stopHeartbeats {
-		apiURL = heartbeatOnce(t, c.url)
+		apiURL, dropped = heartbeatOnce(t, c.url)
 	}
 	m := &machine{t: t, apiURL: apiURL, mac: mac, disks: mgr, dir: dir, logOut: agentLog}
 	defer m.halt()
@@ -200,6 +205,9 @@ func runFailure(ctx context.Context, t *testing.T, c client, f failure, i int, i
 	c.call("PATCH", "/v1/nodes/"+uuid, []map[string]any{{"op": "add", "path": "/automated_clean", "value": false}})
 	c.provision(uuid, map[string]any{"target": "provide"}, "available", 20*time.Second)
 	sum := sha256.Sum256(imageContent(f.image))
+	if f.badChecksum {
+		sum = sha256.Sum256([]byte("not the image"))
+	}
 	ii := map[string]any{
 		"image_source":   imagesURL + f.image,
 		"image_checksum": hex.EncodeToString(sum[:]), "image_os_hash_algo": "sha256", "image_os_hash_value": hex.EncodeToString(sum[:]),
@@ -226,13 +234,19 @@ func runFailure(ctx context.Context, t *testing.T, c client, f failure, i int, i
 		n = c.call("GET", "/v1/nodes/"+uuid, nil)
 	}
 	m.halt()
+	if dropped != nil && dropped.Load() == 0 {
+		t.Errorf("%s: no heartbeat was dropped: the agent stopped by itself", f.name)
+	}
+	scrub := func(s string) string {
+		// IPA caches images in tempfile.gettempdir().
+		return strings.ReplaceAll(scrubMessage(s, uuid, imagesURL), filepath.Join(dir, "tmp"), "/tmp")
+	}
 	for _, k := range []string{"provision_state", "target_provision_state", "last_error", "maintenance", "maintenance_reason", "fault", "power_state"} {
 		v := n[k]
 		if s, ok := v.(string); ok {
-			v = scrubMessage(s, uuid, imagesURL)
+			v = scrub(s)
 		}
-		data, _ := json.Marshal(v)
-		lines = append(lines, k+": "+string(data))
+		lines = append(lines, k+": "+jsonText(v))
 	}
 	for _, l := range normalise(m.commands(), uuid, imagesURL) {
 		lines = append(lines, "command: "+l)
@@ -324,26 +338,37 @@ func fakeMachineDisks(t *testing.T, dir string, size int64) *disk.Manager {
 		disk.WithClock(time.Now, noSleep))
 }
 
+// jsonText is v as JSON, HTML characters unescaped.
+func jsonText(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSpace(buf.String())
+}
+
 // heartbeatOnce is a proxy to Ironic's API that passes the agent's
 // first heartbeat and drops the others (503, never reaching Ironic), as
-// if the agent had stopped heartbeating.
-func heartbeatOnce(t *testing.T, ironicURL string) string {
+// if the agent had stopped heartbeating; it returns the proxy's URL and
+// the count of heartbeats dropped.
+func heartbeatOnce(t *testing.T, ironicURL string) (string, *atomic.Int32) {
 	t.Helper()
 	target, err := url.Parse(ironicURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	proxy := httputil.NewSingleHostReverseProxy(target)
-	var beats atomic.Int32
+	var beats, dropped atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/heartbeat/") && beats.Add(1) > 1 {
+			dropped.Add(1)
 			http.Error(w, "heartbeat dropped by the test", http.StatusServiceUnavailable)
 			return
 		}
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv.URL, &dropped
 }
 
 var (
