@@ -40,7 +40,15 @@ func TestMain(m *testing.M) { cluster.Main(m) }
 // against Python Ironic 21.4's, and compares the requests each sent to
 // the agent with the golden (recorded from Python).
 func TestAgentWithIronic(t *testing.T) {
-	logs := map[string][]string{}
+	againstPython(t, filepath.Join("testdata", "commands.golden"), "Ironic's requests to the agent", scenario)
+}
+
+// againstPython runs run (which returns its golden's lines) against
+// Python Ironic 21.4's all-in-one and ours, rewrites golden from
+// Python's with -update, and compares both with it; what names the
+// lines in a failure.
+func againstPython(t *testing.T, golden, what string, run func(t *testing.T, python bool) []string) {
+	results := map[string][]string{}
 	for _, impl := range []string{"python", "go"} {
 		t.Run(impl, func(t *testing.T) {
 			if impl == "python" {
@@ -48,11 +56,10 @@ func TestAgentWithIronic(t *testing.T) {
 			} else {
 				cluster.Build(t, cluster.AllInOne)
 			}
-			logs[impl] = scenario(t, impl == "python")
+			results[impl] = run(t, impl == "python")
 		})
 	}
-	golden := filepath.Join("testdata", "commands.golden")
-	if py, ok := logs["python"]; ok && *update {
+	if py, ok := results["python"]; ok && *update {
 		if err := os.WriteFile(golden, []byte(strings.Join(py, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -61,9 +68,9 @@ func TestAgentWithIronic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for impl, got := range logs {
+	for impl, got := range results {
 		if d := cmp.Diff(strings.Split(strings.TrimSpace(string(want)), "\n"), got); d != "" {
-			t.Errorf("%s Ironic's requests to the agent differ from %s (-golden +%s):\n%s", impl, golden, impl, d)
+			t.Errorf("%s %s differ from %s (-golden +%s):\n%s", impl, what, golden, impl, d)
 		}
 	}
 }

@@ -20,8 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/goironic/ironic/agent/disk"
 	"github.com/goironic/ironic/test/internal/cluster"
 )
@@ -80,32 +78,7 @@ const callbackTimeout = 6
 // testdata/failures.golden, recorded from Python
 // (go test -count=1 -p 1 ./test/agent -run TestDeployFailures -update).
 func TestDeployFailures(t *testing.T) {
-	results := map[string][]string{}
-	for _, impl := range []string{"python", "go"} {
-		t.Run(impl, func(t *testing.T) {
-			if impl == "python" {
-				cluster.RequirePython(t, "ironic.cmd.singleprocess", "python3-ironic")
-			} else {
-				cluster.Build(t, cluster.AllInOne)
-			}
-			results[impl] = runFailures(t, impl == "python")
-		})
-	}
-	golden := filepath.Join("testdata", "failures.golden")
-	if py, ok := results["python"]; ok && *update {
-		if err := os.WriteFile(golden, []byte(strings.Join(py, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for impl, got := range results {
-		if d := cmp.Diff(strings.Split(strings.TrimSpace(string(want)), "\n"), got); d != "" {
-			t.Errorf("%s Ironic's failed deploys differ from %s (-golden +%s):\n%s", impl, golden, impl, d)
-		}
-	}
+	againstPython(t, filepath.Join("testdata", "failures.golden"), "failed deploys", runFailures)
 }
 
 // failureImages serves the images: disk.raw (256 KiB), big.raw (2 MiB),
