@@ -273,9 +273,12 @@ func (m *Manager) fetchChecksum(ctx context.Context, checksum string, image Imag
 // answers is copied into w (through sink, which may refuse a write) with
 // its hash computed on the way, then verified against the expected
 // value; the whole is retried DownloadRetries times on download and
-// checksum errors. location names the target in IPA's messages, reset
-// rewinds the target before a retry.
-func (m *Manager) download(ctx context.Context, image ImageInfo, location string, w io.Writer, reset func() error) (int64, error) {
+// checksum errors. location names the target in IPA's checksum
+// messages, writeTarget in its write-failure message ("device /dev/vda"
+// when streaming onto a disk as _stream_raw_image_onto_device says, the
+// cache file's path for _download_image); reset rewinds the target
+// before a retry.
+func (m *Manager) download(ctx context.Context, image ImageInfo, location, writeTarget string, w io.Writer, reset func() error) (int64, error) {
 	h, want, err := imageHash(image)
 	if err != nil {
 		return 0, err
@@ -286,7 +289,7 @@ func (m *Manager) download(ctx context.Context, image ImageInfo, location string
 	start := m.now()
 	for attempt := 0; ; attempt++ {
 		h.Reset()
-		n, err := m.downloadOnce(ctx, image, location, w, h, start)
+		n, err := m.downloadOnce(ctx, image, writeTarget, w, h, start)
 		if err == nil {
 			if got := fmt.Sprintf("%x", h.Sum(nil)); got != want {
 				err = errImageChecksum(location, image.ID, want, got)
@@ -313,7 +316,7 @@ func (m *Manager) download(ctx context.Context, image ImageInfo, location string
 	}
 }
 
-func (m *Manager) downloadOnce(ctx context.Context, image ImageInfo, location string, w io.Writer, h hash.Hash, start time.Time) (int64, error) {
+func (m *Manager) downloadOnce(ctx context.Context, image ImageInfo, writeTarget string, w io.Writer, h hash.Hash, start time.Time) (int64, error) {
 	var resp *http.Response
 	var details []string
 	for _, u := range image.URLs {
@@ -344,7 +347,7 @@ func (m *Manager) downloadOnce(ctx context.Context, image ImageInfo, location st
 		}
 		var we *writeError
 		if errors.As(err, &we) {
-			return n, &downloadError{imageID: image.ID, msg: fmt.Sprintf("Unable to write image to %s. Error: %s", location, we.msg)}
+			return n, &downloadError{imageID: image.ID, msg: fmt.Sprintf("Unable to write image to %s. Error: %s", writeTarget, we.msg)}
 		}
 		if errors.Is(err, errIdle) {
 			return n, &downloadError{imageID: image.ID, msg: "Timed out reading next chunk from webserver"}

@@ -92,7 +92,7 @@ func pyStrerror(e syscall.Errno) string {
 func (m *Manager) streamRaw(ctx context.Context, dev, path string, image ImageInfo) error {
 	return withDeviceErr(dev, path, func(f *os.File, size int64) error {
 		w := &seqWriter{r: region{f: f, n: size}}
-		_, err := m.download(ctx, image, dev, w, func() error { w.off = 0; return nil })
+		_, err := m.download(ctx, image, dev, "device "+dev, w, func() error { w.off = 0; return nil })
 		return err
 	})
 }
@@ -120,7 +120,7 @@ func (m *Manager) streamQcow2(ctx context.Context, dev, path string, image Image
 			return errImageWrite(dev, 1, "", pyOSError(err))
 		}
 		sink := &streamSink{s: newQcow2Stream(whole, size, dev)}
-		_, err := m.download(ctx, image, dev, sink, func() error { sink.s = newQcow2Stream(whole, size, dev); return nil })
+		_, err := m.download(ctx, image, dev, "device "+dev, sink, func() error { sink.s = newQcow2Stream(whole, size, dev); return nil })
 		if err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func (m *Manager) cacheAndWrite(ctx context.Context, dev, path string, image Ima
 		_ = os.Remove(location)
 	}()
 	w := &seqWriter{r: region{f: tmp, n: 1 << 62}}
-	size, err := m.download(ctx, image, location, w, func() error { w.off = 0; return tmp.Truncate(0) })
+	size, err := m.download(ctx, image, location, location, w, func() error { w.off = 0; return tmp.Truncate(0) })
 	if err != nil {
 		return err
 	}

@@ -201,7 +201,7 @@ func TestWriteImageErrors(t *testing.T) {
 		makeDisk(t, dev, "vda", 512<<10)
 		err := m.WriteImage(t.Context(), "/dev/vda", ImageInfo{ID: "i5", URLs: []string{srv.URL + "/img.raw"}, DiskFormat: ptr("raw"), StreamRawImages: true, OSHashAlgo: "sha256", OSHashValue: sum})
 		e := ipaError(t, err)
-		want := "Error downloading image: Download of image i5 failed: Unable to write image to /dev/vda. Error: [Errno 28] No space left on device"
+		want := "Error downloading image: Download of image i5 failed: Unable to write image to device /dev/vda. Error: [Errno 28] No space left on device"
 		if e.Error() != want {
 			t.Errorf("got %q\nwant %q", e.Error(), want)
 		}

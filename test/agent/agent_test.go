@@ -27,7 +27,7 @@ import (
 	"github.com/goironic/ironic/test/internal/cluster"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/commands.golden from Python Ironic's run")
+var update = flag.Bool("update", false, "rewrite testdata/commands.golden and failures.golden from Python Ironic's runs")
 
 // budget bounds one implementation's scenario.
 const budget = 3 * time.Minute
@@ -38,7 +38,15 @@ func TestMain(m *testing.M) { cluster.Main(m) }
 // against Python Ironic 21.4's, and compares the requests each sent to
 // the agent with the golden (recorded from Python).
 func TestAgentWithIronic(t *testing.T) {
-	logs := map[string][]string{}
+	againstPython(t, filepath.Join("testdata", "commands.golden"), "Ironic's requests to the agent", scenario)
+}
+
+// againstPython runs run (which returns its golden's lines) against
+// Python Ironic 21.4's all-in-one and ours, rewrites golden from
+// Python's with -update, and compares both with it; what names the
+// lines in a failure.
+func againstPython(t *testing.T, golden, what string, run func(t *testing.T, python bool) []string) {
+	results := map[string][]string{}
 	for _, impl := range []string{"python", "go"} {
 		t.Run(impl, func(t *testing.T) {
 			if impl == "python" {
@@ -46,11 +54,10 @@ func TestAgentWithIronic(t *testing.T) {
 			} else {
 				cluster.Build(t, cluster.AllInOne)
 			}
-			logs[impl] = scenario(t, impl == "python")
+			results[impl] = run(t, impl == "python")
 		})
 	}
-	golden := filepath.Join("testdata", "commands.golden")
-	if py, ok := logs["python"]; ok && *update {
+	if py, ok := results["python"]; ok && *update {
 		if err := os.WriteFile(golden, []byte(strings.Join(py, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -59,9 +66,9 @@ func TestAgentWithIronic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for impl, got := range logs {
+	for impl, got := range results {
 		if d := cmp.Diff(strings.Split(strings.TrimSpace(string(want)), "\n"), got); d != "" {
-			t.Errorf("%s Ironic's requests to the agent differ from %s (-golden +%s):\n%s", impl, golden, impl, d)
+			t.Errorf("%s %s differ from %s (-golden +%s):\n%s", impl, what, golden, impl, d)
 		}
 	}
 }
@@ -72,6 +79,11 @@ func TestAgentWithIronic(t *testing.T) {
 // rescue (the fake boot interface cannot boot a rescue ramdisk, so
 // Ironic must not manage the agent's boot).
 func config(dir, db string, port int, manageAgentBoot bool) string {
+	return configINI(dir, db, port, manageAgentBoot).String()
+}
+
+// configINI is config as sections, for tests that set more options.
+func configINI(dir, db string, port int, manageAgentBoot bool) cluster.INI {
 	return cluster.INI{
 		"DEFAULT": {
 			"host": "agent-test", "auth_strategy": "noauth", "rpc_transport": "none", "debug": "true",
@@ -96,7 +108,7 @@ func config(dir, db string, port int, manageAgentBoot bool) string {
 			"command_wait_interval":  "1", "manage_agent_boot": strconv.FormatBool(manageAgentBoot),
 			"post_deploy_get_power_state_retries": "1", "post_deploy_get_power_state_retry_interval": "1",
 		},
-	}.String()
+	}
 }
 
 // machine is the node's hardware as the agent sees it: a disk file,
@@ -106,7 +118,7 @@ type machine struct {
 	t      *testing.T
 	apiURL string
 	mac    string
-	disks  *fileDisks
+	disks  agent.Disks
 	dir    string
 	logOut *os.File
 
@@ -150,11 +162,16 @@ func (m *machine) boot(ctx context.Context) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	var onLookup func(string)
+	if n, ok := m.disks.(interface{ SetNodeUUID(string) }); ok {
+		// agent/disk's Manager names the node in IPA's messages.
+		onLookup = n.SetNodeUUID
+	}
 	a := agent.New(agent.Config{
 		APIURL: m.apiURL, MACs: []string{m.mac}, AdvertiseHost: "127.0.0.1", AdvertisePort: port,
 		LookupTimeout: time.Minute, LookupInterval: 200 * time.Millisecond, MaxLookupInterval: time.Second,
 		RescuePasswordFile: filepath.Join(m.dir, "ipa-rescue-password"),
-		CommandLog:         m, Disks: m.disks, Power: machinePower{m},
+		CommandLog:         m, Disks: m.disks, Power: machinePower{m}, OnLookup: onLookup,
 		// The test's image has no boot loader to register (IPA's
 		// ipa-ignore-bootloader-failure).
 		IgnoreBootloaderFailure: true,
@@ -257,7 +274,8 @@ func scenario(t *testing.T, python bool) []string {
 	const diskSize = 8 << 20
 	const mac = "52:54:00:12:34:66"
 	m := newMachine(t, dir, svc.URL, mac, diskSize)
-	diskPath := m.disks.path
+	disks := m.disks.(*fileDisks)
+	diskPath := disks.path
 
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "name": "agent-node",
 		"deploy_interface": "direct", "boot_interface": "fake", "rescue_interface": "agent",
@@ -330,7 +348,7 @@ func scenario(t *testing.T, python bool) []string {
 	if !bytes.Equal(got[:1<<20], make([]byte, 1<<20)) {
 		t.Errorf("erase_devices_metadata left the disk's start")
 	}
-	if calls := strings.Join(m.disks.Calls(), ", "); calls != "write_image /dev/vda, erase_metadata /dev/vda" {
+	if calls := strings.Join(disks.Calls(), ", "); calls != "write_image /dev/vda, erase_metadata /dev/vda" {
 		t.Errorf("disk calls: %s", calls)
 	}
 	m.halt()

@@ -165,7 +165,7 @@ func fastTrackScenario(t *testing.T, python bool, v fastTrackVariant) []string {
 	files := serveImage(t, img)
 	const mac = "52:54:00:12:34:67"
 	m := newMachine(t, dir, svc.URL, mac, 4<<20)
-	diskPath, agentLogText := m.disks.path, m.agentLog
+	diskPath, agentLogText := m.disks.(*fileDisks).path, m.agentLog
 
 	n := c.call("POST", "/v1/nodes", map[string]any{"driver": "fake-hardware", "name": "fast-node",
 		"deploy_interface": "direct", "boot_interface": "fake",
@@ -284,7 +284,7 @@ func fastTrackScenario(t *testing.T, python bool, v fastTrackVariant) []string {
 		t.Errorf("the disk does not hold the image")
 	}
 	const wantCalls = "erase_metadata /dev/vda, write_image /dev/vda"
-	if calls := strings.Join(m.disks.Calls(), ", "); calls != wantCalls {
+	if calls := strings.Join(m.disks.(*fileDisks).Calls(), ", "); calls != wantCalls {
 		t.Errorf("disk calls: %s, want %s", calls, wantCalls)
 	}
 	logText := agentLogText()
