@@ -62,9 +62,9 @@ func TestPlanNetworkGolden(t *testing.T) {
 
 func TestParseNetworkDataErrors(t *testing.T) {
 	for _, raw := range []string{
-		`{"links": [}`,               // the spec's example has a trailing comma
-		`{"links": [{"mtu": "x"}]}`,  // not a number
-		`{"links": [{"mtu": 1.5}]}`,  // not an integer
+		`{"links": [}`,              // the spec's example has a trailing comma
+		`{"links": [{"mtu": "x"}]}`, // not a number
+		`{"links": [{"mtu": 1.5}]}`, // not an integer
 		`{"networks": {"id": "x"}}`, // not a list
 	} {
 		if _, err := ParseNetworkData([]byte(raw)); err == nil {
