@@ -2,10 +2,8 @@ package vm_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -17,83 +15,29 @@ import (
 
 	"github.com/goironic/ironic/agent/ramdisk"
 	"github.com/goironic/ironic/drivers/configdrive"
+	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/vm"
 )
 
-// l3Run bounds the L3 VM run: from QEMU's start to the agent's first
-// heartbeat (TCG on 2 shared cores: the kernel, the modules, the drive).
+// l3Run bounds each L3 VM run: from QEMU's start to the agent's first
+// heartbeat or DHCP request (TCG on 2 shared cores: the kernel, the
+// modules, the drive).
 const l3Run = 4 * time.Minute
 
-// agentCall is one request the agent made to the lookup stub.
-type agentCall struct {
-	Method, Path, Remote string
-	Body                 map[string]any
-}
-
-// lookupStub is what the agent talks to in the namespace: Ironic's
-// root (API version), lookup (answering with node) and heartbeat; it
-// records every request with its source address.
-type lookupStub struct {
-	node  string
-	mu    sync.Mutex
-	calls []agentCall
-	got   chan struct{} // closed at the first heartbeat
-	once  sync.Once
-}
-
-func (s *lookupStub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := agentCall{Method: r.Method, Path: r.URL.Path, Remote: r.RemoteAddr}
-	if b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20)); len(b) > 0 {
-		_ = json.Unmarshal(b, &c.Body)
-	}
-	s.mu.Lock()
-	s.calls = append(s.calls, c)
-	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case r.URL.Path == "/":
-		_, _ = io.WriteString(w, `{"default_version": {"id": "v1", "version": "1.81", "min_version": "1.1", "status": "CURRENT"}}`)
-	case r.URL.Path == "/v1/lookup":
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"node":   map[string]any{"uuid": s.node, "properties": map[string]any{}, "instance_info": map[string]any{}, "driver_internal_info": map[string]any{}},
-			"config": map[string]any{"heartbeat_timeout": 300, "agent_token": "l3-token", "agent_token_required": true},
-		})
-	case strings.HasPrefix(r.URL.Path, "/v1/heartbeat/"):
-		w.WriteHeader(http.StatusAccepted)
-		s.once.Do(func() { close(s.got) })
-	default:
-		http.Error(w, `{"error_message": "not here"}`, http.StatusNotFound)
-	}
-}
-
-func (s *lookupStub) snapshot() []agentCall {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]agentCall(nil), s.calls...)
-}
-
-// l3Segment is the namespace of the L3 tests with what listens in it:
-// the lookup stub on 192.0.2.1:6800 and a UDP socket on port 67, where a
-// DHCP client's requests arrive (the segment's "capture").
+// l3Segment is the namespace of the L3 tests with a UDP socket on port
+// 67 in it, where a DHCP client's requests arrive (the segment's
+// "capture").
 type l3Segment struct {
 	ns   *vm.NetNS
-	stub *lookupStub
 	mu   sync.Mutex
 	dhcp []string // sources of the datagrams port 67 received
 	got  chan struct{}
 	once sync.Once
 }
 
-func newL3Segment(t *testing.T, node string) *l3Segment {
+func newL3Segment(t *testing.T) *l3Segment {
 	t.Helper()
-	seg := &l3Segment{ns: vm.NewNetNS(t, "192.0.2.1/24"), stub: &lookupStub{node: node, got: make(chan struct{})}, got: make(chan struct{})}
-	l, err := seg.ns.Listen("tcp", "192.0.2.1:6800")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: seg.stub, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	seg := &l3Segment{ns: vm.NewNetNS(t, "192.0.2.1/24"), got: make(chan struct{})}
 	pc, err := seg.ns.ListenPacket("udp4", "0.0.0.0:67")
 	if err != nil {
 		t.Fatal(err)
@@ -123,16 +67,16 @@ func (seg *l3Segment) dhcpSeen() []string {
 
 // bootL3 runs QEMU in the segment's namespace on its tap (no user
 // network), booting the deploy kernel and initramfs directly with
-// boot_method=vmedia and ipa-api-url on the stub, cd (if any) as an IDE
+// boot_method=vmedia and ipa-api-url=apiURL, cd (if any) as an IDE
 // CD-ROM. The machine is killed when ctx ends or the test does; it
 // returns the console's path and a channel that yields QEMU's end.
-func bootL3(ctx context.Context, t *testing.T, seg *l3Segment, qemu string, rd ramdisk.Output, mac, cd string) (string, <-chan error) {
+func bootL3(ctx context.Context, t *testing.T, seg *l3Segment, qemu string, rd ramdisk.Output, mac, cd, apiURL string) (string, <-chan error) {
 	t.Helper()
 	dir := t.TempDir()
 	console := filepath.Join(dir, "console.log")
 	args := []string{"-machine", "pc,accel=tcg", "-m", "512", "-nodefaults", "-display", "none", "-no-reboot",
 		"-serial", "file:" + console, "-kernel", rd.Kernel, "-initrd", rd.Initramfs,
-		"-append", "console=ttyS0 boot_method=vmedia ipa-api-url=http://192.0.2.1:6800 ipa-debug=1 ipa-lookup-timeout=300"}
+		"-append", "console=ttyS0 boot_method=vmedia ipa-api-url=" + apiURL + " ipa-debug=1 ipa-lookup-timeout=300"}
 	if cd != "" {
 		args = append(args, "-drive", "if=ide,index=1,media=cdrom,format=raw,readonly=on,file="+cd)
 	}
@@ -162,14 +106,16 @@ func bootL3(ctx context.Context, t *testing.T, seg *l3Segment, qemu string, rd r
 // deploy, on a segment with no DHCP server anywhere: a network namespace
 // with a tap whose host side is 192.0.2.1/24, QEMU (TCG, its user
 // network not used) on that tap booting our deploy kernel and initramfs
-// with boot_method=vmedia and ipa-api-url on the command line, and a
-// config-2 ISO (drivers/configdrive's writer) as its CD carrying
+// directly with boot_method=vmedia and ipa-api-url on the command line,
+// and a config-2 ISO (drivers/configdrive's writer) as its CD carrying
 // network_data.json with the static address 192.0.2.10/24 for the NIC's
-// MAC, a default route and DNS. The agent must find the CD, configure
-// the address, and look up against the stub in the namespace: the
-// lookup and the heartbeat arriving from 192.0.2.10, with the heartbeat's
-// callback_url on it, are the proof; the UDP socket on port 67 in the
-// namespace sees no DHCP request.
+// MAC, a default route and DNS. Our all-in-one (on the host's loopback,
+// reached from the namespace through NetNS.Forward) has the node
+// enrolled with fast track, so that, as in 21.4, the agent may look up
+// and heartbeat without a deploy. The proof: every connection to the API
+// comes from 192.0.2.10, the node's driver_internal_info.agent_url
+// (the heartbeat's callback_url) is http://192.0.2.10:9999, and a UDP
+// socket on port 67 in the namespace sees no DHCP request.
 //
 // The subtest dhcp-fallback boots the same machine without the CD: the
 // agent must fall back to DHCP, and port 67 must see its requests (which
@@ -190,61 +136,63 @@ func TestAgentL3NoDHCP(t *testing.T) {
 	)
 
 	t.Run("static", func(t *testing.T) {
-		seg := newL3Segment(t, nodeUUID)
-		// The config-2 drive, as the virtual-media boot ISO carries it.
-		networkData := fmt.Sprintf(`{"links": [{"id": "port-0", "type": "phy", "ethernet_mac_address": %q, "mtu": 1500}],
-		 "networks": [{"id": "provisioning", "type": "ipv4", "link": "port-0", "ip_address": %q, "netmask": "255.255.255.0",
-		   "routes": [{"network": "0.0.0.0", "netmask": "0.0.0.0", "gateway": "192.0.2.1"}],
-		   "network_id": "00000000-0000-0000-0000-000000006800"}],
-		 "services": [{"type": "dns", "address": "192.0.2.53"}]}`, strings.ToUpper(mac), guest)
-		iso, err := configdrive.Builder{}.ISO(ctx, []configdrive.File{
-			{Path: "openstack/latest/meta_data.json", Data: []byte(`{"uuid": "` + nodeUUID + `"}`)},
-			{Path: "openstack/latest/network_data.json", Data: []byte(networkData)},
-		})
+		cluster.Build(t, cluster.AllInOne)
+		seg := newL3Segment(t)
+		dir := t.TempDir()
+		apiPort, err := vm.FreePort(6801, 6809)
 		if err != nil {
 			t.Fatal(err)
 		}
-		isoPath := filepath.Join(t.TempDir(), "config-2.iso")
-		if err := os.WriteFile(isoPath, iso, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		conf := vm.Conf{DBPath: filepath.Join(dir, "ironic.sqlite"), HTTPURL: "http://127.0.0.1:6819", HTTPRoot: dir}
+		api := cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Port: apiPort, Dir: dir, Config: conf.Text, LogTail: 8000})
+		fwd := seg.ns.Forward(t, "192.0.2.1:6801", strings.TrimPrefix(api.URL, "http://"))
+		c := cluster.NewClient(api.URL, "1.81")
+		// An enrolled node with fast track: 21.4 lets its agent look up and
+		// heartbeat, and records the agent's URL, without a deploy.
+		c.Must(ctx, t, http.StatusCreated, http.MethodPost, "/v1/nodes", map[string]any{
+			"uuid": nodeUUID, "driver": "redfish", "deploy_interface": "direct",
+			"driver_info": map[string]any{"redfish_address": "http://127.0.0.1:6818", "redfish_system_id": "/redfish/v1/Systems/l3", "fast_track": true},
+		})
+		c.Must(ctx, t, http.StatusCreated, http.MethodPost, "/v1/ports", map[string]any{"node_uuid": nodeUUID, "address": mac})
+		iso := configDriveISO(ctx, t, nodeUUID, mac, guest)
 		runCtx, stop := context.WithTimeout(ctx, l3Run)
 		defer stop()
 		t1 := time.Now()
-		console, done := bootL3(runCtx, t, seg, qemu, rd, mac, isoPath)
-		select {
-		case <-seg.stub.got:
-			t.Logf("first heartbeat %s after QEMU started", time.Since(t1).Round(time.Millisecond))
-		case err := <-done:
-			t.Fatalf("QEMU ended before the heartbeat: %v\n%s", err, consoleTail(console, 4000))
-		case <-runCtx.Done():
-			t.Fatalf("no heartbeat within %s; requests %+v\n%s", l3Run, seg.stub.snapshot(), consoleTail(console, 6000))
-		}
-		var lookups, heartbeats int
-		for _, c := range seg.stub.snapshot() {
-			host, _, _ := net.SplitHostPort(c.Remote)
-			if host != guest {
-				t.Errorf("%s %s came from %s, not the static address %s", c.Method, c.Path, c.Remote, guest)
+		console, done := bootL3(runCtx, t, seg, qemu, rd, mac, iso, "http://192.0.2.1:6801")
+		var agentURL string
+		for agentURL == "" {
+			select {
+			case err := <-done:
+				t.Fatalf("QEMU ended before the heartbeat: %v\n%s", err, consoleTail(console, 4000))
+			case <-runCtx.Done():
+				t.Fatalf("no heartbeat recorded within %s; connections from %v\n%s\n%s", l3Run, fwd.Sources(), consoleTail(console, 6000), api.LogTail(4000))
+			case <-time.After(2 * time.Second):
 			}
-			switch {
-			case c.Path == "/v1/lookup":
-				lookups++
-			case strings.HasPrefix(c.Path, "/v1/heartbeat/"):
-				heartbeats++
-				if cb, _ := c.Body["callback_url"].(string); cb != "http://"+guest+":9999" {
-					t.Errorf("heartbeat callback_url %q, want the static address", cb)
-				}
+			var n struct {
+				DriverInternalInfo map[string]any `json:"driver_internal_info"`
+			}
+			c.JSON(ctx, t, http.StatusOK, http.MethodGet, "/v1/nodes/"+nodeUUID, nil, &n)
+			agentURL, _ = n.DriverInternalInfo["agent_url"].(string)
+		}
+		t.Logf("agent_url %s recorded %s after QEMU started", agentURL, time.Since(t1).Round(time.Millisecond))
+		if agentURL != "http://"+guest+":9999" {
+			t.Errorf("agent_url %q, want the static address", agentURL)
+		}
+		srcs := fwd.Sources()
+		for _, src := range srcs {
+			if host, _, _ := net.SplitHostPort(src); host != guest {
+				t.Errorf("a connection to the API came from %s, not %s", src, guest)
 			}
 		}
-		if lookups == 0 || heartbeats == 0 {
-			t.Errorf("lookups %d, heartbeats %d", lookups, heartbeats)
+		if len(srcs) == 0 {
+			t.Error("no connection reached the API")
 		}
 		if got := seg.dhcpSeen(); len(got) != 0 {
 			t.Errorf("DHCP requests reached the segment from %v", got)
 		}
-		c := consoleTail(console, 1<<20)
+		out := consoleTail(console, 1<<20)
 		for _, want := range []string{"config drive network_data.json found", "static address configured"} {
-			if !strings.Contains(c, want) {
+			if !strings.Contains(out, want) {
 				t.Errorf("console lacks %q", want)
 			}
 		}
@@ -254,11 +202,11 @@ func TestAgentL3NoDHCP(t *testing.T) {
 	})
 
 	t.Run("dhcp-fallback", func(t *testing.T) {
-		seg := newL3Segment(t, nodeUUID)
+		seg := newL3Segment(t)
 		runCtx, stop := context.WithTimeout(ctx, l3Run)
 		defer stop()
 		t1 := time.Now()
-		console, done := bootL3(runCtx, t, seg, qemu, rd, mac, "")
+		console, done := bootL3(runCtx, t, seg, qemu, rd, mac, "", "http://192.0.2.1:6801")
 		select {
 		case <-seg.got:
 			t.Logf("first DHCP request %s after QEMU started, from %v", time.Since(t1).Round(time.Millisecond), seg.dhcpSeen())
@@ -270,10 +218,32 @@ func TestAgentL3NoDHCP(t *testing.T) {
 		if c := consoleTail(console, 1<<20); !strings.Contains(c, "no config-2 drive: DHCP") {
 			t.Errorf("console lacks the fallback:\n%s", consoleTail(console, 4000))
 		}
-		if n := len(seg.stub.snapshot()); n != 0 {
-			t.Errorf("%d requests reached the stub without an address", n)
-		}
 	})
+}
+
+// configDriveISO writes the config-2 drive the virtual-media boot ISO
+// carries for the node: meta_data.json and network_data.json giving the
+// NIC with mac the static address guest/24, the default route through
+// 192.0.2.1 and a DNS server (drivers/configdrive's ISO writer).
+func configDriveISO(ctx context.Context, t *testing.T, node, mac, guest string) string {
+	t.Helper()
+	networkData := fmt.Sprintf(`{"links": [{"id": "port-0", "type": "phy", "ethernet_mac_address": %q, "mtu": 1500}],
+	 "networks": [{"id": "provisioning", "type": "ipv4", "link": "port-0", "ip_address": %q, "netmask": "255.255.255.0",
+	   "routes": [{"network": "0.0.0.0", "netmask": "0.0.0.0", "gateway": "192.0.2.1"}],
+	   "network_id": "00000000-0000-0000-0000-000000006800"}],
+	 "services": [{"type": "dns", "address": "192.0.2.53"}]}`, strings.ToUpper(mac), guest)
+	iso, err := configdrive.Builder{}.ISO(ctx, []configdrive.File{
+		{Path: "openstack/latest/meta_data.json", Data: []byte(`{"uuid": "` + node + `"}`)},
+		{Path: "openstack/latest/network_data.json", Data: []byte(networkData)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "config-2.iso")
+	if err := os.WriteFile(p, iso, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // consoleTail is the last n bytes of a file ("" when it cannot be read).

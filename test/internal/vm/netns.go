@@ -3,14 +3,17 @@ package vm
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -149,4 +152,58 @@ func (ns *NetNS) ListenPacket(network, addr string) (net.PacketConn, error) {
 		return err
 	})
 	return c, err
+}
+
+// Forward listens on addr in the namespace and relays each connection
+// to to (a server on the host's loopback, such as the all-in-one's
+// API), so that the guest reaches a host service at a namespace address.
+// Sources returns the remote addresses of the connections relayed. It
+// stops when t ends.
+func (ns *NetNS) Forward(t testing.TB, addr, to string) *Forwarder {
+	t.Helper()
+	l, err := ns.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Forwarder{}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			f.mu.Lock()
+			f.sources = append(f.sources, c.RemoteAddr().String())
+			f.mu.Unlock()
+			go relay(c, to)
+		}
+	}()
+	t.Cleanup(func() { _ = l.Close() })
+	return f
+}
+
+// Forwarder is a running Forward.
+type Forwarder struct {
+	mu      sync.Mutex
+	sources []string
+}
+
+// Sources are the remote addresses of the connections relayed so far.
+func (f *Forwarder) Sources() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.sources...)
+}
+
+func relay(c net.Conn, to string) {
+	defer c.Close()
+	u, err := net.DialTimeout("tcp", to, 10*time.Second)
+	if err != nil {
+		return
+	}
+	defer u.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(u, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, u); done <- struct{}{} }()
+	<-done
 }
