@@ -31,6 +31,7 @@ type l3Segment struct {
 	ns   *vm.NetNS
 	mu   sync.Mutex
 	dhcp []string // sources of the datagrams port 67 received
+	vlan bool     // the host side has VLAN 100
 	got  chan struct{}
 	once sync.Once
 }
@@ -38,6 +39,18 @@ type l3Segment struct {
 func newL3Segment(t *testing.T) *l3Segment {
 	t.Helper()
 	seg := &l3Segment{ns: vm.NewNetNS(t, "192.0.2.1/24"), got: make(chan struct{})}
+	// The segment's IPv6 side and a tagged VLAN 100 with its own subnet.
+	seg.ns.IP(t, "addr", "add", "2001:db8:68::1/64", "dev", seg.ns.Tap, "nodad")
+	// (A host kernel without 8021q cannot: the guest's side is then
+	// checked on its console only.)
+	vlan := seg.ns.Tap + ".100"
+	if out, err := seg.ns.Command(context.Background(), "ip", "link", "add", "link", seg.ns.Tap, "name", vlan, "type", "vlan", "id", "100").CombinedOutput(); err != nil {
+		t.Logf("no VLAN on the host side: %v: %s", err, out)
+	} else {
+		seg.ns.IP(t, "addr", "add", "198.51.100.1/24", "dev", vlan)
+		seg.ns.IP(t, "link", "set", vlan, "up")
+		seg.vlan = true
+	}
 	pc, err := seg.ns.ListenPacket("udp4", "0.0.0.0:67")
 	if err != nil {
 		t.Fatal(err)
@@ -109,13 +122,15 @@ func bootL3(ctx context.Context, t *testing.T, seg *l3Segment, qemu string, rd r
 // directly with boot_method=vmedia and ipa-api-url on the command line,
 // and a config-2 ISO (drivers/configdrive's writer) as its CD carrying
 // network_data.json with the static address 192.0.2.10/24 for the NIC's
-// MAC, a default route and DNS. Our all-in-one (on the host's loopback,
+// MAC, a default route and DNS, an IPv6 address, and a VLAN (100) with
+// its own address. Our all-in-one (on the host's loopback,
 // reached from the namespace through NetNS.Forward) has the node
 // enrolled with fast track, so that, as in 21.4, the agent may look up
 // and heartbeat without a deploy. The proof: every connection to the API
 // comes from 192.0.2.10, the node's driver_internal_info.agent_url
 // (the heartbeat's callback_url) is http://192.0.2.10:9999, and a UDP
-// socket on port 67 in the namespace sees no DHCP request.
+// socket on port 67 in the namespace sees no DHCP request; the agent
+// answers on the IPv6 address and on the VLAN's.
 //
 // The subtest dhcp-fallback boots the same machine without the CD: the
 // agent must fall back to DHCP, and port 67 must see its requests (which
@@ -190,8 +205,27 @@ func TestAgentL3NoDHCP(t *testing.T) {
 		if got := seg.dhcpSeen(); len(got) != 0 {
 			t.Errorf("DHCP requests reached the segment from %v", got)
 		}
+		// The IPv6 address and the VLAN's address answer too: the agent
+		// listens on every address.
+		addrs := []string{"[2001:db8:68::10]:9999"}
+		if seg.vlan {
+			addrs = append(addrs, "198.51.100.10:9999")
+		}
+		for _, addr := range addrs {
+			dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
+			conn, err := seg.ns.Dial(dctx, "tcp", addr)
+			dcancel()
+			if err != nil {
+				t.Errorf("the agent at %s: %v", addr, err)
+				continue
+			}
+			_ = conn.Close()
+		}
 		out := consoleTail(console, 1<<20)
-		for _, want := range []string{"config drive network_data.json found", "static address configured"} {
+		for _, want := range []string{"config drive network_data.json found",
+			`msg="static address configured" interface=eth0 addr=192.0.2.10/24`,
+			`msg="static address configured" interface=eth0 addr=2001:db8:68::10/64`,
+			`msg="static address configured" interface=eth0.100 addr=198.51.100.10/24`} {
 			if !strings.Contains(out, want) {
 				t.Errorf("console lacks %q", want)
 			}
@@ -224,13 +258,19 @@ func TestAgentL3NoDHCP(t *testing.T) {
 // configDriveISO writes the config-2 drive the virtual-media boot ISO
 // carries for the node: meta_data.json and network_data.json giving the
 // NIC with mac the static address guest/24, the default route through
-// 192.0.2.1 and a DNS server (drivers/configdrive's ISO writer).
+// 192.0.2.1, 2001:db8:68::10/64, VLAN 100 with 198.51.100.10/24, and a
+// DNS server (drivers/configdrive's ISO writer).
 func configDriveISO(ctx context.Context, t *testing.T, node, mac, guest string) string {
 	t.Helper()
-	networkData := fmt.Sprintf(`{"links": [{"id": "port-0", "type": "phy", "ethernet_mac_address": %q, "mtu": 1500}],
+	networkData := fmt.Sprintf(`{"links": [{"id": "port-0", "type": "phy", "ethernet_mac_address": %q, "mtu": 1500},
+	   {"id": "port-0.100", "type": "vlan", "vlan_link": "port-0", "vlan_id": 100, "vlan_mac_address": %[1]q}],
 	 "networks": [{"id": "provisioning", "type": "ipv4", "link": "port-0", "ip_address": %q, "netmask": "255.255.255.0",
 	   "routes": [{"network": "0.0.0.0", "netmask": "0.0.0.0", "gateway": "192.0.2.1"}],
-	   "network_id": "00000000-0000-0000-0000-000000006800"}],
+	   "network_id": "00000000-0000-0000-0000-000000006800"},
+	  {"id": "provisioning-v6", "type": "ipv6", "link": "port-0", "ip_address": "2001:db8:68::10", "netmask": "ffff:ffff:ffff:ffff::",
+	   "routes": [], "network_id": "00000000-0000-0000-0000-000000006800"},
+	  {"id": "tagged", "type": "ipv4", "link": "port-0.100", "ip_address": "198.51.100.10", "netmask": "255.255.255.0",
+	   "routes": [], "network_id": "00000000-0000-0000-0000-000000006801"}],
 	 "services": [{"type": "dns", "address": "192.0.2.53"}]}`, strings.ToUpper(mac), guest)
 	iso, err := configdrive.Builder{}.ISO(ctx, []configdrive.File{
 		{Path: "openstack/latest/meta_data.json", Data: []byte(`{"uuid": "` + node + `"}`)},

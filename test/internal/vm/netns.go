@@ -72,16 +72,10 @@ func NewNetNS(t testing.TB, host string) *NetNS {
 			t.Errorf("ip netns del %s: %v: %s", ns.Name, err, out)
 		}
 	})
-	for _, args := range [][]string{
-		{"link", "set", "lo", "up"},
-		{"tuntap", "add", "dev", ns.Tap, "mode", "tap"},
-		{"addr", "add", host, "dev", ns.Tap},
-		{"link", "set", ns.Tap, "up"},
-	} {
-		if out, err := exec.Command("ip", append([]string{"-n", ns.Name}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("ip -n %s %s: %v: %s", ns.Name, strings.Join(args, " "), err, out)
-		}
-	}
+	ns.IP(t, "link", "set", "lo", "up")
+	ns.IP(t, "tuntap", "add", "dev", ns.Tap, "mode", "tap")
+	ns.IP(t, "addr", "add", host, "dev", ns.Tap)
+	ns.IP(t, "link", "set", ns.Tap, "up")
 	return ns
 }
 
@@ -206,4 +200,23 @@ func relay(c net.Conn, to string) {
 	go func() { _, _ = io.Copy(u, c); done <- struct{}{} }()
 	go func() { _, _ = io.Copy(c, u); done <- struct{}{} }()
 	<-done
+}
+
+// IP runs ip(8) with args in the namespace ("addr", "add", ...).
+func (ns *NetNS) IP(t testing.TB, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("ip", append([]string{"-n", ns.Name}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("ip -n %s %s: %v: %s", ns.Name, strings.Join(args, " "), err, out)
+	}
+}
+
+// Dial connects to addr from the namespace.
+func (ns *NetNS) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := ns.in(func() error {
+		var err error
+		c, err = (&net.Dialer{}).DialContext(ctx, network, addr)
+		return err
+	})
+	return c, err
 }
