@@ -21,5 +21,6 @@
 package boot
 
 // ModuleList is the file of the initramfs that lists, one absolute path
-// a line, the modules to load in order (agent/ramdisk writes it).
+// a line (then, after a space, the module's parameters, if any), the
+// modules to load in order (agent/ramdisk writes it).
 const ModuleList = "/etc/goironic/modules.load"

@@ -89,13 +89,13 @@ func (sysMounter) Mount(source, target, fstype string, flags uintptr, data strin
 
 type sysModules struct{}
 
-func (sysModules) LoadModule(path string) error {
+func (sysModules) LoadModule(path, params string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	err = unix.FinitModule(int(f.Fd()), "", 0)
+	err = unix.FinitModule(int(f.Fd()), params, 0)
 	if errors.Is(err, unix.EEXIST) {
 		return nil
 	}
@@ -126,7 +126,8 @@ func (netlinkLinks) List() ([]Link, error) {
 	out := make([]Link, 0, len(ls))
 	for _, l := range ls {
 		a := l.Attrs()
-		out = append(out, Link{Name: a.Name, MAC: MACString(a.HardwareAddr), Loopback: a.Flags&net.FlagLoopback != 0})
+		out = append(out, Link{Name: a.Name, MAC: MACString(a.HardwareAddr), Loopback: a.Flags&net.FlagLoopback != 0,
+			Virtual: l.Type() != "device"})
 	}
 	return out, nil
 }

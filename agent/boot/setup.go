@@ -23,10 +23,11 @@ type Mounter interface {
 // that mount (EBUSY from mount(2)); Setup takes it as success.
 var ErrAlreadyMounted = errors.New("already mounted")
 
-// ModuleLoader loads one kernel module file (finit_module(2)). A module
-// already loaded is success.
+// ModuleLoader loads one kernel module file with its parameters
+// ("max_bonds=0"; "" for none) (finit_module(2)). A module already
+// loaded is success.
 type ModuleLoader interface {
-	LoadModule(path string) error
+	LoadModule(path, params string) error
 }
 
 // Files reads and writes the ramdisk's files.
@@ -40,6 +41,9 @@ type Link struct {
 	Name     string
 	MAC      string // aa:bb:cc:dd:ee:ff, "" for none
 	Loopback bool
+	// Virtual is a software device (bond, VLAN, bridge, ...), not a NIC:
+	// never DHCP'd nor matched to network_data (glean skips them too).
+	Virtual bool
 }
 
 // Links lists, brings up and configures network interfaces (netlink).
@@ -453,7 +457,8 @@ func (s *Setup) loadModules(ctx context.Context) ([]string, map[string]error) {
 		if p == "" || strings.HasPrefix(p, "#") {
 			continue
 		}
-		if err := s.Modules.LoadModule(p); err != nil {
+		p, params, _ := strings.Cut(p, " ")
+		if err := s.Modules.LoadModule(p, strings.TrimSpace(params)); err != nil {
 			s.Log.ErrorContext(ctx, "loading module", "module", p, "err", err)
 			if failed == nil {
 				failed = map[string]error{}
@@ -573,7 +578,7 @@ func (s *Setup) dhcpAll(ctx context.Context, nics []Link, haveOne bool) ([]Inter
 func pickNICs(links []Link, bootif string) []Link {
 	var out []Link
 	for _, l := range links {
-		if l.Loopback || l.MAC == "" {
+		if l.Loopback || l.Virtual || l.MAC == "" {
 			continue
 		}
 		if bootif == "" || strings.EqualFold(l.MAC, bootif) {

@@ -31,6 +31,14 @@ func DefaultModules() []string {
 	}
 }
 
+// ModuleParams are the parameters some modules are loaded with (the
+// list agent/boot reads gives them after the path): bonding without
+// max_bonds=0 creates a bond0 nobody asked for, which would take DHCP
+// and the name a network_data bond may want.
+func ModuleParams() map[string]string {
+	return map[string]string{"bonding": "max_bonds=0"}
+}
+
 // modName is the kernel's name for a module file or a depends= entry:
 // without the directory and the .ko[.xz|.zst|.gz] suffix, dashes as
 // underscores (the kernel treats them alike).
