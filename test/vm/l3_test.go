@@ -47,7 +47,7 @@ func newL3Segment(t *testing.T) *l3Segment {
 	if out, err := seg.ns.Command(context.Background(), "ip", "link", "add", "link", seg.ns.Tap, "name", vlan, "type", "vlan", "id", "100").CombinedOutput(); err != nil {
 		t.Logf("no VLAN on the host side: %v: %s", err, out)
 	} else {
-		seg.ns.IP(t, "addr", "add", "198.51.100.1/24", "dev", vlan)
+		seg.ns.IP(t, "addr", "add", "203.0.113.1/24", "dev", vlan)
 		seg.ns.IP(t, "link", "set", vlan, "up")
 		seg.vlan = true
 	}
@@ -81,9 +81,9 @@ func (seg *l3Segment) dhcpSeen() []string {
 // bootL3 runs QEMU in the segment's namespace on its tap (no user
 // network), booting the deploy kernel and initramfs directly with
 // boot_method=vmedia and ipa-api-url=apiURL, cd (if any) as an IDE
-// CD-ROM. The machine is killed when ctx ends or the test does; it
+// CD-ROM, extra QEMU arguments (a second NIC) after. The machine is killed when ctx ends or the test does; it
 // returns the console's path and a channel that yields QEMU's end.
-func bootL3(ctx context.Context, t *testing.T, seg *l3Segment, qemu string, rd ramdisk.Output, mac, cd, apiURL string) (string, <-chan error) {
+func bootL3(ctx context.Context, t *testing.T, seg *l3Segment, qemu string, rd ramdisk.Output, mac, cd, apiURL string, extra ...string) (string, <-chan error) {
 	t.Helper()
 	dir := t.TempDir()
 	console := filepath.Join(dir, "console.log")
@@ -94,6 +94,7 @@ func bootL3(ctx context.Context, t *testing.T, seg *l3Segment, qemu string, rd r
 		args = append(args, "-drive", "if=ide,index=1,media=cdrom,format=raw,readonly=on,file="+cd)
 	}
 	args = append(args, seg.ns.QEMUNetArgs("e1000", mac)...)
+	args = append(args, extra...)
 	runCtx, stop := context.WithCancel(ctx)
 	cmd := seg.ns.Command(runCtx, qemu, args...)
 	cmd.WaitDelay = 5 * time.Second
@@ -123,14 +124,16 @@ func bootL3(ctx context.Context, t *testing.T, seg *l3Segment, qemu string, rd r
 // and a config-2 ISO (drivers/configdrive's writer) as its CD carrying
 // network_data.json with the static address 192.0.2.10/24 for the NIC's
 // MAC, a default route and DNS, an IPv6 address, and a VLAN (100) with
-// its own address. Our all-in-one (on the host's loopback,
+// its own address; a second NIC, on a second tap, is the only member of
+// a bond with an address of that tap's subnet. Our all-in-one (on the host's loopback,
 // reached from the namespace through NetNS.Forward) has the node
 // enrolled with fast track, so that, as in 21.4, the agent may look up
 // and heartbeat without a deploy. The proof: every connection to the API
 // comes from 192.0.2.10, the node's driver_internal_info.agent_url
 // (the heartbeat's callback_url) is http://192.0.2.10:9999, and a UDP
 // socket on port 67 in the namespace sees no DHCP request; the agent
-// answers on the IPv6 address and on the VLAN's.
+// answers on the IPv6 address, the bond's and (when the host kernel has
+// VLANs) the VLAN's.
 //
 // The subtest dhcp-fallback boots the same machine without the CD: the
 // agent must fall back to DHCP, and port 67 must see its requests (which
@@ -147,6 +150,7 @@ func TestAgentL3NoDHCP(t *testing.T) {
 	const (
 		nodeUUID = "5d1c9a56-3e0a-4c56-9d7b-000000006800"
 		mac      = "52:54:00:68:00:01"
+		mac2     = "52:54:00:68:00:02"
 		guest    = "192.0.2.10"
 	)
 
@@ -169,11 +173,13 @@ func TestAgentL3NoDHCP(t *testing.T) {
 			"driver_info": map[string]any{"redfish_address": "http://127.0.0.1:6818", "redfish_system_id": "/redfish/v1/Systems/l3", "fast_track": true},
 		})
 		c.Must(ctx, t, http.StatusCreated, http.MethodPost, "/v1/ports", map[string]any{"node_uuid": nodeUUID, "address": mac})
-		iso := configDriveISO(ctx, t, nodeUUID, mac, guest)
+		// The second NIC, a bond's only member, on its own tap.
+		tap2 := seg.ns.AddTap(t, "198.51.100.1/24")
+		iso := configDriveISO(ctx, t, nodeUUID, mac, mac2, guest)
 		runCtx, stop := context.WithTimeout(ctx, l3Run)
 		defer stop()
 		t1 := time.Now()
-		console, done := bootL3(runCtx, t, seg, qemu, rd, mac, iso, "http://192.0.2.1:6801")
+		console, done := bootL3(runCtx, t, seg, qemu, rd, mac, iso, "http://192.0.2.1:6801", vm.QEMUTapArgs("n1", tap2, "e1000", mac2)...)
 		var agentURL string
 		for agentURL == "" {
 			select {
@@ -205,11 +211,11 @@ func TestAgentL3NoDHCP(t *testing.T) {
 		if got := seg.dhcpSeen(); len(got) != 0 {
 			t.Errorf("DHCP requests reached the segment from %v", got)
 		}
-		// The IPv6 address and the VLAN's address answer too: the agent
+		// The IPv6 address, the bond's and the VLAN's answer too: the agent
 		// listens on every address.
-		addrs := []string{"[2001:db8:68::10]:9999"}
+		addrs := []string{"[2001:db8:68::10]:9999", "198.51.100.10:9999"}
 		if seg.vlan {
-			addrs = append(addrs, "198.51.100.10:9999")
+			addrs = append(addrs, "203.0.113.10:9999")
 		}
 		for _, addr := range addrs {
 			dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
@@ -225,7 +231,8 @@ func TestAgentL3NoDHCP(t *testing.T) {
 		for _, want := range []string{"config drive network_data.json found",
 			`msg="static address configured" interface=eth0 addr=192.0.2.10/24`,
 			`msg="static address configured" interface=eth0 addr=2001:db8:68::10/64`,
-			`msg="static address configured" interface=eth0.100 addr=198.51.100.10/24`} {
+			`msg="static address configured" interface=bond0 addr=198.51.100.10/24`,
+			`msg="static address configured" interface=eth0.100 addr=203.0.113.10/24`} {
 			if !strings.Contains(out, want) {
 				t.Errorf("console lacks %q", want)
 			}
@@ -258,20 +265,27 @@ func TestAgentL3NoDHCP(t *testing.T) {
 // configDriveISO writes the config-2 drive the virtual-media boot ISO
 // carries for the node: meta_data.json and network_data.json giving the
 // NIC with mac the static address guest/24, the default route through
-// 192.0.2.1, 2001:db8:68::10/64, VLAN 100 with 198.51.100.10/24, and a
-// DNS server (drivers/configdrive's ISO writer).
-func configDriveISO(ctx context.Context, t *testing.T, node, mac, guest string) string {
+// 192.0.2.1, 2001:db8:68::10/64, VLAN 100 with 203.0.113.10/24, and a
+// DNS server; the NIC with mac2 the only member of an active-backup
+// bond (MTU 1400) with 198.51.100.10/24 (drivers/configdrive's ISO
+// writer).
+func configDriveISO(ctx context.Context, t *testing.T, node, mac, mac2, guest string) string {
 	t.Helper()
-	networkData := fmt.Sprintf(`{"links": [{"id": "port-0", "type": "phy", "ethernet_mac_address": %q, "mtu": 1500},
-	   {"id": "port-0.100", "type": "vlan", "vlan_link": "port-0", "vlan_id": 100, "vlan_mac_address": %[1]q}],
-	 "networks": [{"id": "provisioning", "type": "ipv4", "link": "port-0", "ip_address": %q, "netmask": "255.255.255.0",
+	networkData := fmt.Sprintf(`{"links": [{"id": "port-0", "type": "phy", "ethernet_mac_address": %[1]q, "mtu": 1500},
+	   {"id": "port-0.100", "type": "vlan", "vlan_link": "port-0", "vlan_id": 100, "vlan_mac_address": %[1]q},
+	   {"id": "port-1", "type": "phy", "ethernet_mac_address": %[3]q},
+	   {"id": "bond0", "type": "bond", "bond_links": ["port-1"], "bond_mode": "active-backup", "bond_miimon": 100,
+	    "ethernet_mac_address": %[3]q, "mtu": 1400}],
+	 "networks": [{"id": "provisioning", "type": "ipv4", "link": "port-0", "ip_address": %[2]q, "netmask": "255.255.255.0",
 	   "routes": [{"network": "0.0.0.0", "netmask": "0.0.0.0", "gateway": "192.0.2.1"}],
 	   "network_id": "00000000-0000-0000-0000-000000006800"},
 	  {"id": "provisioning-v6", "type": "ipv6", "link": "port-0", "ip_address": "2001:db8:68::10", "netmask": "ffff:ffff:ffff:ffff::",
 	   "routes": [], "network_id": "00000000-0000-0000-0000-000000006800"},
-	  {"id": "tagged", "type": "ipv4", "link": "port-0.100", "ip_address": "198.51.100.10", "netmask": "255.255.255.0",
-	   "routes": [], "network_id": "00000000-0000-0000-0000-000000006801"}],
-	 "services": [{"type": "dns", "address": "192.0.2.53"}]}`, strings.ToUpper(mac), guest)
+	  {"id": "tagged", "type": "ipv4", "link": "port-0.100", "ip_address": "203.0.113.10", "netmask": "255.255.255.0",
+	   "routes": [], "network_id": "00000000-0000-0000-0000-000000006801"},
+	  {"id": "bonded", "type": "ipv4", "link": "bond0", "ip_address": "198.51.100.10", "netmask": "255.255.255.0",
+	   "routes": [], "network_id": "00000000-0000-0000-0000-000000006802"}],
+	 "services": [{"type": "dns", "address": "192.0.2.53"}]}`, strings.ToUpper(mac), guest, mac2)
 	iso, err := configdrive.Builder{}.ISO(ctx, []configdrive.File{
 		{Path: "openstack/latest/meta_data.json", Data: []byte(`{"uuid": "` + node + `"}`)},
 		{Path: "openstack/latest/network_data.json", Data: []byte(networkData)},

@@ -84,11 +84,28 @@ func (ns *NetNS) Command(ctx context.Context, name string, args ...string) *exec
 	return exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns.Name, name}, args...)...)
 }
 
+// AddTap adds another tap, with host (e.g. "198.51.100.1/24") on it:
+// a second segment for a second NIC. It returns the tap's name.
+func (ns *NetNS) AddTap(t testing.TB, host string) string {
+	t.Helper()
+	tap := fmt.Sprintf("%s-%d", ns.Tap, netnsSeq.Add(1))
+	ns.IP(t, "tuntap", "add", "dev", tap, "mode", "tap")
+	ns.IP(t, "addr", "add", host, "dev", tap)
+	ns.IP(t, "link", "set", tap, "up")
+	return tap
+}
+
 // QEMUNetArgs are QEMU's arguments for a NIC model (e1000) with mac on
 // the namespace's tap (QEMU must run in the namespace: Command).
 func (ns *NetNS) QEMUNetArgs(model, mac string) []string {
-	return []string{"-netdev", "tap,id=n0,ifname=" + ns.Tap + ",script=no,downscript=no",
-		"-device", model + ",netdev=n0,mac=" + mac}
+	return QEMUTapArgs("n0", ns.Tap, model, mac)
+}
+
+// QEMUTapArgs are QEMU's arguments for a NIC model with mac on tap,
+// its netdev named id.
+func QEMUTapArgs(id, tap, model, mac string) []string {
+	return []string{"-netdev", "tap,id=" + id + ",ifname=" + tap + ",script=no,downscript=no",
+		"-device", model + ",netdev=" + id + ",mac=" + mac}
 }
 
 // in runs f on an OS thread moved into the namespace; sockets f opens
