@@ -105,12 +105,12 @@ func (m sysMedia) ReadLabelled(ctx context.Context, label string, names []string
 			continue
 		}
 		m.log.InfoContext(ctx, "labelled device found", "label", label, "device", dev)
-		return m.read(dev, label, names)
+		return m.read(ctx, dev, label, names)
 	}
 	return nil, ErrNoMedia
 }
 
-func (m sysMedia) read(dev, label string, names []string) (map[string][]byte, error) {
+func (m sysMedia) read(ctx context.Context, dev, label string, names []string) (map[string][]byte, error) {
 	dir := filepath.Join(m.mntRoot, label)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (m sysMedia) read(dev, label string, names []string) (map[string][]byte, er
 	}
 	defer func() {
 		if err := unix.Unmount(dir, 0); err != nil {
-			m.log.Warn("unmounting", "dir", dir, "err", err)
+			m.log.WarnContext(ctx, "unmounting", "dir", dir, "err", err)
 		}
 	}()
 	out := map[string][]byte{}
