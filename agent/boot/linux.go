@@ -29,6 +29,9 @@ func Linux(log *slog.Logger) *Setup {
 		Files:       osFiles{},
 		Links:       netlinkLinks{},
 		DHCP:        nclientDHCP{log: log},
+		Static:      netlinkStatic{},
+		Media:       newSysMedia(log),
+		MediaWait:   DefaultMediaWait,
 		Sleep:       sleepCtx,
 		WaitRandom:  waitRandom,
 		LinkWait:    DefaultLinkWait,
@@ -86,13 +89,13 @@ func (sysMounter) Mount(source, target, fstype string, flags uintptr, data strin
 
 type sysModules struct{}
 
-func (sysModules) LoadModule(path string) error {
+func (sysModules) LoadModule(path, params string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	err = unix.FinitModule(int(f.Fd()), "", 0)
+	err = unix.FinitModule(int(f.Fd()), params, 0)
 	if errors.Is(err, unix.EEXIST) {
 		return nil
 	}
@@ -123,7 +126,8 @@ func (netlinkLinks) List() ([]Link, error) {
 	out := make([]Link, 0, len(ls))
 	for _, l := range ls {
 		a := l.Attrs()
-		out = append(out, Link{Name: a.Name, MAC: MACString(a.HardwareAddr), Loopback: a.Flags&net.FlagLoopback != 0})
+		out = append(out, Link{Name: a.Name, MAC: MACString(a.HardwareAddr), Loopback: a.Flags&net.FlagLoopback != 0,
+			Virtual: l.Type() != "device"})
 	}
 	return out, nil
 }
@@ -154,6 +158,94 @@ func (netlinkLinks) Configure(name string, lease Lease) error {
 		}
 	}
 	return nil
+}
+
+// netlinkStatic applies network_data's plan through netlink.
+type netlinkStatic struct{}
+
+func (netlinkStatic) AddDevice(d NetDevice) error {
+	var hw net.HardwareAddr
+	if d.MAC != "" {
+		var err error
+		if hw, err = net.ParseMAC(d.MAC); err != nil {
+			return err
+		}
+	}
+	switch d.Kind {
+	case "bond":
+		b := netlink.NewLinkBond(netlink.LinkAttrs{Name: d.Name, HardwareAddr: hw})
+		b.Mode = netlink.StringToBondMode(d.BondMode)
+		if b.Mode == netlink.BOND_MODE_UNKNOWN {
+			return fmt.Errorf("bond mode %q", d.BondMode)
+		}
+		if d.BondMiimon != 0 {
+			b.Miimon = d.BondMiimon
+		}
+		if d.BondXmitHashPolicy != "" {
+			b.XmitHashPolicy = netlink.StringToBondXmitHashPolicy(d.BondXmitHashPolicy)
+		}
+		if d.BondLACPRate != "" {
+			b.LacpRate = netlink.StringToBondLacpRate(d.BondLACPRate)
+		}
+		if err := netlink.LinkAdd(b); err != nil {
+			return fmt.Errorf("adding the bond: %w", err)
+		}
+		for _, s := range d.BondSlaves {
+			sl, err := netlink.LinkByName(s)
+			if err != nil {
+				return err
+			}
+			// A bond takes only members that are down.
+			if err := netlink.LinkSetDown(sl); err != nil {
+				return err
+			}
+			if err := netlink.LinkSetMaster(sl, b); err != nil {
+				return fmt.Errorf("enslaving %s: %w", s, err)
+			}
+			if err := netlink.LinkSetUp(sl); err != nil {
+				return err
+			}
+		}
+	case "vlan":
+		parent, err := netlink.LinkByName(d.Parent)
+		if err != nil {
+			return err
+		}
+		v := &netlink.Vlan{LinkAttrs: netlink.LinkAttrs{Name: d.Name, ParentIndex: parent.Attrs().Index, HardwareAddr: hw}, VlanId: d.VLANID}
+		if err := netlink.LinkAdd(v); err != nil {
+			return fmt.Errorf("adding the VLAN: %w", err)
+		}
+	}
+	l, err := netlink.LinkByName(d.Name)
+	if err != nil {
+		return err
+	}
+	if d.MTU != 0 {
+		if err := netlink.LinkSetMTU(l, d.MTU); err != nil {
+			return fmt.Errorf("mtu %d: %w", d.MTU, err)
+		}
+	}
+	return netlink.LinkSetUp(l)
+}
+
+func (netlinkStatic) AddAddr(dev string, p netip.Prefix) error {
+	l, err := netlink.LinkByName(dev)
+	if err != nil {
+		return err
+	}
+	return netlink.AddrReplace(l, &netlink.Addr{IPNet: prefixNet(p)})
+}
+
+func (netlinkStatic) AddRoute(r NetRouteEntry) error {
+	l, err := netlink.LinkByName(r.Dev)
+	if err != nil {
+		return err
+	}
+	return netlink.RouteReplace(&netlink.Route{LinkIndex: l.Attrs().Index, Dst: prefixNet(r.Dst.Masked()), Gw: r.Gw.AsSlice()})
+}
+
+func prefixNet(p netip.Prefix) *net.IPNet {
+	return &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}
 }
 
 // nclientDHCP is a DHCPv4 client over a raw socket

@@ -2,6 +2,7 @@ package boot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,10 +23,11 @@ type Mounter interface {
 // that mount (EBUSY from mount(2)); Setup takes it as success.
 var ErrAlreadyMounted = errors.New("already mounted")
 
-// ModuleLoader loads one kernel module file (finit_module(2)). A module
-// already loaded is success.
+// ModuleLoader loads one kernel module file with its parameters
+// ("max_bonds=0"; "" for none) (finit_module(2)). A module already
+// loaded is success.
 type ModuleLoader interface {
-	LoadModule(path string) error
+	LoadModule(path, params string) error
 }
 
 // Files reads and writes the ramdisk's files.
@@ -39,6 +41,9 @@ type Link struct {
 	Name     string
 	MAC      string // aa:bb:cc:dd:ee:ff, "" for none
 	Loopback bool
+	// Virtual is a software device (bond, VLAN, bridge, ...), not a NIC:
+	// never DHCP'd nor matched to network_data (glean skips them too).
+	Virtual bool
 }
 
 // Links lists, brings up and configures network interfaces (netlink).
@@ -65,6 +70,27 @@ type DHCP interface {
 	Lease(ctx context.Context, iface string) (Lease, error)
 }
 
+// StaticNet applies a NetPlan (netlink).
+type StaticNet interface {
+	// AddDevice creates a bond or VLAN device (a phy exists), enslaves
+	// a bond's members, sets the MTU and brings the device up.
+	AddDevice(d NetDevice) error
+	// AddAddr gives dev a static address.
+	AddAddr(dev string, p netip.Prefix) error
+	// AddRoute adds (replaces) a route through r.Dev via r.Gw.
+	AddRoute(r NetRouteEntry) error
+}
+
+// Media reads files from a file system found by its label on a block
+// device (a config drive, virtual media), mounted read-only for the
+// read. It returns ErrNoMedia when no device has that label.
+type Media interface {
+	ReadLabelled(ctx context.Context, label string, names []string) (map[string][]byte, error)
+}
+
+// ErrNoMedia is Media's answer when no device has the label.
+var ErrNoMedia = errors.New("no device with that label")
+
 // Mount is one file system Setup mounts.
 type Mount struct{ Source, Target, FSType, Data string }
 
@@ -87,6 +113,15 @@ type Setup struct {
 	Files   Files
 	Links   Links
 	DHCP    DHCP
+	// Static applies network_data's static configuration; Media finds
+	// the config-2 drive that carries it (and virtual media's
+	// parameters). Without Media, Setup only does DHCP.
+	Static StaticNet
+	Media  Media
+	// MediaWait bounds the wait for the config-2 drive when the kernel
+	// parameters say boot_method=vmedia (DefaultMediaWait); otherwise it
+	// is looked for once. Polled every LinkPoll.
+	MediaWait time.Duration
 	// WaitRandom blocks until the kernel's random pool is ready (nil:
 	// don't wait). The DHCP client draws its transaction IDs from it,
 	// and a VM without a hardware RNG has none ready at boot.
@@ -112,6 +147,7 @@ const (
 	DefaultLinkPoll    = 250 * time.Millisecond
 	DefaultDHCPTimeout = 90 * time.Second
 	DefaultDHCPGrace   = 5 * time.Second
+	DefaultMediaWait   = 20 * time.Second
 )
 
 // Interface is a NIC Setup configured.
@@ -130,8 +166,14 @@ type Result struct {
 	// that failed, by path.
 	Modules    []string
 	ModuleErrs map[string]error
-	// Interfaces are the NICs that got a lease.
+	// Interfaces are the NICs that got a lease or a static address
+	// (Lease.Time 0: not renewed).
 	Interfaces []Interface
+	// NetworkData is the config-2 drive's network_data.json when one was
+	// found and applied (nil: DHCP as without one); Plan is what was
+	// applied.
+	NetworkData *NetworkData
+	Plan        NetPlan
 }
 
 // Addr returns the first configured address (invalid when none).
@@ -176,12 +218,228 @@ func (s *Setup) Run(ctx context.Context) (Result, error) {
 		}
 	}
 
-	ifaces, err := s.network(ctx, r.Params.BootIF)
+	vmedia := r.Params.All["boot_method"] == "vmedia"
+	if vmedia {
+		s.vmediaParams(ctx, &r, string(cmdline))
+	}
+	var ifaces []Interface
+	if nd := s.networkData(ctx, vmedia); nd != nil {
+		r.NetworkData = nd
+		ifaces, r.Plan, err = s.staticNetwork(ctx, *nd, r.Params.BootIF)
+	} else {
+		ifaces, err = s.network(ctx, r.Params.BootIF)
+	}
 	r.Interfaces = ifaces
 	if err != nil {
 		return r, err
 	}
 	return r, nil
+}
+
+// CmdlineFile holds the agent's parameters when PID 1 added virtual
+// media's to the kernel's (ReadCmdline reads it first).
+const CmdlineFile = "/run/goironic/cmdline"
+
+// ReadCmdline returns the agent's parameters: CmdlineFile when PID 1
+// wrote one, else /proc/cmdline.
+func ReadCmdline(read func(string) ([]byte, error)) (string, error) {
+	if b, err := read(CmdlineFile); err == nil {
+		return string(b), nil
+	}
+	b, err := read("/proc/cmdline")
+	return string(b), err
+}
+
+// vmediaParams is IPA's _get_vmedia_params for boot_method=vmedia: the
+// parameters.txt of the device labelled ir-vfd-dev (the legacy virtual
+// floppy of the iLO and iRMC drivers) are added to the kernel's, later
+// words winning; no such device is no parameters, as in IPA 9.4.
+func (s *Setup) vmediaParams(ctx context.Context, r *Result, cmdline string) {
+	if s.Media == nil {
+		return
+	}
+	files, err := s.Media.ReadLabelled(ctx, "ir-vfd-dev", []string{"parameters.txt"})
+	if err != nil {
+		if !errors.Is(err, ErrNoMedia) {
+			s.Log.ErrorContext(ctx, "reading the virtual media parameters", "err", err)
+		}
+		return
+	}
+	extra, ok := files["parameters.txt"]
+	if !ok {
+		return
+	}
+	merged := strings.TrimSpace(cmdline) + " " + strings.TrimSpace(string(extra)) + "\n"
+	r.Params, r.ParamsErr = ParseCmdline(merged)
+	if err := s.Files.WriteFile(CmdlineFile, []byte(merged), 0o644); err != nil {
+		s.Log.ErrorContext(ctx, "writing the agent's parameters", "file", CmdlineFile, "err", err)
+	}
+	s.Log.InfoContext(ctx, "virtual media parameters read", "ipa-api-url", r.Params.APIURL)
+}
+
+// Config drive files the ramdisk reads.
+const (
+	ConfigDriveLabel = "config-2"
+	NetworkDataFile  = "openstack/latest/network_data.json"
+	MetaDataFile     = "openstack/latest/meta_data.json"
+)
+
+// networkData looks for the config-2 drive (waiting MediaWait for it on
+// a virtual media boot) and returns its network_data.json, or nil when
+// there is none or it does not parse (then the ramdisk does DHCP, as
+// glean falls back to).
+func (s *Setup) networkData(ctx context.Context, vmedia bool) *NetworkData {
+	if s.Media == nil {
+		return nil
+	}
+	wait := time.Duration(0)
+	if vmedia {
+		wait = s.MediaWait
+	}
+	var files map[string][]byte
+	for waited := time.Duration(0); ; waited += s.LinkPoll {
+		var err error
+		files, err = s.Media.ReadLabelled(ctx, ConfigDriveLabel, []string{NetworkDataFile, MetaDataFile})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrNoMedia) {
+			s.Log.ErrorContext(ctx, "reading the config drive", "err", err)
+			return nil
+		}
+		if waited >= wait || s.Sleep(ctx, s.LinkPoll) != nil {
+			if vmedia {
+				s.Log.InfoContext(ctx, "no config-2 drive: DHCP", "waited", waited)
+			}
+			return nil
+		}
+	}
+	if md, ok := files[MetaDataFile]; ok {
+		var meta struct {
+			UUID string `json:"uuid"`
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(md, &meta); err != nil {
+			s.Log.WarnContext(ctx, "config drive meta_data.json", "err", err)
+		} else {
+			s.Log.InfoContext(ctx, "config drive meta_data.json", "uuid", meta.UUID, "name", meta.Name)
+		}
+	}
+	raw, ok := files[NetworkDataFile]
+	if !ok {
+		s.Log.InfoContext(ctx, "config drive without network_data.json: DHCP")
+		return nil
+	}
+	nd, err := ParseNetworkData(raw)
+	if err != nil {
+		s.Log.ErrorContext(ctx, "config drive: DHCP instead", "err", err)
+		return nil
+	}
+	if len(nd.Links) == 0 {
+		s.Log.InfoContext(ctx, "network_data.json names no link: DHCP")
+		return nil
+	}
+	s.Log.InfoContext(ctx, "config drive network_data.json found", "links", len(nd.Links), "networks", len(nd.Networks))
+	return &nd
+}
+
+// staticNetwork waits for the NICs network_data names, applies its plan
+// and runs DHCP where the plan says. When no link matches a NIC it is
+// the DHCP of network() instead.
+func (s *Setup) staticNetwork(ctx context.Context, nd NetworkData, bootif string) ([]Interface, NetPlan, error) {
+	if err := s.Links.Up("lo"); err != nil {
+		s.Log.ErrorContext(ctx, "bringing up lo", "err", err)
+	}
+	want := map[string]bool{}
+	for _, l := range nd.Links {
+		if l.Type != "bond" && l.Type != "vlan" {
+			want[strings.ToLower(l.EthernetMACAddress)] = true
+		}
+	}
+	var nics []Link
+	for waited := time.Duration(0); ; waited += s.LinkPoll {
+		links, err := s.Links.List()
+		if err != nil {
+			return nil, NetPlan{}, fmt.Errorf("listing network interfaces: %w", err)
+		}
+		nics = pickNICs(links, "")
+		found := 0
+		for _, l := range nics {
+			if want[strings.ToLower(l.MAC)] {
+				found++
+			}
+		}
+		if found == len(want) || waited >= s.LinkWait {
+			break
+		}
+		if err := s.Sleep(ctx, s.LinkPoll); err != nil {
+			return nil, NetPlan{}, err
+		}
+	}
+	plan := PlanNetwork(nd, nics)
+	for _, p := range plan.Problems {
+		s.Log.WarnContext(ctx, "network_data", "problem", p)
+	}
+	if len(plan.Devices) == 0 {
+		s.Log.ErrorContext(ctx, "network_data.json names no NIC of this machine: DHCP", "interfaces", linkNames(nics))
+		ifaces, err := s.network(ctx, bootif)
+		return ifaces, plan, err
+	}
+	var errs []error
+	for _, d := range plan.Devices {
+		if err := s.Static.AddDevice(d); err != nil {
+			errs = append(errs, fmt.Errorf("%s %s: %w", d.Kind, d.Name, err))
+		}
+	}
+	var got []Interface
+	byDev := map[string]int{}
+	for _, a := range plan.Addrs {
+		if err := s.Static.AddAddr(a.Dev, a.Addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s: address %s: %w", a.Dev, a.Addr, err))
+			continue
+		}
+		s.Log.InfoContext(ctx, "static address configured", "interface", a.Dev, "addr", a.Addr)
+		if _, ok := byDev[a.Dev]; !ok {
+			byDev[a.Dev] = len(got)
+			mac := ""
+			for _, d := range plan.Devices {
+				if d.Name == a.Dev {
+					mac = d.MAC
+				}
+			}
+			got = append(got, Interface{Link: Link{Name: a.Dev, MAC: mac}, Lease: Lease{Addr: a.Addr, DNS: plan.DNS}})
+		}
+	}
+	for _, r := range plan.Routes {
+		if err := s.Static.AddRoute(r); err != nil {
+			errs = append(errs, fmt.Errorf("%s: route %s via %s: %w", r.Dev, r.Dst, r.Gw, err))
+			continue
+		}
+		if i, ok := byDev[r.Dev]; ok && r.Dst.Bits() == 0 && r.Gw.Is4() && !got[i].Lease.Router.IsValid() {
+			got[i].Lease.Router = r.Gw
+		}
+	}
+	for _, e := range errs {
+		s.Log.ErrorContext(ctx, "network_data", "err", e)
+	}
+	if len(plan.DHCP) > 0 {
+		var dl []Link
+		for _, n := range plan.DHCP {
+			dl = append(dl, Link{Name: n})
+		}
+		leased, derrs := s.dhcpAll(ctx, dl, len(got) > 0)
+		for _, e := range derrs {
+			s.Log.WarnContext(ctx, "DHCP", "err", e)
+		}
+		got = append(got, leased...)
+	}
+	if err := s.writeResolvConf(got); err != nil {
+		s.Log.ErrorContext(ctx, "writing /etc/resolv.conf", "err", err)
+	}
+	if len(got) == 0 {
+		return nil, plan, fmt.Errorf("network_data: no interface got an address: %w", errors.Join(errs...))
+	}
+	return got, plan, nil
 }
 
 func (s *Setup) loadModules(ctx context.Context) ([]string, map[string]error) {
@@ -199,7 +457,8 @@ func (s *Setup) loadModules(ctx context.Context) ([]string, map[string]error) {
 		if p == "" || strings.HasPrefix(p, "#") {
 			continue
 		}
-		if err := s.Modules.LoadModule(p); err != nil {
+		p, params, _ := strings.Cut(p, " ")
+		if err := s.Modules.LoadModule(p, strings.TrimSpace(params)); err != nil {
 			s.Log.ErrorContext(ctx, "loading module", "module", p, "err", err)
 			if failed == nil {
 				failed = map[string]error{}
@@ -240,6 +499,23 @@ func (s *Setup) network(ctx context.Context, bootif string) ([]Interface, error)
 			return nil, err
 		}
 	}
+	got, errs := s.dhcpAll(ctx, nics, false)
+	if len(got) == 0 {
+		return nil, fmt.Errorf("DHCP: no interface got an address within %s: %w", s.DHCPTimeout, errors.Join(errs...))
+	}
+	for _, e := range errs {
+		s.Log.WarnContext(ctx, "DHCP", "err", e)
+	}
+	if err := s.writeResolvConf(got); err != nil {
+		s.Log.ErrorContext(ctx, "writing /etc/resolv.conf", "err", err)
+	}
+	return got, nil
+}
+
+// dhcpAll brings each NIC up and runs DHCP on all of them at once, for
+// DHCPTimeout; once one has its lease (or at once when haveOne: another
+// NIC already has an address) the others get DHCPGrace more.
+func (s *Setup) dhcpAll(ctx context.Context, nics []Link, haveOne bool) ([]Interface, []error) {
 	dctx, cancel := context.WithTimeout(ctx, s.DHCPTimeout)
 	defer cancel()
 	var (
@@ -252,6 +528,21 @@ func (s *Setup) network(ctx context.Context, bootif string) ([]Interface, error)
 	)
 	gctx, gcancel := context.WithCancel(dctx)
 	defer gcancel()
+	startGrace := func() {
+		graced.Do(func() {
+			// One is enough; the others get a short grace.
+			graceWG.Add(1)
+			go func() {
+				defer graceWG.Done()
+				if s.Sleep(gctx, s.DHCPGrace) == nil {
+					cancel()
+				}
+			}()
+		})
+	}
+	if haveOne {
+		startGrace()
+	}
 	for _, l := range nics {
 		wg.Add(1)
 		go func() {
@@ -275,37 +566,19 @@ func (s *Setup) network(ctx context.Context, bootif string) ([]Interface, error)
 			}
 			s.Log.InfoContext(ctx, "address configured", "interface", l.Name, "mac", l.MAC, "addr", lease.Addr, "router", lease.Router, "dns", lease.DNS)
 			got = append(got, Interface{Link: l, Lease: lease})
-			graced.Do(func() {
-				// One is enough; the others get a short grace.
-				graceWG.Add(1)
-				go func() {
-					defer graceWG.Done()
-					if s.Sleep(gctx, s.DHCPGrace) == nil {
-						cancel()
-					}
-				}()
-			})
+			startGrace()
 		}()
 	}
 	wg.Wait()
 	gcancel()
 	graceWG.Wait()
-	if len(got) == 0 {
-		return nil, fmt.Errorf("DHCP: no interface got an address within %s: %w", s.DHCPTimeout, errors.Join(errs...))
-	}
-	for _, e := range errs {
-		s.Log.WarnContext(ctx, "DHCP", "err", e)
-	}
-	if err := s.writeResolvConf(got); err != nil {
-		s.Log.ErrorContext(ctx, "writing /etc/resolv.conf", "err", err)
-	}
-	return got, nil
+	return got, errs
 }
 
 func pickNICs(links []Link, bootif string) []Link {
 	var out []Link
 	for _, l := range links {
-		if l.Loopback || l.MAC == "" {
+		if l.Loopback || l.Virtual || l.MAC == "" {
 			continue
 		}
 		if bootif == "" || strings.EqualFold(l.MAC, bootif) {

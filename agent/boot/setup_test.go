@@ -44,9 +44,12 @@ func (f *fakeSystem) Mount(source, target, fstype string, _ uintptr, data string
 	return nil
 }
 
-func (f *fakeSystem) LoadModule(p string) error {
+func (f *fakeSystem) LoadModule(p, params string) error {
 	if p == f.failModule {
 		return errors.New("finit_module: exec format error")
+	}
+	if params != "" {
+		p += " " + params
 	}
 	f.modules = append(f.modules, p)
 	return nil
@@ -109,12 +112,13 @@ func newFake() *fakeSystem {
 	return &fakeSystem{
 		files: map[string]string{
 			"/proc/cmdline": "console=ttyS0 ipa-api-url=http://10.0.2.2:6385 BOOTIF=01-52-54-00-00-00-02 extra=1\n",
-			ModuleList:      "/lib/modules/v/virtio.ko\n/lib/modules/v/virtio_ring.ko\n\n/lib/modules/v/virtio_net.ko\n",
+			ModuleList:      "/lib/modules/v/virtio.ko\n/lib/modules/v/virtio_ring.ko\n\n/lib/modules/v/virtio_net.ko\n/lib/modules/v/bonding.ko max_bonds=0\n",
 		},
 		links: []Link{
 			{Name: "lo", Loopback: true},
 			{Name: "eth0", MAC: "52:54:00:00:00:01"},
 			{Name: "eth1", MAC: "52:54:00:00:00:02"},
+			{Name: "bond0", MAC: "a6:39:90:71:b4:9f", Virtual: true},
 		},
 		configured: map[string]Lease{},
 		leases: map[string]Lease{
@@ -149,8 +153,8 @@ func TestSetupBootIF(t *testing.T) {
 	if d := cmp.Diff([]string{"proc /proc ", "sysfs /sys ", "devtmpfs /dev mode=0755", "tmpfs /tmp mode=1777", "tmpfs /run mode=0755"}, f.mounts); d != "" {
 		t.Errorf("mounts (-want +got):\n%s", d)
 	}
-	want := []string{"/lib/modules/v/virtio.ko", "/lib/modules/v/virtio_ring.ko", "/lib/modules/v/virtio_net.ko"}
-	if d := cmp.Diff(want, f.modules); d != "" || cmp.Diff(want, r.Modules) != "" {
+	want := []string{"/lib/modules/v/virtio.ko", "/lib/modules/v/virtio_ring.ko", "/lib/modules/v/virtio_net.ko", "/lib/modules/v/bonding.ko max_bonds=0"}
+	if d := cmp.Diff(want, f.modules); d != "" || cmp.Diff([]string{"/lib/modules/v/virtio.ko", "/lib/modules/v/virtio_ring.ko", "/lib/modules/v/virtio_net.ko", "/lib/modules/v/bonding.ko"}, r.Modules) != "" {
 		t.Errorf("modules loaded in another order (-want +got):\n%s", d)
 	}
 	if r.Params.APIURL != "http://10.0.2.2:6385" || r.Params.BootIF != "52:54:00:00:00:02" || r.Params.All["extra"] != "1" {
@@ -228,7 +232,7 @@ func TestSetupGoesOnAfterBadModulesAndParams(t *testing.T) {
 	if r.ParamsErr == nil || len(r.ModuleErrs) != 1 || r.ModuleErrs[f.failModule] == nil {
 		t.Errorf("errors not reported: params %v modules %v", r.ParamsErr, r.ModuleErrs)
 	}
-	if len(r.Modules) != 2 {
+	if len(r.Modules) != 3 {
 		t.Errorf("modules %v", r.Modules)
 	}
 }

@@ -71,9 +71,13 @@ func (s Spec) Tree() (*Tree, Manifest, error) {
 			return nil, Manifest{}, err
 		}
 		var list strings.Builder
+		params := ModuleParams()
 		for _, mod := range mods {
 			p := path.Join("/lib/modules", s.KernelVersion, mod.Path)
 			t.File(p, 0o644, mod.Data)
+			if o := params[mod.Name]; o != "" {
+				p += " " + o
+			}
 			fmt.Fprintln(&list, p)
 			m.Modules = append(m.Modules, mod.Name)
 		}

@@ -19,15 +19,24 @@ import (
 // they depend on): the virtio devices of a QEMU/KVM guest, IDE/SATA and
 // SCSI disks and CD-ROMs, NVMe, the file systems of config drives and
 // virtual media (ISO 9660, FAT with its code pages), and Intel's e1000
-// and e1000e NICs (QEMU's default NICs for pc and q35 machines).
+// and e1000e NICs (QEMU's default NICs for pc and q35 machines), and
+// 802.1Q VLANs and bonding (network_data's vlan and bond links).
 // Built-in ones (modules.builtin) are skipped.
 func DefaultModules() []string {
 	return []string{
 		"virtio_pci", "virtio_net", "virtio_blk", "virtio_scsi",
 		"ata_piix", "ahci", "sd_mod", "sr_mod", "cdrom", "nvme",
 		"isofs", "vfat", "nls_cp437", "nls_utf8", "nls_iso8859_1",
-		"e1000", "e1000e",
+		"e1000", "e1000e", "8021q", "bonding",
 	}
+}
+
+// ModuleParams are the parameters some modules are loaded with (the
+// list agent/boot reads gives them after the path): bonding without
+// max_bonds=0 creates a bond0 nobody asked for, which would take DHCP
+// and the name a network_data bond may want.
+func ModuleParams() map[string]string {
+	return map[string]string{"bonding": "max_bonds=0"}
 }
 
 // modName is the kernel's name for a module file or a depends= entry:

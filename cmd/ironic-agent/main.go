@@ -42,7 +42,8 @@ func main() {
 }
 
 // run is the agent: in the ramdisk (the child agent/boot's Init
-// starts, inRamdisk) configured from /proc/cmdline, else from flags.
+// starts, inRamdisk) configured from its kernel parameters
+// (boot.ReadCmdline: /proc/cmdline with virtual media's), else from flags.
 // It returns when ctx ends or the agent fails (the supervisor restarts
 // it in the ramdisk).
 func run(ctx context.Context, args []string, inRamdisk bool, stderr io.Writer) error {
@@ -51,12 +52,12 @@ func run(ctx context.Context, args []string, inRamdisk bool, stderr io.Writer) e
 	var bootIF, logFile string
 	var paramErr error
 	if inRamdisk {
-		cmdline, err := os.ReadFile("/proc/cmdline")
+		cmdline, err := boot.ReadCmdline(os.ReadFile)
 		if err != nil {
 			return err
 		}
 		var p boot.Params
-		p, paramErr = boot.ParseCmdline(string(cmdline))
+		p, paramErr = boot.ParseCmdline(cmdline)
 		debug, bootIF = ramdiskConfig(p, &cfg)
 		logFile = "/var/log/ironic-agent.log"
 	} else {

@@ -187,7 +187,17 @@ func TestDebianCPIOListsTheRamdisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths := strings.Fields(string(list))
+	// One module a line: its path, then its parameters if it has any.
+	var paths []string
+	params := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+		p, o, _ := strings.Cut(line, " ")
+		paths = append(paths, p)
+		params[strings.TrimSuffix(filepath.Base(p), ".ko")] = o
+	}
+	if params["bonding"] != "max_bonds=0" {
+		t.Errorf("bonding loads with %q, want max_bonds=0 (no bond0 of its own)", params["bonding"])
+	}
 	if len(paths) != len(b.out.Manifest.Modules) {
 		t.Fatalf("load list has %d modules, manifest %d", len(paths), len(b.out.Manifest.Modules))
 	}
@@ -198,7 +208,7 @@ func TestDebianCPIOListsTheRamdisk(t *testing.T) {
 		}
 		pos[strings.ReplaceAll(strings.TrimSuffix(filepath.Base(p), ".ko"), "-", "_")] = i
 	}
-	for _, want := range []string{"virtio_net", "virtio_pci", "virtio_blk", "virtio_scsi", "ata_piix", "ahci", "sd_mod", "sr_mod", "cdrom", "isofs", "vfat", "fat", "nls_utf8", "e1000"} {
+	for _, want := range []string{"virtio_net", "virtio_pci", "virtio_blk", "virtio_scsi", "ata_piix", "ahci", "sd_mod", "sr_mod", "cdrom", "isofs", "vfat", "fat", "nls_utf8", "e1000", "8021q", "bonding"} {
 		if _, ok := pos[want]; !ok {
 			t.Errorf("module %s not in the ramdisk", want)
 		}
@@ -463,7 +473,7 @@ func TestCommand(t *testing.T) {
 	}
 	for _, re := range []string{
 		`(?m)^kernel +` + regexp.QuoteMeta(filepath.Join(out, "n1.kernel")) + ` +` + fmt.Sprint(b.out.KernelSize) + ` bytes \(` + b.kernel.Package + `, `,
-		`(?m)^initramfs +` + regexp.QuoteMeta(filepath.Join(out, "n1.initramfs")) + ` +` + fmt.Sprint(b.out.InitramfsSize) + ` bytes \(34 modules: virtio_ring `,
+		`(?m)^initramfs +` + regexp.QuoteMeta(filepath.Join(out, "n1.initramfs")) + ` +` + fmt.Sprint(b.out.InitramfsSize) + ` bytes \(41 modules: virtio_ring `,
 	} {
 		if !regexp.MustCompile(re).Match(stdout) {
 			t.Errorf("output lacks %s:\n%s", re, stdout)

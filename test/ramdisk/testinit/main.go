@@ -185,7 +185,8 @@ func modules() (int, int, []string, error) {
 		return 0, 0, nil, err
 	}
 	loaded, listed := 0, 0
-	for _, p := range strings.Fields(string(list)) {
+	for _, l := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+		p, _, _ := strings.Cut(l, " ") // the path, then the parameters
 		listed++
 		if slices.Contains(names, strings.ReplaceAll(strings.TrimSuffix(filepath.Base(p), ".ko"), "-", "_")) {
 			loaded++
