@@ -100,8 +100,8 @@ type BootEntry struct {
 type ElTorito struct {
 	// Catalog is the catalogue file's path in the tree ("boot.catalog").
 	Catalog string
-	// ID is the validation entry's ID string (at most 24 bytes):
-	// genisoimage writes the publisher there.
+	// ID is the validation entry's ID string (its first 23 bytes, as
+	// genisoimage writes the publisher there).
 	ID string
 	// Entries: the first is the default entry, each further one has a
 	// section of its own.
@@ -750,8 +750,9 @@ func eltoritoCatalog(cat []byte, b *ElTorito, boots []*isoNode) {
 	cat[0] = 1
 	cat[1] = byte(b.Entries[0].Platform)
 	id := b.ID
-	if len(id) > 24 {
-		id = id[:24]
+	if len(id) > 23 {
+		// genisoimage keeps a terminating zero byte.
+		id = id[:23]
 	}
 	copy(cat[4:28], id)
 	cat[30], cat[31] = 0x55, 0xAA
