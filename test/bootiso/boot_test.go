@@ -157,7 +157,9 @@ func runVM(ctx context.Context, t *testing.T, mode, iso string) string {
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
 		cancel()
-		<-exited
+		if err := <-exited; err != nil {
+			t.Logf("qemu stopped: %v", err)
+		}
 	}()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
