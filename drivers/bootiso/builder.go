@@ -179,11 +179,7 @@ func (b *Builder) biosFiles(params string) ([]isoimage.File, error) {
 	if ldlinux != "" {
 		fs = append(fs, isoimage.File{Path: ldlinuxC32, Source: ldlinux})
 	}
-	tmpl, err := loadTemplate(b.cfg.IsolinuxConfigTemplate)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := render(tmpl, map[string]string{"kernel": "/vmlinuz", "ramdisk": "/initrd", "kernel_params": params})
+	cfg, err := renderFile(b.cfg.IsolinuxConfigTemplate, map[string]string{"kernel": "/vmlinuz", "ramdisk": "/initrd", "kernel_params": params})
 	if err != nil {
 		return nil, err
 	}
@@ -227,11 +223,7 @@ func (b *Builder) uefiFiles(spec Spec, params string, t time.Time) (uefiTree, er
 		}
 		u.files, u.esp = []isoimage.File{{Path: efibootImg, Data: img}}, efibootImg
 	}
-	tmpl, err := loadTemplate(b.cfg.GrubConfigTemplate)
-	if err != nil {
-		return u, err
-	}
-	cfg, err := render(tmpl, map[string]string{"linux": "/vmlinuz", "initrd": "/initrd", "kernel_params": params})
+	cfg, err := renderFile(b.cfg.GrubConfigTemplate, map[string]string{"linux": "/vmlinuz", "initrd": "/initrd", "kernel_params": params})
 	if err != nil {
 		return u, err
 	}
