@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goironic/ironic/agent/ramdisk"
 	"github.com/goironic/ironic/drivers/bootiso"
 	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/diskimage"
@@ -54,33 +53,6 @@ func require(t *testing.T) {
 	}
 }
 
-// bootFiles are the deploy kernel and a tinyinit initramfs with the
-// CD-ROM's modules.
-func bootFiles(ctx context.Context, t *testing.T, dir string) ramdisk.Output {
-	t.Helper()
-	cache, err := ramdisk.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := ramdisk.KernelFetcher{Run: ramdisk.ExecRunner{}, CacheDir: cache}.Fetch(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "tinyinit")
-	if err := ramdisk.BuildStatic(ctx, "", diskimage.TinyInit, bin); err != nil {
-		t.Fatal(err)
-	}
-	init, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := ramdisk.Write(dir, "boot", k, ramdisk.Spec{Init: init, Modules: []string{"ata_piix", "sr_mod", "isofs"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestBoot builds a boot ISO per boot mode and boots it from QEMU's
 // CD-ROM: the kernel must come up with the ISO's kernel parameters and
 // find the ISO's meta_data.json on the config-2 CD.
@@ -89,7 +61,11 @@ func TestBoot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	boot := bootFiles(ctx, t, dir)
+	// The deploy kernel and a tinyinit initramfs with the CD-ROM's modules.
+	_, boot, err := diskimage.Boot(ctx, dir, "", "", []string{"ata_piix", "sr_mod", "isofs"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	const uuid = "6f1b9b3e-8a45-4cf4-9d0e-5b1e1c2d3a4f"
 	for _, mode := range []string{"bios", "uefi"} {
 		t.Run(mode, func(t *testing.T) {
