@@ -123,23 +123,8 @@ func TestMessageProperties(t *testing.T) {
 	if err := cl.WaitConnected(ctx); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := amqp091.Dial(b.AMQPURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := ch.QueueDeclare("", false, true, true, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.QueueBind(q.Name, "ironic.conductor_manager.probe", "ironic", false, nil); err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := ch.Consume(q.Name, "", true, true, false, false, nil)
+	ch, q := bindProbeQueue(t, b, "ironic.conductor_manager.probe")
+	msgs, err := ch.Consume(q, "", true, true, false, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,22 +183,7 @@ func TestCallTimesOut(t *testing.T) {
 		t.Errorf("took %s", took)
 	}
 
-	conn, err := amqp091.Dial(b.AMQPURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := ch.QueueDeclare("", false, true, true, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.QueueBind(q.Name, rpc.Topic+".idle", "ironic", false, nil); err != nil {
-		t.Fatal(err)
-	}
+	bindProbeQueue(t, b, rpc.Topic+".idle")
 	err = amqp.NewConductorAPI(cl, nil).DestroyNode(ctx, rpc.Topic+".idle", "n1")
 	f = ironic.AsFault(err)
 	if err == nil || f.Class != ironic.IronicException || len(f.Message) < 30 || f.Message[:30] != "Timed out waiting for a reply " {
@@ -361,4 +331,27 @@ func TestBrokerRestartDeliversCalls(t *testing.T) {
 	if took > cliCfg.ResponseTimeout+time.Second {
 		t.Errorf("call while the broker is down took %s, the response timeout is %s", took, cliCfg.ResponseTimeout)
 	}
+}
+
+// bindProbeQueue declares an exclusive queue bound to key on the ironic
+// exchange, on a connection of its own closed when the test ends.
+func bindProbeQueue(t *testing.T, b *rabbittest.Broker, key string) (*amqp091.Channel, string) {
+	t.Helper()
+	conn, err := amqp091.Dial(b.AMQPURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ch.QueueDeclare("", false, true, true, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.QueueBind(q.Name, key, "ironic", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ch, q.Name
 }
