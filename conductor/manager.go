@@ -237,6 +237,7 @@ type Store interface {
 
 	// Provisioning and periodic work.
 	CreateNodeHistory(ctx context.Context, h *models.NodeHistory) (*models.NodeHistory, error)
+	ReplaceNodeInventory(ctx context.Context, inv *models.NodeInventory) (*models.NodeInventory, error)
 	ListNodeColumns(ctx context.Context, columns []string, f db.NodeFilter, o db.ListOpts) ([]models.Node, error)
 	GetOfflineConductors(ctx context.Context, heartbeatTimeout time.Duration) ([]models.Conductor, error)
 	GetActiveHardwareTypeDict(ctx context.Context, useGroups bool, heartbeatTimeout time.Duration) (map[string][]string, error)

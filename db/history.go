@@ -135,6 +135,28 @@ func (s *Store) CreateNodeInventory(ctx context.Context, inv *models.NodeInvento
 	return &c, nil
 }
 
+// ReplaceNodeInventory stores a node's inventory in place of any it
+// had, in one transaction: re-inspection keeps one row per node (Ironic
+// 21.4 adds a second one, after which its inventory API fails).
+func (s *Store) ReplaceNodeInventory(ctx context.Context, inv *models.NodeInventory) (*models.NodeInventory, error) {
+	c := *inv
+	if !c.CreatedAt.Valid() {
+		c.CreatedAt = models.NewTime(s.now())
+	}
+	c.Version = models.NodeInventoryVersion
+	nilDicts(&c.InventoryData, &c.PluginData)
+	err := s.write(ctx, func(tx *txn) error {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM `node_inventory` WHERE `node_id` = ?", c.NodeID); err != nil {
+			return err
+		}
+		return insertRow(ctx, tx, s.t.inventory, &c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
 // DestroyNodeInventoryByNodeID deletes a node's inventory
 // (NodeInventoryNotFound).
 func (s *Store) DestroyNodeInventoryByNodeID(ctx context.Context, nodeID int64) error {

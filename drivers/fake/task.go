@@ -37,6 +37,8 @@ type Node struct {
 	CleanStep    *pyjson.Dict
 	DeployStep   *pyjson.Dict
 	InstanceUUID string
+	// LastError is what FailInspection recorded.
+	LastError string
 }
 
 // Task is an in-memory drivers.Task for tests. Build its Driver with
@@ -61,6 +63,10 @@ type Task struct {
 	// steps", "continue <phase>", "fail <phase>: <msg>", "touch
 	// provisioning", "event <name>", "fail rescue: <msg>".
 	Flow []string
+	// Inventory and PluginData are what StoreInventory stored; After the
+	// functions AfterRelease was given (RunAfter runs them).
+	Inventory, PluginData *pyjson.Dict
+	After                 []func(ctx context.Context, withNode drivers.WithNode)
 }
 
 var _ drivers.Task = (*Task)(nil)
