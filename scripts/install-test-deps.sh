@@ -27,7 +27,9 @@
 # parted commands make),
 # and python3-glanceclient and python3-swiftclient, which the reference
 # Ironic uses for Glance images (test/glance; python3-ironic only
-# recommends them).
+# recommends them),
+# and python3-ironic-inspector (ironic-inspector 11.1, which test/inspector
+# runs standalone against both Ironics).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -45,6 +47,7 @@ PKGS=(
   python3-nova
   syslinux syslinux-common mtools dosfstools fdisk gdisk cpio qemu-utils parted
   python3-glanceclient python3-swiftclient
+  python3-ironic-inspector
 )
 
 missing=()
