@@ -3,6 +3,7 @@ package inspector
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -33,6 +34,11 @@ type options struct {
 	ourExtra, inspectorExtra string
 	// statusCheckPeriod is [inspector]status_check_period (seconds).
 	statusCheckPeriod int
+	// ipxe enables the ipxe boot interface (with [deploy]http_root and
+	// http_url, which Python's needs).
+	ipxe bool
+	// python runs the reference, Python Ironic 21.4, instead of ours.
+	python bool
 }
 
 // start runs inspector and our all-in-one for one scenario.
@@ -56,14 +62,25 @@ func start(t *testing.T, o options) *env {
 	if period == 0 {
 		period = 1
 	}
-	db := filepath.Join(t.TempDir(), "ironic.sqlite")
-	e.ironic = cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Port: ourPort, Config: func(port int) string {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ironic.sqlite")
+	boots, deploy := "fake", ""
+	if o.ipxe {
+		boots = "fake,ipxe"
+		deploy = fmt.Sprintf("[deploy]\nhttp_root = %s\nhttp_url = http://192.0.2.1:8080\n[pxe]\ntftp_root = %s\n", filepath.Join(dir, "http"), filepath.Join(dir, "tftp"))
+		for _, d := range []string{"http", "tftp"} {
+			if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	conf := func(port int) string {
 		return fmt.Sprintf(`[DEFAULT]
 host = goironic-inspector-test
 auth_strategy = noauth
 rpc_transport = none
 enabled_hardware_types = fake-hardware
-enabled_boot_interfaces = fake,ipxe
+enabled_boot_interfaces = %s
 enabled_deploy_interfaces = fake
 enabled_management_interfaces = fake
 enabled_power_interfaces = fake
@@ -87,8 +104,22 @@ endpoint_override = %s
 status_check_period = %d
 
 %s
-`, port, db, e.toInspector.URL, period, o.ourExtra)
-	}})
+%s
+`, boots, port, db, e.toInspector.URL, period, deploy, o.ourExtra)
+	}
+	prog := cluster.Ours(cluster.AllInOne)
+	if o.python {
+		cluster.RequirePython(t, "ironic.drivers.modules.inspector", "python3-ironic")
+		prog = cluster.Python(cluster.AllInOne)
+		path := filepath.Join(dir, "dbsync.conf")
+		if err := os.WriteFile(path, []byte(conf(ourPort)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if res := cluster.Run(ctx, t, cluster.Program{Cmd: cluster.DBSync, Python: true}, "--config-file", path, "create_schema"); res.Code != 0 {
+			t.Fatalf("dbsync: %d\n%s", res.Code, cluster.Tail([]byte(res.Stderr), 3000))
+		}
+	}
+	e.ironic = cluster.Start(ctx, t, cluster.Spec{Program: prog, Port: ourPort, Dir: dir, LogTail: 6000, StartTimeout: 2 * time.Minute, Config: conf})
 	e.api = cluster.NewClient(e.ironic.URL, "1.82")
 	return e
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetalintrospection/v1/introspection"
 
+	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers/inspector"
 	"github.com/goironic/ironic/internal/keystoneauth"
 	"github.com/goironic/ironic/internal/pyjson"
@@ -68,7 +69,14 @@ func (c *Client) service(ctx context.Context) (*gophercloud.ServiceClient, error
 		if strings.HasSuffix(u, "/v1/") {
 			base = u
 		}
-		return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: u, ResourceBase: base, Type: c.cfg.ServiceType}, nil
+		sc := &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: u, ResourceBase: base, Type: c.cfg.ServiceType}
+		// Version discovery, once per client as keystoneauth's session
+		// caches it: the endpoint's root.
+		root := strings.TrimSuffix(strings.TrimSuffix(u, "/"), "/v1") + "/"
+		if _, err := c.do(ctx, sc, http.MethodGet, root, ""); err != nil {
+			return nil, ironic.Errorf(ironic.ConfigInvalid, "Could not contact ironic-inspector for version discovery: %s", err)
+		}
+		return sc, nil
 	})
 }
 
@@ -95,7 +103,7 @@ func (c *Client) StartIntrospection(ctx context.Context, uuid string, manageBoot
 	if !manageBoot {
 		u += "?manage_boot=False"
 	}
-	_, err = c.do(ctx, sc, http.MethodPost, u, "")
+	_, err = c.doBody(ctx, sc, http.MethodPost, u, "", map[string]string{"uuid": uuid})
 	return err
 }
 
@@ -153,8 +161,13 @@ func (c *Client) GetIntrospectionData(ctx context.Context, uuid string) (*pyjson
 // do sends one request (with the token, when there is one) and returns
 // the answer's body; an answer of 400 or more is an *APIError.
 func (c *Client) do(ctx context.Context, sc *gophercloud.ServiceClient, method, u, errMsg string) ([]byte, error) {
+	return c.doBody(ctx, sc, method, u, errMsg, nil)
+}
+
+// doBody is do with a JSON body (nil for none).
+func (c *Client) doBody(ctx context.Context, sc *gophercloud.ServiceClient, method, u, errMsg string, body any) ([]byte, error) {
 	resp, err := sc.Request(ctx, method, u, &gophercloud.RequestOpts{
-		KeepResponseBody: true, OkCodes: []int{200, 201, 202, 204},
+		KeepResponseBody: true, OkCodes: []int{200, 201, 202, 204}, JSONBody: body,
 		MoreHeaders: map[string]string{"Accept": "application/json"},
 	})
 	if err != nil {
