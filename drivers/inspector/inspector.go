@@ -295,7 +295,12 @@ func (i *Inspect) startManaged(ctx context.Context, task drivers.Task) error {
 		}); err != nil {
 			return err
 		}
-		if err := drv.Boot.PrepareRamdisk(ctx, task, RamdiskParams(params), drivers.RamdiskDeploy); err != nil {
+		if err := drv.Boot.PrepareRamdisk(ctx, task, ramdiskParams(params), drivers.RamdiskDeploy); err != nil {
+			return err
+		}
+		// The boot interface may keep the parameters on the node (pxe's
+		// scripts are rendered from it when the node boots).
+		if err := task.Save(ctx); err != nil {
 			return err
 		}
 		if err := i.cfg.Client.StartIntrospection(ctx, task.NodeUUID(), false); err != nil {
@@ -312,21 +317,12 @@ func (i *Inspect) startManaged(ctx context.Context, task drivers.Task) error {
 	return ironic.Errorf(ironic.HardwareInspectionFailure, "Failed to inspect hardware. Reason: %s", msg)
 }
 
-// RamdiskParamsKey is the ramdiskParams entry that carries the
-// parameters' order: Ironic writes them onto the kernel command line in
-// the order of its dict (extra_kernel_params, then the callback URL).
-const RamdiskParamsKey = "_order"
-
-// RamdiskParams turns the ordered parameters into PrepareRamdisk's map;
-// the order travels under RamdiskParamsKey.
-func RamdiskParams(d *pyjson.Dict) map[string]any {
+// ramdiskParams is PrepareRamdisk's map of the ordered parameters.
+func ramdiskParams(d *pyjson.Dict) map[string]any {
 	out := map[string]any{}
-	var order []string
-	for _, k := range d.Keys() {
-		out[k] = d.Get(k)
-		order = append(order, k)
+	for k, v := range d.All() {
+		out[k] = v
 	}
-	out[RamdiskParamsKey] = order
 	return out
 }
 

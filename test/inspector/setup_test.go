@@ -32,6 +32,8 @@ type options struct {
 	// ourExtra is appended to our ironic.conf; inspectorExtra to
 	// inspector.conf.
 	ourExtra, inspectorExtra string
+	// inspectorOpts are more [inspector] lines of our ironic.conf.
+	inspectorOpts string
 	// statusCheckPeriod is [inspector]status_check_period (seconds).
 	statusCheckPeriod int
 	// ipxe enables the ipxe boot interface (with [deploy]http_root and
@@ -102,10 +104,11 @@ dhcp_provider = none
 auth_type = none
 endpoint_override = %s
 status_check_period = %d
+%s
 
 %s
 %s
-`, boots, port, db, e.toInspector.URL, period, deploy, o.ourExtra)
+`, boots, port, db, e.toInspector.URL, period, o.inspectorOpts, deploy, o.ourExtra)
 	}
 	prog := cluster.Ours(cluster.AllInOne)
 	if o.python {
