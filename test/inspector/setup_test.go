@@ -25,6 +25,9 @@ type env struct {
 	insp        *inspector.Inspector
 	toInspector *inspector.Proxy
 	toIronic    *inspector.Proxy
+	// lastError is the node's last_error the scenario ended with, which
+	// the golden holds too.
+	lastError string
 }
 
 // options shape a scenario's services.
@@ -152,6 +155,7 @@ func (e *env) waitState(uuid, state string, within time.Duration) map[string]any
 		n = e.api.Object(e.ctx, e.t, "GET", "/v1/nodes/"+uuid, nil)
 		return n["provision_state"] == state, fmt.Sprintf("%v (last_error %v)", n["provision_state"], n["last_error"])
 	})
+	e.lastError, _ = n["last_error"].(string)
 	return n
 }
 

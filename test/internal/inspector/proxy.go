@@ -3,6 +3,7 @@ package inspector
 import (
 	"bytes"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -50,6 +51,8 @@ func NewProxy(t testing.TB, target string) *Proxy {
 	}
 	p := &Proxy{target: u}
 	rp := httputil.NewSingleHostReverseProxy(u)
+	// A service stopped before its peer is no test failure.
+	rp.ErrorLog = log.New(io.Discard, "", 0)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
