@@ -74,7 +74,10 @@ func (c *Client) service(ctx context.Context) (*gophercloud.ServiceClient, error
 		// caches it: the endpoint's root.
 		root := strings.TrimSuffix(strings.TrimSuffix(u, "/"), "/v1") + "/"
 		if _, err := c.do(ctx, sc, http.MethodGet, root, ""); err != nil {
-			return nil, ironic.Errorf(ironic.ConfigInvalid, "Could not contact ironic-inspector for version discovery: %s", err)
+			c.log.WarnContext(ctx, "ironic-inspector version discovery failed", "url", root, "error", err)
+			return nil, ironic.Errorf(ironic.ConfigInvalid, "Could not contact ironic-inspector for version discovery: "+
+				"Unable to find a version discovery document at %s, the service is unavailable or misconfigured. "+
+				"Required version range (any - any), version hack disabled.", strings.TrimSuffix(u, "/"))
 		}
 		return sc, nil
 	})
