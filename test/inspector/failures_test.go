@@ -45,8 +45,7 @@ func TestRamdiskError(t *testing.T) {
 		// waiting.
 		time.Sleep(2 * time.Second) // two status polls
 		e.waitState(uuid, "inspect wait", time.Second)
-		e.api.Must(e.ctx, t, 202, "PUT", "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": "abort"})
-		e.waitState(uuid, "inspect failed", 30*time.Second)
+		e.abort(uuid)
 		e.wantLastError("Inspection was aborted by request.")
 	})
 }
@@ -56,10 +55,8 @@ func TestRamdiskError(t *testing.T) {
 func TestAbort(t *testing.T) {
 	run(t, "abort", options{}, nil, func(e *env) {
 		uuid := e.inspect(nil)
-		e.api.Must(e.ctx, t, 202, "PUT", "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": "abort"})
-		e.waitState(uuid, "inspect failed", 30*time.Second)
+		e.abort(uuid)
 		e.wantLastError("Inspection was aborted by request.")
-		waitRequest(e, e.toIronic, "PUT", "/v1/nodes/"+uuid+"/states/power", 30*time.Second)
 	})
 }
 
@@ -93,7 +90,6 @@ func TestUnknownMachine(t *testing.T) {
 		if p := n["properties"].(map[string]any); len(p) != 0 {
 			t.Errorf("properties = %v, want none", p)
 		}
-		e.api.Must(e.ctx, t, 202, "PUT", "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": "abort"})
-		e.waitState(uuid, "inspect failed", 30*time.Second)
+		e.abort(uuid)
 	})
 }

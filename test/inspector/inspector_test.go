@@ -45,7 +45,7 @@ func TestInspectorManagedBoot(t *testing.T) {
 		if err != nil || status != 200 {
 			t.Fatalf("/v1/continue: %d %s %v", status, body, err)
 		}
-		n := e.waitState(uuid, "manageable", 30*time.Second)
+		n := e.inspected(uuid)
 		props := n["properties"].(map[string]any)
 		for k, want := range map[string]any{"cpus": 2.0, "memory_mb": 2048.0, "cpu_arch": "x86_64", "local_gb": 19.0} {
 			if fmt.Sprint(props[k]) != fmt.Sprint(want) {
@@ -111,7 +111,7 @@ func TestIronicManagedBoot(t *testing.T) {
 		if err != nil || status != 200 {
 			t.Fatalf("/v1/continue: %d %s %v", status, body, err)
 		}
-		n = e.waitState(uuid, "manageable", 30*time.Second)
+		n = e.inspected(uuid)
 		if n["power_state"] != "power off" {
 			t.Errorf("power_state = %v, want power off", n["power_state"])
 		}

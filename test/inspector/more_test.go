@@ -29,7 +29,7 @@ func TestReinspection(t *testing.T) {
 			if err != nil || status != 200 {
 				t.Fatalf("/v1/continue: %d %s %v", status, body, err)
 			}
-			e.waitState(uuid, "manageable", 30*time.Second)
+			e.inspectedN(uuid, i+1)
 		}
 		inv := e.api.Object(e.ctx, t, "GET", "/v1/nodes/"+uuid+"/inventory", nil)
 		cpu, _ := inv["inventory"].(map[string]any)["cpu"].(map[string]any)
@@ -68,7 +68,7 @@ func TestInspectorErrors(t *testing.T) {
 		if err != nil || status != 200 {
 			t.Fatalf("/v1/continue: %d %s %v", status, body, err)
 		}
-		e.waitState(uuid, "manageable", 30*time.Second)
+		e.inspected(uuid)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func TestMain(m *testing.M) { cluster.Main(m) }
 // each reached through a recording proxy (toInspector records what the
 // service sends inspector, toIronic what inspector sends the service).
 type env struct {
-	t           *testing.T
+	t           testing.TB
 	ctx         context.Context
 	api         *cluster.Client
 	ironic      *cluster.Service
@@ -47,7 +48,7 @@ type options struct {
 }
 
 // start runs inspector and our all-in-one for one scenario.
-func start(t *testing.T, o options) *env {
+func start(t testing.TB, o options) *env {
 	t.Helper()
 	ctx := cluster.TestContext(t, 4*time.Minute, 20*time.Second)
 	cluster.Build(t, cluster.AllInOne)
@@ -180,4 +181,44 @@ func summary(reqs []inspector.Request) []string {
 		out = append(out, fmt.Sprintf("%s %s -> %d", r.Method, r.Path, r.Status))
 	}
 	return out
+}
+
+// inspected waits until the node is manageable and the service has
+// fetched inspector's data for it (after manageable, as Ironic does), so
+// that the scenario's requests are complete.
+func (e *env) inspected(uuid string) map[string]any { return e.inspectedN(uuid, 1) }
+
+// inspectedN is inspected for the n-th inspection of the node.
+func (e *env) inspectedN(uuid string, n int) map[string]any {
+	e.t.Helper()
+	node := e.waitState(uuid, "manageable", 30*time.Second)
+	path := "/v1/introspection/" + uuid + "/data"
+	cluster.Eventually(e.ctx, e.t, 10*time.Second, fmt.Sprintf("%d GET %s", n, path), func() (bool, string) {
+		seen := 0
+		for _, r := range e.toInspector.Requests() {
+			if r.Method == "GET" && r.Path == path {
+				seen++
+			}
+		}
+		return seen >= n, fmt.Sprint(seen)
+	})
+	time.Sleep(500 * time.Millisecond) // the data stored
+	return node
+}
+
+// abort aborts the node's inspection and waits until it failed and
+// inspector, told to abort, has powered the node off.
+func (e *env) abort(uuid string) {
+	e.t.Helper()
+	e.api.Must(e.ctx, e.t, 202, "PUT", "/v1/nodes/"+uuid+"/states/provision", map[string]any{"target": "abort"})
+	e.waitState(uuid, "inspect failed", 30*time.Second)
+	path := "/v1/nodes/" + uuid + "/states/power"
+	cluster.Eventually(e.ctx, e.t, 30*time.Second, "inspector's power off after the abort", func() (bool, string) {
+		for _, r := range e.toIronic.Requests() {
+			if r.Method == "PUT" && r.Path == path && strings.Contains(r.Body, "power off") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprint(summary(e.toIronic.Requests()))
+	})
 }

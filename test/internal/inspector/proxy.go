@@ -35,7 +35,7 @@ type Proxy struct {
 	URL string
 
 	mu     sync.Mutex
-	reqs   []Request
+	reqs   []*Request
 	target *url.URL
 	mode   string
 	delay  time.Duration
@@ -59,20 +59,25 @@ func NewProxy(t testing.TB, target string) *Proxy {
 		p.mu.Lock()
 		mode, delay, status := p.mode, p.delay, p.status
 		p.mu.Unlock()
-		rec := Request{Method: r.Method, Path: r.URL.RequestURI(), Body: string(body), Header: http.Header{}}
+		rec := &Request{Method: r.Method, Path: r.URL.RequestURI(), Body: string(body), Header: http.Header{}}
 		for _, h := range []string{"X-Openstack-Ironic-Api-Version", "X-Openstack-Ironic-Inspector-Api-Version", "Openstack-Api-Version", "X-Auth-Token"} {
 			if v := r.Header.Values(h); len(v) > 0 {
 				rec.Header[h] = v
 			}
 		}
-		defer func() {
+		// Recorded as it arrives (the order the peer sent in); the
+		// status is filled in when the answer is known.
+		p.mu.Lock()
+		p.reqs = append(p.reqs, rec)
+		p.mu.Unlock()
+		setStatus := func(s int) {
 			p.mu.Lock()
-			p.reqs = append(p.reqs, rec)
+			rec.Status = s
 			p.mu.Unlock()
-		}()
+		}
 		switch mode {
 		case "down":
-			rec.Status = -1
+			setStatus(-1)
 			if hj, ok := w.(http.Hijacker); ok {
 				if c, _, err := hj.Hijack(); err == nil {
 					_ = c.Close()
@@ -84,11 +89,11 @@ func NewProxy(t testing.TB, target string) *Proxy {
 			select {
 			case <-time.After(delay):
 			case <-r.Context().Done():
-				rec.Status = -2
+				setStatus(-2)
 				return
 			}
 		case "status":
-			rec.Status = status
+			setStatus(status)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
 			_, _ = io.WriteString(w, `{"error": {"message": "injected failure"}}`)
@@ -96,7 +101,7 @@ func NewProxy(t testing.TB, target string) *Proxy {
 		}
 		sw := &statusWriter{ResponseWriter: w, status: 200}
 		rp.ServeHTTP(sw, r)
-		rec.Status = sw.status
+		setStatus(sw.status)
 	}))
 	t.Cleanup(srv.Close)
 	p.URL = srv.URL
@@ -117,7 +122,11 @@ func (s *statusWriter) WriteHeader(code int) {
 func (p *Proxy) Requests() []Request {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]Request(nil), p.reqs...)
+	out := make([]Request, len(p.reqs))
+	for i, r := range p.reqs {
+		out[i] = *r
+	}
+	return out
 }
 
 // Reset forgets the requests seen.
