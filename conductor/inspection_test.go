@@ -53,7 +53,9 @@ func (f *fakeInspector) GetIntrospectionData(context.Context, string) (*pyjson.D
 	f.record("data")
 	return pyjson.DictOf("inventory", pyjson.DictOf("cpu", pyjson.DictOf("count", 2)), "root_disk", pyjson.DictOf("name", "/dev/vda")), nil
 }
-func (f *fakeInspector) Endpoint(context.Context) (string, error) { return "http://192.0.2.1:5050", nil }
+func (f *fakeInspector) Endpoint(context.Context) (string, error) {
+	return "http://192.0.2.1:5050", nil
+}
 
 // withInspector enables the inspector interface with client c.
 func withInspector(c inspector.Client) harnessOpt {

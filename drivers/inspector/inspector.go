@@ -14,7 +14,7 @@ package inspector
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
 	"net"
 	"net/url"
@@ -444,21 +444,21 @@ func shlexSplit(s string) ([]string, error) {
 	inWord := false
 	for idx := 0; idx < len(s); idx++ {
 		c := s[idx]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		switch c {
+		case ' ', '\t', '\n', '\r':
 			if inWord {
 				out = append(out, cur.String())
 				cur.Reset()
 				inWord = false
 			}
-		case c == '\\':
+		case '\\':
 			if idx+1 >= len(s) {
-				return nil, fmt.Errorf("No escaped character")
+				return nil, errors.New("No escaped character") //nolint:staticcheck // shlex's message
 			}
 			idx++
 			cur.WriteByte(s[idx])
 			inWord = true
-		case c == '\'' || c == '"':
+		case '\'', '"':
 			end := idx + 1
 			for ; end < len(s) && s[end] != c; end++ {
 				if c == '"' && s[end] == '\\' && end+1 < len(s) && strings.IndexByte("\\\"$`\n", s[end+1]) >= 0 {
@@ -469,7 +469,7 @@ func shlexSplit(s string) ([]string, error) {
 				cur.WriteByte(s[end])
 			}
 			if end >= len(s) {
-				return nil, fmt.Errorf("No closing quotation")
+				return nil, errors.New("No closing quotation") //nolint:staticcheck // shlex's message
 			}
 			idx = end
 			inWord = true
