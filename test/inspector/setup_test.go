@@ -3,6 +3,7 @@ package inspector
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/inspector"
+	"github.com/goironic/ironic/test/internal/keystone"
 )
 
 func TestMain(m *testing.M) { cluster.Main(m) }
@@ -43,6 +45,9 @@ type options struct {
 	// ipxe enables the ipxe boot interface (with [deploy]http_root and
 	// http_url, which Python's needs).
 	ipxe bool
+	// keystone puts both services behind this Keystone (service user
+	// "ironic" for both).
+	keystone *keystone.Keystone
 	// python runs the reference, Python Ironic 21.4, instead of ours.
 	python bool
 }
@@ -63,7 +68,15 @@ func start(t testing.TB, o options) *env {
 	e := &env{t: t, ctx: ctx}
 	e.toIronic = inspector.NewProxy(t, fmt.Sprintf("http://127.0.0.1:%d", ourPort))
 	e.toInspector = inspector.NewProxy(t, fmt.Sprintf("http://127.0.0.1:%d", inspPort))
-	e.insp = inspector.Start(ctx, t, inspector.Options{IronicURL: e.toIronic.URL, Port: inspPort, Extra: o.inspectorExtra})
+	io := inspector.Options{IronicURL: e.toIronic.URL, Port: inspPort, Extra: o.inspectorExtra}
+	authStrategy, inspAuth, authtoken := "noauth", "auth_type = none", ""
+	if k := o.keystone; k != nil {
+		io.Keystone = &inspector.Keystone{AuthURL: k.AuthURL(), Username: "ironic", Password: keystone.ServicePassword, Project: "service"}
+		authStrategy, authtoken = "keystone", k.AuthtokenSection()
+		inspAuth = fmt.Sprintf("auth_type = password\nauth_url = %s\nusername = ironic\npassword = %s\nproject_name = service\nuser_domain_name = Default\nproject_domain_name = Default",
+			k.AuthURL(), keystone.ServicePassword)
+	}
+	e.insp = inspector.Start(ctx, t, io)
 	period := o.statusCheckPeriod
 	if period == 0 {
 		period = 1
@@ -83,7 +96,7 @@ func start(t testing.TB, o options) *env {
 	conf := func(port int) string {
 		return fmt.Sprintf(`[DEFAULT]
 host = goironic-inspector-test
-auth_strategy = noauth
+auth_strategy = %s
 rpc_transport = none
 enabled_hardware_types = fake-hardware
 enabled_boot_interfaces = %s
@@ -104,15 +117,16 @@ connection = sqlite:///%s
 [dhcp]
 dhcp_provider = none
 
+%s
 [inspector]
-auth_type = none
+%s
 endpoint_override = %s
 status_check_period = %d
 %s
 
 %s
 %s
-`, boots, port, db, e.toInspector.URL, period, o.inspectorOpts, deploy, o.ourExtra)
+`, authStrategy, boots, port, db, authtoken, inspAuth, e.toInspector.URL, period, o.inspectorOpts, deploy, o.ourExtra)
 	}
 	prog := cluster.Ours(cluster.AllInOne)
 	if o.python {
@@ -128,6 +142,13 @@ status_check_period = %d
 	}
 	e.ironic = cluster.Start(ctx, t, cluster.Spec{Program: prog, Port: ourPort, Dir: dir, LogTail: 6000, StartTimeout: 2 * time.Minute, Config: conf})
 	e.api = cluster.NewClient(e.ironic.URL, "1.82")
+	if k := o.keystone; k != nil {
+		tok, err := k.Token(ctx, "admin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.api.Header = http.Header{"X-Auth-Token": {tok}}
+	}
 	return e
 }
 
