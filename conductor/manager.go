@@ -260,6 +260,7 @@ type Store interface {
 	CreateNodeHistory(ctx context.Context, h *models.NodeHistory) (*models.NodeHistory, error)
 	QueryNodeHistoryRecordsForPurge(ctx context.Context, conductorID int64, minDays, maxEntries int) (map[int64][]int64, error)
 	BulkDeleteNodeHistoryRecords(ctx context.Context, ids []int64) error
+	ReplaceNodeInventory(ctx context.Context, inv *models.NodeInventory) (*models.NodeInventory, error)
 	ListNodeColumns(ctx context.Context, columns []string, f db.NodeFilter, o db.ListOpts) ([]models.Node, error)
 	GetOfflineConductors(ctx context.Context, heartbeatTimeout time.Duration) ([]models.Conductor, error)
 	GetActiveHardwareTypeDict(ctx context.Context, useGroups bool, heartbeatTimeout time.Duration) (map[string][]string, error)

@@ -21,6 +21,9 @@ type task struct {
 	driver *drivers.Driver
 	ports  []models.Port
 	pgs    []models.Portgroup
+	// after are the functions to run once the lock is released
+	// (InspectionFlow.AfterRelease).
+	after []func(ctx context.Context, withNode drivers.WithNode)
 }
 
 // acquire starts a task on the node, holding it as mode says (an
@@ -68,10 +71,10 @@ func (t *task) load(ctx context.Context) error {
 
 // release ends the task: an exclusive lock is dropped.
 func (t *task) release(ctx context.Context) {
-	if t.mode == sharedLock {
-		return
+	if t.mode != sharedLock {
+		t.m.locks.release(ctx, t.node.ID, t.node.UUID)
 	}
-	t.m.locks.release(ctx, t.node.ID, t.node.UUID)
+	t.runAfter(ctx)
 }
 
 // upgradeLock turns a shared task into an exclusive one (Ironic's

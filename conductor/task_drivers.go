@@ -17,11 +17,12 @@ import (
 // drivers.Task: the node as drivers see it, and the conductor code they
 // call (its capabilities NodeLock, StepFlow, RescueFlow, NodeRenderer).
 var (
-	_ drivers.Task         = (*task)(nil)
-	_ drivers.NodeLock     = (*task)(nil)
-	_ drivers.StepFlow     = (*task)(nil)
-	_ drivers.RescueFlow   = (*task)(nil)
-	_ drivers.NodeRenderer = (*task)(nil)
+	_ drivers.Task           = (*task)(nil)
+	_ drivers.NodeLock       = (*task)(nil)
+	_ drivers.StepFlow       = (*task)(nil)
+	_ drivers.RescueFlow     = (*task)(nil)
+	_ drivers.InspectionFlow = (*task)(nil)
+	_ drivers.NodeRenderer   = (*task)(nil)
 )
 
 func (t *task) NodeUUID() string        { return t.node.UUID }

@@ -119,12 +119,7 @@ func (s *Store) BulkDeleteNodeHistoryRecords(ctx context.Context, ids []int64) e
 
 // CreateNodeInventory stores a node's inventory.
 func (s *Store) CreateNodeInventory(ctx context.Context, inv *models.NodeInventory) (*models.NodeInventory, error) {
-	c := *inv
-	if !c.CreatedAt.Valid() {
-		c.CreatedAt = models.NewTime(s.now())
-	}
-	c.Version = models.NodeInventoryVersion
-	nilDicts(&c.InventoryData, &c.PluginData)
+	c := s.inventoryRow(inv)
 	err := s.write(ctx, func(tx *txn) error { return insertRow(ctx, tx, s.t.inventory, &c) })
 	if _, dup := uniqueViolation(err); dup {
 		return nil, ironic.Errorf(ironic.NodeInventoryAlreadyExists, "A node inventory with ID %d already exists.", c.ID)
@@ -133,6 +128,35 @@ func (s *Store) CreateNodeInventory(ctx context.Context, inv *models.NodeInvento
 		return nil, err
 	}
 	return &c, nil
+}
+
+// ReplaceNodeInventory stores a node's inventory in place of any it
+// had, in one transaction: re-inspection keeps one row per node (Ironic
+// 21.4 adds a second one, after which its inventory API fails).
+func (s *Store) ReplaceNodeInventory(ctx context.Context, inv *models.NodeInventory) (*models.NodeInventory, error) {
+	c := s.inventoryRow(inv)
+	err := s.write(ctx, func(tx *txn) error {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM `node_inventory` WHERE `node_id` = ?", c.NodeID); err != nil {
+			return err
+		}
+		return insertRow(ctx, tx, s.t.inventory, &c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// inventoryRow is the row to insert for inv: created now unless set, at
+// the object's version, absent dicts as {}.
+func (s *Store) inventoryRow(inv *models.NodeInventory) models.NodeInventory {
+	c := *inv
+	if !c.CreatedAt.Valid() {
+		c.CreatedAt = models.NewTime(s.now())
+	}
+	c.Version = models.NodeInventoryVersion
+	nilDicts(&c.InventoryData, &c.PluginData)
+	return c
 }
 
 // DestroyNodeInventoryByNodeID deletes a node's inventory

@@ -510,6 +510,13 @@ func TestHistoryInventory(t *testing.T) {
 		if gotInv.ID != inv.ID || gotInv.PluginData.Get("x") != json.Number("1.5") || gotInv.Version != models.NodeInventoryVersion {
 			t.Errorf("inventory: %+v", gotInv)
 		}
+		// Re-inspection: one row, the new data.
+		must[*models.NodeInventory](t)(e.ReplaceNodeInventory(ctx, &models.NodeInventory{NodeID: &n.ID,
+			InventoryData: models.DictOf("cpu", pyjson.DictOf("count", json.Number("16")))}))
+		gotInv = must[*models.NodeInventory](t)(e.GetNodeInventoryByNodeID(ctx, n.ID))
+		if c, _ := gotInv.InventoryData.Get("cpu").(*pyjson.Dict); c == nil || c.Get("count") != json.Number("16") || gotInv.PluginData.Len() != 0 {
+			t.Errorf("replaced inventory: %+v", gotInv)
+		}
 		ok(t, e.DestroyNodeInventoryByNodeID(ctx, n.ID))
 		wantFault(t, e.DestroyNodeInventoryByNodeID(ctx, n.ID), ironic.NodeInventoryNotFound, fmt.Sprintf("Node inventory record for node %d could not be found.", n.ID))
 	})

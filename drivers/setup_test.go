@@ -10,10 +10,12 @@ import (
 	"github.com/goironic/ironic/drivers/agent"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/generic"
+	"github.com/goironic/ironic/drivers/inspector"
 	"github.com/goironic/ironic/drivers/ipmi"
 	"github.com/goironic/ironic/drivers/pxe"
 	"github.com/goironic/ironic/drivers/redfish"
 	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/option"
 )
 
 // referenceConfig is the driver configuration of the reference deployment
@@ -62,6 +64,7 @@ func referenceImplementations() []drivers.Implementation {
 		redfish.Implementations(rfCfg),
 		pxe.Implementations(pxeCfg),
 		agent.Implementations(agentCfg),
+		inspector.Implementations(option.Default[inspector.Config]()),
 	)
 }
 

@@ -24,6 +24,7 @@ type Task interface {
 	NodeLock
 	StepFlow
 	RescueFlow
+	InspectionFlow
 	NodeRenderer
 
 	// NodeUUID is the node's UUID.
@@ -182,6 +183,30 @@ type RescueFlow interface {
 	// FailRescue is rescuing_error_handler.
 	FailRescue(ctx context.Context, msg string)
 }
+
+// InspectionFlow is the conductor's side of an asynchronous (in-band)
+// inspection, as Ironic's inspector interface uses it.
+//
+// FailInspection is the end of _inspection_error_handler: msg becomes
+// the node's last_error and the node moves to inspect failed
+// (task.process_event('fail')); the node is saved. It needs the
+// exclusive lock. StoreInventory is inspect_utils.store_introspection_data
+// with [inventory]data_backend = database, except that a node's previous
+// inventory is replaced rather than duplicated. AfterRelease is
+// eventlet.spawn_n from a driver: fn runs in a goroutine of its own once
+// the task's lock is released (at once for a shared task), with a context
+// that outlives the task; withNode takes the node's exclusive lock again
+// (waiting as task_manager.acquire does), runs f on a fresh task and
+// releases it.
+type InspectionFlow interface {
+	FailInspection(ctx context.Context, msg string) error
+	StoreInventory(ctx context.Context, inventory, pluginData *pyjson.Dict) error
+	AfterRelease(fn func(ctx context.Context, withNode WithNode))
+}
+
+// WithNode runs f on the node under its exclusive lock (InspectionFlow's
+// AfterRelease).
+type WithNode func(ctx context.Context, f func(ctx context.Context, t Task) error) error
 
 // NodeRenderer renders the task's node and ports as Ironic's objects'
 // as_dict() does, for the agent commands' "node" and "ports" parameters.

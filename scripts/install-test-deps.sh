@@ -31,7 +31,9 @@
 # and the boot ISO's parts and oracles (drivers/bootiso): isolinux's
 # isolinux.bin, grub-efi-amd64-bin's EFI modules (the in-process ESP's
 # GRUB), ovmf (QEMU's UEFI firmware for the UEFI boot test), with
-# genisoimage, mtools and dosfstools as the oracles.
+# genisoimage, mtools and dosfstools as the oracles,
+# and python3-ironic-inspector (ironic-inspector 11.1, which test/inspector
+# runs standalone against both Ironics).
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -49,7 +51,7 @@ PKGS=(
   python3-nova
   syslinux syslinux-common mtools dosfstools fdisk gdisk cpio qemu-utils parted
   python3-glanceclient python3-swiftclient
-  isolinux grub-efi-amd64-bin ovmf
+  isolinux grub-efi-amd64-bin ovmf python3-ironic-inspector
 )
 
 missing=()

@@ -124,3 +124,38 @@ func nullable[S ~string](s S) any {
 	}
 	return string(s)
 }
+
+// FailInspection implements drivers.InspectionFlow: last_error is set
+// and the call recorded.
+func (t *Task) FailInspection(_ context.Context, msg string) error {
+	t.Node.LastError = &msg
+	t.Flow = append(t.Flow, "fail inspection: "+msg)
+	return nil
+}
+
+// StoreInventory implements drivers.InspectionFlow: the data is kept in
+// Inventory and PluginData.
+func (t *Task) StoreInventory(_ context.Context, inventory, pluginData *pyjson.Dict) error {
+	t.Inventory, t.PluginData = inventory, pluginData
+	t.Flow = append(t.Flow, "store inventory")
+	return nil
+}
+
+// AfterRelease implements drivers.InspectionFlow: fn is kept in After;
+// RunAfter runs it.
+func (t *Task) AfterRelease(fn func(ctx context.Context, withNode drivers.WithNode)) {
+	t.After = append(t.After, fn)
+}
+
+// RunAfter runs the functions AfterRelease kept, in order, with this
+// task standing for the re-acquired node.
+func (t *Task) RunAfter(ctx context.Context) {
+	after := t.After
+	t.After = nil
+	for _, fn := range after {
+		fn(ctx, func(ctx context.Context, f func(context.Context, drivers.Task) error) error {
+			t.Flow = append(t.Flow, "acquire")
+			return f(ctx, t)
+		})
+	}
+}

@@ -30,7 +30,8 @@ type Node struct {
 	AutomatedClean     *bool
 	PowerState         states.Power
 	ProvisionState     states.Provision
-	// LastError is the node's last_error (nil for None).
+	// LastError is the node's last_error (nil for None; what
+	// FailInspection recorded).
 	LastError *string
 	// TargetProvisionState and Maintenance are the node's fields.
 	TargetProvisionState states.Provision
@@ -63,6 +64,10 @@ type Task struct {
 	// steps", "continue <phase>", "fail <phase>: <msg>", "touch
 	// provisioning", "event <name>", "fail rescue: <msg>".
 	Flow []string
+	// Inventory and PluginData are what StoreInventory stored; After the
+	// functions AfterRelease was given (RunAfter runs them).
+	Inventory, PluginData *pyjson.Dict
+	After                 []func(ctx context.Context, withNode drivers.WithNode)
 }
 
 var _ drivers.Task = (*Task)(nil)

@@ -214,6 +214,9 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 		}
 		k, r := s.imageURL(n, kref, mode.KernelKey()), s.imageURL(n, rref, mode.RamdiskKey())
 		params := append_
+		if extra, ok := n.DriverInternalInfo.Get(RamdiskParamsKey).(string); ok && extra != "" {
+			params = strings.TrimSpace(params + " " + extra)
+		}
 		if s.cfg.APIURL != "" {
 			params = strings.TrimSpace(params + " ipa-api-url=" + s.cfg.APIURL)
 		}

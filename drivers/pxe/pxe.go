@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/goironic/ironic"
@@ -200,12 +201,17 @@ func (b *Boot) ValidateInspection(_ context.Context, task drivers.Task) error {
 // ramdisk: the images must be known, and the node is set to boot from the
 // network. No file is written: the node's iPXE script is generated when
 // it boots (the ipxe_config driver vendor method), from its state.
-func (b *Boot) PrepareRamdisk(ctx context.Context, task drivers.Task, _ map[string]any, mode drivers.RamdiskMode) error {
+func (b *Boot) PrepareRamdisk(ctx context.Context, task drivers.Task, ramdiskParams map[string]any, mode drivers.RamdiskMode) error {
 	if mode == "" {
 		mode = drivers.RamdiskDeploy
 	}
 	if err := b.parseDriverInfo(task, mode); err != nil {
 		return err
+	}
+	if p := renderRamdiskParams(ramdiskParams); p != "" {
+		task.DriverInternalInfo().Set(RamdiskParamsKey, p)
+	} else {
+		task.DriverInternalInfo().Delete(RamdiskParamsKey)
 	}
 	if err := deployutil.SyncBootMode(ctx, task, b.cfg.defaultBootMode(), b.cfg.Log); err != nil {
 		return err
@@ -220,13 +226,40 @@ func (b *Boot) PrepareRamdisk(ctx context.Context, task drivers.Task, _ map[stri
 }
 
 // CleanUpRamdisk removes the agent kernel and ramdisk fetched for the
-// node (pxe_utils.clean_up_pxe_env); the script itself is never written.
+// node (pxe_utils.clean_up_pxe_env) and forgets the ramdisk's extra
+// kernel parameters; the script itself is never written.
 func (b *Boot) CleanUpRamdisk(_ context.Context, task drivers.Task, mode drivers.RamdiskMode) error {
 	if mode == "" {
 		mode = drivers.RamdiskDeploy
 	}
 	b.removeImages(task, mode.KernelKey(), mode.RamdiskKey())
+	task.DriverInternalInfo().Delete(RamdiskParamsKey)
 	return nil
+}
+
+// RamdiskParamsKey is the driver_internal_info field holding the extra
+// kernel parameters PrepareRamdisk was given (the inspection callback),
+// which Ironic writes into the node's PXE configuration file and the
+// iPXE script rendered at boot appends here.
+const RamdiskParamsKey = "ramdisk_kernel_params"
+
+// renderRamdiskParams is pxe_utils' "key=value" (or "key" for None)
+// words, in key order.
+func renderRamdiskParams(params map[string]any) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var words []string
+	for _, k := range keys {
+		if params[k] == nil {
+			words = append(words, k)
+		} else {
+			words = append(words, k+"="+py.Str(params[k]))
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // PrepareInstance is Ironic's PXEBaseMixin.prepare_instance: the boot

@@ -16,6 +16,8 @@ import (
 	"github.com/goironic/ironic/drivers/configdrive"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/generic"
+	"github.com/goironic/ironic/drivers/inspector"
+	"github.com/goironic/ironic/drivers/inspector/inspectorclient"
 	"github.com/goironic/ironic/drivers/ipmi"
 	"github.com/goironic/ironic/drivers/pxe"
 	"github.com/goironic/ironic/drivers/redfish"
@@ -44,6 +46,9 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	ac.Glance = glanceClient(b, log)
 	pc.ImageHTTP, pc.Glance = ac.ImageHTTP, ac.Glance
 	ac.Log = log
+	inc := bound[inspector.Config](b, compInspector)
+	inc.Client = inspectorclient.New(bound[inspectorclient.Config](b, compInspectorClient), log.With("component", "inspector"))
+	inc.Log = log.With("component", "conductor")
 	network := networkImplementations(b, log)
 	storage := storageImplementations(b, log)
 	if err := b.Err(); err != nil {
@@ -56,6 +61,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	impls = append(impls, redfish.Implementations(rc)...)
 	impls = append(impls, pxe.Implementations(pc)...)
 	impls = append(impls, agent.Implementations(ac)...)
+	impls = append(impls, inspector.Implementations(inc)...)
 	impls = append(impls, network...)
 	impls = append(impls, storage...)
 	reg, err := drivers.NewRegistry(dc, impls...)

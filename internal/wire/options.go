@@ -10,6 +10,8 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/agent"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/drivers/inspector"
+	"github.com/goironic/ironic/drivers/inspector/inspectorclient"
 	"github.com/goironic/ironic/drivers/ipmi"
 	"github.com/goironic/ironic/drivers/network"
 	"github.com/goironic/ironic/drivers/network/neutronclient"
@@ -42,31 +44,33 @@ func bound[C any, P binds[C]](b *option.Binder, name string) C {
 // The components of this build, by the name they bind under. Every
 // binary builds a subset; Implemented binds them all.
 const (
-	compLog           = "log"
-	compListen        = "listen"
-	compTransport     = "rpc_transport"
-	compDB            = "db"
-	compDrivers       = "drivers"
-	compFake          = "drivers/fake"
-	compRedfish       = "drivers/redfish"
-	compIPMI          = "drivers/ipmi"
-	compPXE           = "drivers/pxe"
-	compIPXE          = "drivers/pxe/ipxe"
-	compAgent         = "drivers/agent"
-	compAgentClient   = "drivers/agent/client"
-	compNetwork       = "drivers/network"
-	compNeutronClient = "drivers/network/neutronclient"
-	compStorage       = "drivers/storage"
-	compCinderClient  = "drivers/storage/cinderclient"
-	compSwift         = "swift"
-	compGlance        = "glance"
-	compNova          = "nova"
-	compConductor     = "conductor"
-	compRouter        = "rpc/router"
-	compAMQP          = "rpc/amqp"
-	compAPI           = "apiv1"
-	compPolicy        = "apiv1/policy"
-	compAuth          = "apiv1/auth"
+	compLog             = "log"
+	compListen          = "listen"
+	compTransport       = "rpc_transport"
+	compDB              = "db"
+	compDrivers         = "drivers"
+	compFake            = "drivers/fake"
+	compRedfish         = "drivers/redfish"
+	compIPMI            = "drivers/ipmi"
+	compPXE             = "drivers/pxe"
+	compIPXE            = "drivers/pxe/ipxe"
+	compAgent           = "drivers/agent"
+	compAgentClient     = "drivers/agent/client"
+	compNetwork         = "drivers/network"
+	compInspector       = "drivers/inspector"
+	compInspectorClient = "drivers/inspector/inspectorclient"
+	compNeutronClient   = "drivers/network/neutronclient"
+	compStorage         = "drivers/storage"
+	compCinderClient    = "drivers/storage/cinderclient"
+	compSwift           = "swift"
+	compGlance          = "glance"
+	compNova            = "nova"
+	compConductor       = "conductor"
+	compRouter          = "rpc/router"
+	compAMQP            = "rpc/amqp"
+	compAPI             = "apiv1"
+	compPolicy          = "apiv1/policy"
+	compAuth            = "apiv1/auth"
 )
 
 // bindAll binds the options of every component this build has.
@@ -84,6 +88,8 @@ func bindAll(b *option.Binder) {
 	bound[agent.Config](b, compAgent)
 	bound[agent.ClientConfig](b, compAgentClient)
 	bound[network.Config](b, compNetwork)
+	bound[inspector.Config](b, compInspector)
+	bound[inspectorclient.Config](b, compInspectorClient)
 	bound[neutronclient.Config](b, compNeutronClient)
 	bound[storage.Config](b, compStorage)
 	bound[cinderclient.Config](b, compCinderClient)
