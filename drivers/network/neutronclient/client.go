@@ -277,7 +277,6 @@ func (q query) ToPortListQuery() (string, error)    { return q.encode() }
 func (q query) ToNetworkListQuery() (string, error) { return q.encode() }
 func (q query) ToAgentListQuery() (string, error)   { return q.encode() }
 
-
 // portJSON is a port as Neutron sends it.
 type portJSON struct {
 	ID         string `json:"id"`
