@@ -85,10 +85,41 @@ func TestNeutronAgainstReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	for impl, lines := range got {
-		if d := cmp.Diff(strings.Split(strings.TrimSpace(string(want)), "\n"), lines); d != "" {
+		wantLines := strings.Split(strings.TrimSpace(string(want)), "\n")
+		if impl == "go" {
+			wantLines = departed(wantLines)
+		}
+		if d := cmp.Diff(wantLines, lines); d != "" {
 			t.Errorf("%s Ironic differs from %s (-golden +%s):\n%s", impl, golden, impl, d)
 		}
 	}
+}
+
+// departures are the lines where we answer otherwise than 21.4, on
+// purpose (docs/departures.md): 21.4's line → ours.
+var departures = map[string]string{
+	// A Neutron that can't be reached: keystoneauth's DiscoveryFailure
+	// reaches 21.4's conductor as a plain Exception; our network
+	// interfaces make it a NetworkError with the same text.
+	"=> deploy failed Failed to prepare to deploy. Exception: Unable to find a version discovery document at http://neutron, the service is unavailable or misconfigured. Required version range (any - any), version hack disabled.": "=> deploy failed Failed to prepare to deploy: Unable to find a version discovery document at http://neutron, the service is unavailable or misconfigured. Required version range (any - any), version hack disabled.",
+}
+
+// departed is the golden with the departures applied; each must occur.
+func departed(lines []string) []string {
+	out := make([]string, len(lines))
+	used := map[string]bool{}
+	for i, l := range lines {
+		out[i] = l
+		if d, ok := departures[l]; ok {
+			out[i], used[l] = d, true
+		}
+	}
+	for l := range departures {
+		if !used[l] {
+			out = append(out, "departure not in the golden: "+l)
+		}
+	}
+	return out
 }
 
 // run is one implementation's scenario.
@@ -104,23 +135,13 @@ type run struct {
 	// frontURL is Neutron as Ironic reaches it: the fake behind a front
 	// that can refuse port creation or play dead.
 	frontURL   string
+	frontSrv   *httptest.Server
 	failCreate atomic.Bool
-	down       atomic.Bool
 	out        []string
 	seen       map[string]string
 }
 
 func (r *run) front(w http.ResponseWriter, rq *http.Request) {
-	if r.down.Load() {
-		if hj, ok := w.(http.Hijacker); ok {
-			if c, _, err := hj.Hijack(); err == nil {
-				_ = c.Close()
-				return
-			}
-		}
-		w.WriteHeader(http.StatusServiceUnavailable)
-		return
-	}
 	if r.failCreate.Load() && rq.Method == http.MethodPost && rq.URL.Path == "/v2.0/ports" {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusConflict)
@@ -308,7 +329,9 @@ func (r *run) scenario(t *testing.T) []string {
 		"host_routes": []any{map[string]any{"destination": "192.168.0.0/16", "nexthop": "10.20.0.254"}}}); err != nil {
 		t.Fatal(err)
 	}
-	r.frontURL = fakeneutron.ForTestHandler(t, http.HandlerFunc(r.front))
+	r.frontSrv = httptest.NewServer(http.HandlerFunc(r.front))
+	t.Cleanup(r.frontSrv.Close)
+	r.frontURL = r.frontSrv.URL
 	r.files = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, rq *http.Request) {
 		http.ServeContent(w, rq, "disk.raw", time.Time{}, bytes.NewReader(diskImage))
 	}))
@@ -431,10 +454,12 @@ func (r *run) badInput(uuid string, instanceInfo map[string]any) {
 	r.provision(uuid, "deleted")
 	r.phase("undeploy after the failure", state(r.waitState(uuid, 60*time.Second)))
 
-	// Neutron down: validation fails before anything starts.
-	r.down.Store(true)
+	// Neutron down (its port closed): the deploy fails in its first
+	// Neutron call.
+	r.object("PATCH", "/v1/nodes/"+uuid, []map[string]any{{"op": "add", "path": "/instance_info", "value": instanceInfo}})
+	r.frontSrv.Close()
 	resp = r.provision(uuid, "active")
-	r.down.Store(false)
-	r.phase("deploy with Neutron down", faultOf(resp), state(r.waitState(uuid, 30*time.Second)))
+	n = r.waitState(uuid, 60*time.Second)
+	r.phase("deploy with Neutron down", faultOf(resp), state(n))
 }
 
