@@ -462,4 +462,3 @@ func (r *run) badInput(uuid string, instanceInfo map[string]any) {
 	n = r.waitState(uuid, 60*time.Second)
 	r.phase("deploy with Neutron down", faultOf(resp), state(n))
 }
-
