@@ -73,8 +73,7 @@ func Implementations(cfg Config, deps Deps) []drivers.Implementation {
 // node in Neutron while the node is deployed; cleaning and inspection
 // create ports on their own networks.
 type Flat struct {
-	drivers.NetworkBase
-	ops neutronOps
+	vifPortIDMixin
 }
 
 var _ drivers.NetworkInterface = (*Flat)(nil)
@@ -94,7 +93,7 @@ func NewFlat(cfg Config, deps Deps) *Flat {
 		log.Warn("Please specify a valid UUID or name for [neutron]/cleaning_network configuration option so that " +
 			"this interface is able to perform cleaning. Otherwise, cleaning operations will fail to start.")
 	}
-	return &Flat{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}
+	return &Flat{vifPortIDMixin{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -139,39 +138,6 @@ func (o *neutronOps) rescuingNetwork(ctx context.Context, task drivers.Task) (st
 func (f *Flat) Validate(ctx context.Context, task drivers.Task) error {
 	_, err := f.ops.cleaningNetwork(ctx, task)
 	return done(err)
-}
-
-// PortChanged updates the VIF of a port whose MAC address or client-id
-// changed, and refuses what a port group without standalone ports forbids.
-func (f *Flat) PortChanged(ctx context.Context, task drivers.Task, p drivers.Port) error {
-	return done(f.ops.portChanged(ctx, task, p))
-}
-
-// PortgroupChanged is PortChanged for port groups.
-func (f *Flat) PortgroupChanged(ctx context.Context, task drivers.Task, pg drivers.Portgroup) error {
-	return done(f.ops.portgroupChanged(ctx, task, pg))
-}
-
-// VIFAttach records the VIF on a free port or port group and gives its
-// Neutron port that MAC address; on an active node the port is bound too.
-func (f *Flat) VIFAttach(ctx context.Context, task drivers.Task, vif drivers.VIF) error {
-	return done(f.ops.vifAttach(ctx, task, vif))
-}
-
-// VIFDetach forgets the VIF; on an active (or deleting) node its Neutron
-// port is unbound.
-func (f *Flat) VIFDetach(ctx context.Context, task drivers.Task, vifID string) error {
-	return done(f.ops.vifDetach(ctx, task, vifID))
-}
-
-// VIFList lists the VIFs recorded on the ports, then the port groups.
-func (f *Flat) VIFList(_ context.Context, task drivers.Task) ([]drivers.VIF, error) {
-	return vifList(task), nil
-}
-
-// GetCurrentVIF returns the VIF in use on a port or port group.
-func (f *Flat) GetCurrentVIF(_ context.Context, task drivers.Task, uuid string) (string, error) {
-	return currentVIF(task, uuid), nil
 }
 
 // bindFlatPorts is FlatNetwork._bind_flat_ports: every port and port group
@@ -305,15 +271,6 @@ func (f *Flat) AddCleaningNetwork(ctx context.Context, task drivers.Task) (map[s
 	return vifs, done(err)
 }
 
-// RemoveCleaningNetwork deletes them.
-func (f *Flat) RemoveCleaningNetwork(ctx context.Context, task drivers.Task) error {
-	id, err := f.ops.cleaningNetwork(ctx, task)
-	if err != nil {
-		return done(err)
-	}
-	return done(f.ops.removeServiceNetwork(ctx, task, id, "cleaning"))
-}
-
 // AddRescuingNetwork binds the tenant ports again (flat rescues on the
 // tenant network, which UnconfigureTenantNetworks unbound). Like Ironic's
 // it returns no ports.
@@ -328,16 +285,6 @@ func (f *Flat) RemoveRescuingNetwork(ctx context.Context, task drivers.Task) err
 	return done(f.unbindFlatPorts(ctx, task))
 }
 
-// ValidateInspection checks the inspection network; without one the
-// driver doesn't support managed inspection.
-func (f *Flat) ValidateInspection(ctx context.Context, task drivers.Task) error {
-	_, err := f.ops.inspectionNetwork(ctx, task)
-	if isMissingParameter(err) {
-		return drivers.Unsupported(task, "inspection")
-	}
-	return done(err)
-}
-
 // AddInspectionNetwork creates the node's ports on the inspection network.
 func (f *Flat) AddInspectionNetwork(ctx context.Context, task drivers.Task) (map[string]string, error) {
 	id, err := f.ops.inspectionNetwork(ctx, task)
@@ -346,20 +293,4 @@ func (f *Flat) AddInspectionNetwork(ctx context.Context, task drivers.Task) (map
 	}
 	vifs, err := f.ops.addServiceNetwork(ctx, task, id, nil, "inspection")
 	return vifs, done(err)
-}
-
-// RemoveInspectionNetwork deletes them.
-func (f *Flat) RemoveInspectionNetwork(ctx context.Context, task drivers.Task) error {
-	id, err := f.ops.inspectionNetwork(ctx, task)
-	if err != nil {
-		return done(err)
-	}
-	return done(f.ops.removeServiceNetwork(ctx, task, id, "inspection"))
-}
-
-// GetNodeNetworkData returns the node's network_data, else the network
-// configuration of its VIFs as Neutron has it.
-func (f *Flat) GetNodeNetworkData(ctx context.Context, task drivers.Task) (*pyjson.Dict, error) {
-	nd, err := f.ops.nodeNetworkData(ctx, task)
-	return nd, done(err)
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 
 	"github.com/goironic/ironic/drivers"
-	"github.com/goironic/ironic/internal/pyjson"
 )
 
 // NeutronInterface is the "neutron" network interface (Ironic's
@@ -17,8 +16,7 @@ import (
 // node with the switch ports of its local_link_connection; at the end of a
 // deploy the tenant VIFs are bound instead, and unbound at tear down.
 type NeutronInterface struct {
-	drivers.NetworkBase
-	ops neutronOps
+	vifPortIDMixin
 }
 
 var _ drivers.NetworkInterface = (*NeutronInterface)(nil)
@@ -33,7 +31,7 @@ func NewNeutron(cfg Config, deps Deps) *NeutronInterface {
 	if sleep == nil {
 		sleep = sleepCtx
 	}
-	return &NeutronInterface{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}
+	return &NeutronInterface{vifPortIDMixin{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}}
 }
 
 // Validate checks that the cleaning and provisioning networks exist, in
@@ -44,40 +42,6 @@ func (n *NeutronInterface) Validate(ctx context.Context, task drivers.Task) erro
 	}
 	_, err := n.ops.provisioningNetwork(ctx, task)
 	return done(err)
-}
-
-// PortChanged updates the VIF of a port whose MAC address or client-id
-// changed, and refuses what a port group without standalone ports forbids.
-func (n *NeutronInterface) PortChanged(ctx context.Context, task drivers.Task, p drivers.Port) error {
-	return done(n.ops.portChanged(ctx, task, p))
-}
-
-// PortgroupChanged is PortChanged for port groups.
-func (n *NeutronInterface) PortgroupChanged(ctx context.Context, task drivers.Task, pg drivers.Portgroup) error {
-	return done(n.ops.portgroupChanged(ctx, task, pg))
-}
-
-// VIFAttach records the VIF on a free port or port group (of a physical
-// network the VIF's network has) and gives its Neutron port that MAC
-// address; on an active node the port is bound too.
-func (n *NeutronInterface) VIFAttach(ctx context.Context, task drivers.Task, vif drivers.VIF) error {
-	return done(n.ops.vifAttach(ctx, task, vif))
-}
-
-// VIFDetach forgets the VIF; on an active (or deleting) node its Neutron
-// port is unbound.
-func (n *NeutronInterface) VIFDetach(ctx context.Context, task drivers.Task, vifID string) error {
-	return done(n.ops.vifDetach(ctx, task, vifID))
-}
-
-// VIFList lists the VIFs recorded on the ports, then the port groups.
-func (n *NeutronInterface) VIFList(_ context.Context, task drivers.Task) ([]drivers.VIF, error) {
-	return vifList(task), nil
-}
-
-// GetCurrentVIF returns the VIF in use on a port or port group.
-func (n *NeutronInterface) GetCurrentVIF(_ context.Context, task drivers.Task, uuid string) (string, error) {
-	return currentVIF(task, uuid), nil
 }
 
 // AddProvisioningNetwork creates the node's ports on the provisioning
@@ -110,15 +74,6 @@ func (n *NeutronInterface) AddCleaningNetwork(ctx context.Context, task drivers.
 	return vifs, done(err)
 }
 
-// RemoveCleaningNetwork deletes them.
-func (n *NeutronInterface) RemoveCleaningNetwork(ctx context.Context, task drivers.Task) error {
-	id, err := n.ops.cleaningNetwork(ctx, task)
-	if err != nil {
-		return done(err)
-	}
-	return done(n.ops.removeServiceNetwork(ctx, task, id, "cleaning"))
-}
-
 // ValidateRescue checks the rescuing network.
 func (n *NeutronInterface) ValidateRescue(ctx context.Context, task drivers.Task) error {
 	_, err := n.ops.rescuingNetwork(ctx, task)
@@ -144,16 +99,6 @@ func (n *NeutronInterface) RemoveRescuingNetwork(ctx context.Context, task drive
 	return done(n.ops.removeServiceNetwork(ctx, task, id, "rescuing"))
 }
 
-// ValidateInspection checks the inspection network; without one the
-// driver doesn't support managed inspection.
-func (n *NeutronInterface) ValidateInspection(ctx context.Context, task drivers.Task) error {
-	_, err := n.ops.inspectionNetwork(ctx, task)
-	if isMissingParameter(err) {
-		return drivers.Unsupported(task, "inspection")
-	}
-	return done(err)
-}
-
 // AddInspectionNetwork creates the node's ports on the inspection network.
 func (n *NeutronInterface) AddInspectionNetwork(ctx context.Context, task drivers.Task) (map[string]string, error) {
 	id, err := n.ops.inspectionNetwork(ctx, task)
@@ -162,15 +107,6 @@ func (n *NeutronInterface) AddInspectionNetwork(ctx context.Context, task driver
 	}
 	vifs, err := n.ops.addServiceNetwork(ctx, task, id, n.ops.cfg.InspectionSecurityGroups, "inspection")
 	return vifs, done(err)
-}
-
-// RemoveInspectionNetwork deletes them.
-func (n *NeutronInterface) RemoveInspectionNetwork(ctx context.Context, task drivers.Task) error {
-	id, err := n.ops.inspectionNetwork(ctx, task)
-	if err != nil {
-		return done(err)
-	}
-	return done(n.ops.removeServiceNetwork(ctx, task, id, "inspection"))
 }
 
 // ConfigureTenantNetworks binds the tenant VIFs of the ports outside port
@@ -236,14 +172,6 @@ func (n *NeutronInterface) NeedPowerOn(_ context.Context, task drivers.Task) boo
 		}
 	}
 	return false
-}
-
-// GetNodeNetworkData returns the node's network_data, else the network
-// configuration of its VIFs as Neutron has it (links and networks from
-// the ports, their subnets and networks).
-func (n *NeutronInterface) GetNodeNetworkData(ctx context.Context, task drivers.Task) (*pyjson.Dict, error) {
-	nd, err := n.ops.nodeNetworkData(ctx, task)
-	return nd, done(err)
 }
 
 // standaloneAndGroups are the ports outside port groups, then the port
