@@ -176,11 +176,16 @@ func (r *run) config(port int) string {
 	}.Merged(cluster.StateConfig(r.t, r.dir), cluster.INI{"deploy": {"http_url": r.files.URL}}).String()
 }
 
+// rest is a client of the service under test.
+func (r *run) rest() *cluster.Client {
+	c := cluster.NewClient(r.svc.URL, "1.82")
+	c.HTTP.Timeout = 30 * time.Second
+	return c
+}
+
 func (r *run) call(method, path string, body any) cluster.Response {
 	r.t.Helper()
-	rest := cluster.NewClient(r.svc.URL, "1.82")
-	rest.HTTP.Timeout = 30 * time.Second
-	resp, err := rest.Do(r.ctx, method, path, body)
+	resp, err := r.rest().Do(r.ctx, method, path, body)
 	if err != nil {
 		r.t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -189,17 +194,7 @@ func (r *run) call(method, path string, body any) cluster.Response {
 
 func (r *run) object(method, path string, body any) map[string]any {
 	r.t.Helper()
-	resp := r.call(method, path, body)
-	if resp.Status >= 300 {
-		r.t.Fatalf("%s %s: %s", method, path, resp)
-	}
-	var m map[string]any
-	if len(resp.Body) > 0 {
-		if err := json.Unmarshal(resp.Body, &m); err != nil {
-			r.t.Fatalf("%s %s: %v", method, path, err)
-		}
-	}
-	return m
+	return r.rest().Object(r.ctx, r.t, method, path, body)
 }
 
 // waitState waits (bounded) for the node to leave transient states.
