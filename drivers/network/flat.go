@@ -81,19 +81,12 @@ var _ drivers.NetworkInterface = (*Flat)(nil)
 // NewFlat returns the flat interface. As Ironic does, it warns when no
 // cleaning network is configured.
 func NewFlat(cfg Config, deps Deps) *Flat {
-	log := deps.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	sleep := deps.Sleep
-	if sleep == nil {
-		sleep = sleepCtx
-	}
+	f := &Flat{newMixin(cfg, deps)}
 	if cfg.CleaningNetwork == "" {
-		log.Warn("Please specify a valid UUID or name for [neutron]/cleaning_network configuration option so that " +
+		f.ops.log.Warn("Please specify a valid UUID or name for [neutron]/cleaning_network configuration option so that " +
 			"this interface is able to perform cleaning. Otherwise, cleaning operations will fail to start.")
 	}
-	return &Flat{vifPortIDMixin{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}}
+	return f
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -2,6 +2,7 @@ package network
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/internal/pyjson"
@@ -14,6 +15,20 @@ import (
 type vifPortIDMixin struct {
 	drivers.NetworkBase
 	ops neutronOps
+}
+
+// newMixin holds deps' Neutron client (its connection failures marked),
+// logger (nil discards) and sleep (nil sleeps for real).
+func newMixin(cfg Config, deps Deps) vifPortIDMixin {
+	log := deps.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	sleep := deps.Sleep
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	return vifPortIDMixin{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}
 }
 
 // PortChanged updates the VIF of a port whose MAC address or client-id

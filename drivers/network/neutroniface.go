@@ -3,7 +3,6 @@ package network
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
 	"github.com/goironic/ironic/drivers"
 )
@@ -23,15 +22,7 @@ var _ drivers.NetworkInterface = (*NeutronInterface)(nil)
 
 // NewNeutron returns the neutron interface.
 func NewNeutron(cfg Config, deps Deps) *NeutronInterface {
-	log := deps.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	sleep := deps.Sleep
-	if sleep == nil {
-		sleep = sleepCtx
-	}
-	return &NeutronInterface{vifPortIDMixin{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}}
+	return &NeutronInterface{newMixin(cfg, deps)}
 }
 
 // Validate checks that the cleaning and provisioning networks exist, in
