@@ -89,3 +89,10 @@ func (m marked) ListAgents(ctx context.Context, filters url.Values) ([]NeutronAg
 	l, err := m.api.ListAgents(ctx, filters)
 	return l, mark(err)
 }
+
+func (m marked) ListSecurityGroupIDs(ctx context.Context, filters url.Values) ([]string, error) {
+	l, err := m.api.ListSecurityGroupIDs(ctx, filters)
+	return l, mark(err)
+}
+
+func isVIFNotAttached(err error) bool { return ironic.IsClass(err, ironic.VifNotAttached) }

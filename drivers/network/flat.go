@@ -1,5 +1,6 @@
 // Package network implements Ironic's network interfaces that talk to
-// Neutron: "flat" (ironic/drivers/modules/network/flat.py, with the VIF
+// Neutron: "flat" (ironic/drivers/modules/network/flat.py) and "neutron"
+// (network/neutron.py), with the VIF
 // handling of common.py and the Neutron calls of ironic/common/neutron.py).
 // The Neutron client is declared here (Neutron) and implemented by
 // drivers/network/neutronclient.
@@ -21,6 +22,18 @@ type Config struct {
 	// same name takes precedence.
 	CleaningNetwork   string
 	InspectionNetwork string
+	// ProvisioningNetwork and RescuingNetwork are [neutron]
+	// provisioning_network and rescuing_network (the neutron interface's;
+	// flat provisions and rescues on the tenant network).
+	ProvisioningNetwork string
+	RescuingNetwork     string
+	// The *SecurityGroups are [neutron]<network>_security_groups: the
+	// security groups (UUIDs) of the ports the neutron interface creates
+	// on that network. As in Ironic, no driver_info key overrides them.
+	ProvisioningSecurityGroups []string
+	CleaningSecurityGroups     []string
+	RescuingSecurityGroups     []string
+	InspectionSecurityGroups   []string
 	// AddAllPorts is [neutron]add_all_ports.
 	AddAllPorts bool
 	// DHCPv6StatefulAddressCount is [neutron]dhcpv6_stateful_address_count
@@ -49,7 +62,10 @@ type Deps struct {
 // Implementations returns the network interfaces of this package under
 // their Ironic names, for drivers.NewRegistry.
 func Implementations(cfg Config, deps Deps) []drivers.Implementation {
-	return []drivers.Implementation{{Kind: drivers.Network, Name: "flat", Impl: NewFlat(cfg, deps)}}
+	return []drivers.Implementation{
+		{Kind: drivers.Network, Name: "flat", Impl: NewFlat(cfg, deps)},
+		{Kind: drivers.Network, Name: "neutron", Impl: NewNeutron(cfg, deps)},
+	}
 }
 
 // Flat is the "flat" network interface: every node sits on one shared
@@ -57,8 +73,7 @@ func Implementations(cfg Config, deps Deps) []drivers.Implementation {
 // node in Neutron while the node is deployed; cleaning and inspection
 // create ports on their own networks.
 type Flat struct {
-	drivers.NetworkBase
-	ops neutronOps
+	vifPortIDMixin
 }
 
 var _ drivers.NetworkInterface = (*Flat)(nil)
@@ -66,19 +81,12 @@ var _ drivers.NetworkInterface = (*Flat)(nil)
 // NewFlat returns the flat interface. As Ironic does, it warns when no
 // cleaning network is configured.
 func NewFlat(cfg Config, deps Deps) *Flat {
-	log := deps.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	sleep := deps.Sleep
-	if sleep == nil {
-		sleep = sleepCtx
-	}
+	f := &Flat{newMixin(cfg, deps)}
 	if cfg.CleaningNetwork == "" {
-		log.Warn("Please specify a valid UUID or name for [neutron]/cleaning_network configuration option so that " +
+		f.ops.log.Warn("Please specify a valid UUID or name for [neutron]/cleaning_network configuration option so that " +
 			"this interface is able to perform cleaning. Otherwise, cleaning operations will fail to start.")
 	}
-	return &Flat{ops: neutronOps{api: marked{deps.Neutron}, cfg: cfg, log: log, sleep: sleep}}
+	return f
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -94,60 +102,35 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // networkOf is NeutronNetworkInterfaceMixin.get_<kind>_network_uuid: the
 // node's driver_info[key], else the option, validated against Neutron.
-func (f *Flat) networkOf(ctx context.Context, task drivers.Task, key, option, netType string) (string, error) {
+func (o *neutronOps) networkOf(ctx context.Context, task drivers.Task, key, option, netType string) (string, error) {
 	name := option
 	if v, ok := task.DriverInfo().Lookup(key); ok && pyjson.Truthy(v) {
 		name, _ = v.(string)
 	}
-	return f.ops.validateNetwork(ctx, name, netType)
+	return o.validateNetwork(ctx, name, netType)
 }
 
-func (f *Flat) cleaningNetwork(ctx context.Context, task drivers.Task) (string, error) {
-	return f.networkOf(ctx, task, "cleaning_network", f.ops.cfg.CleaningNetwork, "cleaning network")
+func (o *neutronOps) cleaningNetwork(ctx context.Context, task drivers.Task) (string, error) {
+	return o.networkOf(ctx, task, "cleaning_network", o.cfg.CleaningNetwork, "cleaning network")
 }
 
-func (f *Flat) inspectionNetwork(ctx context.Context, task drivers.Task) (string, error) {
-	return f.networkOf(ctx, task, "inspection_network", f.ops.cfg.InspectionNetwork, "inspection network")
+func (o *neutronOps) inspectionNetwork(ctx context.Context, task drivers.Task) (string, error) {
+	return o.networkOf(ctx, task, "inspection_network", o.cfg.InspectionNetwork, "inspection network")
+}
+
+func (o *neutronOps) provisioningNetwork(ctx context.Context, task drivers.Task) (string, error) {
+	return o.networkOf(ctx, task, "provisioning_network", o.cfg.ProvisioningNetwork, "provisioning network")
+}
+
+func (o *neutronOps) rescuingNetwork(ctx context.Context, task drivers.Task) (string, error) {
+	return o.networkOf(ctx, task, "rescuing_network", o.cfg.RescuingNetwork, "rescuing network")
 }
 
 // Validate checks that the cleaning network exists (Ironic validates it on
 // every VIF and port operation).
 func (f *Flat) Validate(ctx context.Context, task drivers.Task) error {
-	_, err := f.cleaningNetwork(ctx, task)
+	_, err := f.ops.cleaningNetwork(ctx, task)
 	return done(err)
-}
-
-// PortChanged updates the VIF of a port whose MAC address or client-id
-// changed, and refuses what a port group without standalone ports forbids.
-func (f *Flat) PortChanged(ctx context.Context, task drivers.Task, p drivers.Port) error {
-	return done(f.ops.portChanged(ctx, task, p))
-}
-
-// PortgroupChanged is PortChanged for port groups.
-func (f *Flat) PortgroupChanged(ctx context.Context, task drivers.Task, pg drivers.Portgroup) error {
-	return done(f.ops.portgroupChanged(ctx, task, pg))
-}
-
-// VIFAttach records the VIF on a free port or port group and gives its
-// Neutron port that MAC address; on an active node the port is bound too.
-func (f *Flat) VIFAttach(ctx context.Context, task drivers.Task, vif drivers.VIF) error {
-	return done(f.ops.vifAttach(ctx, task, vif))
-}
-
-// VIFDetach forgets the VIF; on an active (or deleting) node its Neutron
-// port is unbound.
-func (f *Flat) VIFDetach(ctx context.Context, task drivers.Task, vifID string) error {
-	return done(f.ops.vifDetach(ctx, task, vifID))
-}
-
-// VIFList lists the VIFs recorded on the ports, then the port groups.
-func (f *Flat) VIFList(_ context.Context, task drivers.Task) ([]drivers.VIF, error) {
-	return vifList(task), nil
-}
-
-// GetCurrentVIF returns the VIF in use on a port or port group.
-func (f *Flat) GetCurrentVIF(_ context.Context, task drivers.Task, uuid string) (string, error) {
-	return currentVIF(task, uuid), nil
 }
 
 // bindFlatPorts is FlatNetwork._bind_flat_ports: every port and port group
@@ -225,13 +208,14 @@ func (f *Flat) UnconfigureTenantNetworks(ctx context.Context, task drivers.Task)
 	return done(f.unbindFlatPorts(ctx, task))
 }
 
-// addServiceNetwork is FlatNetwork._add_service_network: leftovers of an
+// addServiceNetwork is FlatNetwork._add_service_network (and
+// NeutronNetwork._add_network, with security groups): leftovers of an
 // earlier run are removed, a Neutron port is created on the network for
 // each (PXE-enabled) port and recorded as its <process>_vif_port_id.
-func (f *Flat) addServiceNetwork(ctx context.Context, task drivers.Task, networkID, process string) (map[string]string, error) {
-	f.ops.rollbackPorts(ctx, task, networkID)
-	f.ops.log.InfoContext(ctx, "Adding network to node", "process", process, "node", task.NodeUUID())
-	vifs, err := f.ops.addPortsToNetwork(ctx, task, networkID)
+func (o *neutronOps) addServiceNetwork(ctx context.Context, task drivers.Task, networkID string, securityGroups []string, process string) (map[string]string, error) {
+	o.rollbackPorts(ctx, task, networkID)
+	o.log.InfoContext(ctx, "Adding network to node", "process", process, "node", task.NodeUUID())
+	vifs, err := o.addPortsToNetwork(ctx, task, networkID, securityGroups)
 	if err != nil {
 		return nil, err
 	}
@@ -251,9 +235,9 @@ func (f *Flat) addServiceNetwork(ctx context.Context, task drivers.Task, network
 }
 
 // removeServiceNetwork is FlatNetwork._remove_service_network.
-func (f *Flat) removeServiceNetwork(ctx context.Context, task drivers.Task, networkID, process string) error {
-	f.ops.log.InfoContext(ctx, "Removing ports from network for node", "process", process, "node", task.NodeUUID())
-	if err := f.ops.removePortsFromNetwork(ctx, task, networkID); err != nil {
+func (o *neutronOps) removeServiceNetwork(ctx context.Context, task drivers.Task, networkID, process string) error {
+	o.log.InfoContext(ctx, "Removing ports from network for node", "process", process, "node", task.NodeUUID())
+	if err := o.removePortsFromNetwork(ctx, task, networkID); err != nil {
 		return err
 	}
 	field := process + "_vif_port_id"
@@ -272,21 +256,12 @@ func (f *Flat) removeServiceNetwork(ctx context.Context, task drivers.Task, netw
 
 // AddCleaningNetwork creates the node's ports on the cleaning network.
 func (f *Flat) AddCleaningNetwork(ctx context.Context, task drivers.Task) (map[string]string, error) {
-	id, err := f.cleaningNetwork(ctx, task)
+	id, err := f.ops.cleaningNetwork(ctx, task)
 	if err != nil {
 		return nil, done(err)
 	}
-	vifs, err := f.addServiceNetwork(ctx, task, id, "cleaning")
+	vifs, err := f.ops.addServiceNetwork(ctx, task, id, nil, "cleaning")
 	return vifs, done(err)
-}
-
-// RemoveCleaningNetwork deletes them.
-func (f *Flat) RemoveCleaningNetwork(ctx context.Context, task drivers.Task) error {
-	id, err := f.cleaningNetwork(ctx, task)
-	if err != nil {
-		return done(err)
-	}
-	return done(f.removeServiceNetwork(ctx, task, id, "cleaning"))
 }
 
 // AddRescuingNetwork binds the tenant ports again (flat rescues on the
@@ -303,38 +278,12 @@ func (f *Flat) RemoveRescuingNetwork(ctx context.Context, task drivers.Task) err
 	return done(f.unbindFlatPorts(ctx, task))
 }
 
-// ValidateInspection checks the inspection network; without one the
-// driver doesn't support managed inspection.
-func (f *Flat) ValidateInspection(ctx context.Context, task drivers.Task) error {
-	_, err := f.inspectionNetwork(ctx, task)
-	if isMissingParameter(err) {
-		return drivers.Unsupported(task, "inspection")
-	}
-	return done(err)
-}
-
 // AddInspectionNetwork creates the node's ports on the inspection network.
 func (f *Flat) AddInspectionNetwork(ctx context.Context, task drivers.Task) (map[string]string, error) {
-	id, err := f.inspectionNetwork(ctx, task)
+	id, err := f.ops.inspectionNetwork(ctx, task)
 	if err != nil {
 		return nil, done(err)
 	}
-	vifs, err := f.addServiceNetwork(ctx, task, id, "inspection")
+	vifs, err := f.ops.addServiceNetwork(ctx, task, id, nil, "inspection")
 	return vifs, done(err)
-}
-
-// RemoveInspectionNetwork deletes them.
-func (f *Flat) RemoveInspectionNetwork(ctx context.Context, task drivers.Task) error {
-	id, err := f.inspectionNetwork(ctx, task)
-	if err != nil {
-		return done(err)
-	}
-	return done(f.removeServiceNetwork(ctx, task, id, "inspection"))
-}
-
-// GetNodeNetworkData returns the node's network_data, else the network
-// configuration of its VIFs as Neutron has it.
-func (f *Flat) GetNodeNetworkData(ctx context.Context, task drivers.Task) (*pyjson.Dict, error) {
-	nd, err := f.ops.nodeNetworkData(ctx, task)
-	return nd, done(err)
 }

@@ -36,6 +36,9 @@ type Neutron interface {
 	GetSubnet(ctx context.Context, id string) (*NeutronSubnet, error)
 	// ListAgents is GET /v2.0/agents with the given filters.
 	ListAgents(ctx context.Context, filters url.Values) ([]NeutronAgent, error)
+	// ListSecurityGroupIDs is GET /v2.0/security-groups with the given
+	// filters: the IDs of the groups listed.
+	ListSecurityGroupIDs(ctx context.Context, filters url.Values) ([]string, error)
 }
 
 // NeutronPort is a Neutron port, as far as Ironic reads it.

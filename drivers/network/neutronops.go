@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,8 +54,14 @@ func (o *neutronOps) updatePort(ctx context.Context, id string, attrs map[string
 // goes first, the MAC address in a second request (Neutron refuses to
 // change the MAC of a bound port). A port already gone is fine.
 func (o *neutronOps) unbindPort(ctx context.Context, id string) error {
+	return o.unbindPortMAC(ctx, id, true)
+}
+
+// unbindPortMAC is neutron.unbind_neutron_port; resetMAC is its
+// reset_mac.
+func (o *neutronOps) unbindPortMAC(ctx context.Context, id string, resetMAC bool) error {
 	_, err := o.updatePort(ctx, id, map[string]any{"binding:host_id": "", "binding:profile": map[string]any{}})
-	if err == nil {
+	if err == nil && resetMAC {
 		_, err = o.updatePort(ctx, id, map[string]any{"mac_address": nil})
 	}
 	switch {
@@ -335,11 +342,45 @@ func noneIfEmpty(s string) any {
 	return s
 }
 
-// addPortsToNetwork is neutron.add_ports_to_network (without security
-// groups, which flat never passes): a Neutron port on the network for
-// every PXE-enabled port (every port with [neutron]add_all_ports), bound
-// to the node. It returns port UUID → Neutron port ID.
-func (o *neutronOps) addPortsToNetwork(ctx context.Context, task drivers.Task, networkID string) (map[string]string, error) {
+// verifySecurityGroups is neutron._verify_security_groups: every group
+// must exist.
+func (o *neutronOps) verifySecurityGroups(ctx context.Context, groups []string) error {
+	if len(groups) == 0 {
+		return nil
+	}
+	ids, err := o.api.ListSecurityGroupIDs(ctx, url.Values{"id": groups})
+	if err != nil {
+		if !isNeutronAnswer(err) {
+			return err
+		}
+		msg := fmt.Sprintf("Could not retrieve security groups from neutron: %s", err)
+		o.log.ErrorContext(ctx, msg)
+		return networkError("%s", msg)
+	}
+	var missing []string
+	for _, g := range groups {
+		if !slices.Contains(ids, g) && !slices.Contains(missing, g) {
+			missing = append(missing, g)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	// Ironic renders a list made from a set: its order is Python's hash
+	// order; ours is the option's.
+	msg := fmt.Sprintf("Could not find these security groups (specified via ironic config) in neutron: %s", pyList(missing))
+	o.log.ErrorContext(ctx, msg)
+	return networkError("%s", msg)
+}
+
+// addPortsToNetwork is neutron.add_ports_to_network: a Neutron port on
+// the network (with the security groups, which must exist) for every
+// PXE-enabled port (every port with [neutron]add_all_ports), bound to the
+// node. It returns port UUID → Neutron port ID.
+func (o *neutronOps) addPortsToNetwork(ctx context.Context, task drivers.Task, networkID string, securityGroups []string) (map[string]string, error) {
+	if err := o.verifySecurityGroups(ctx, securityGroups); err != nil {
+		return nil, err
+	}
 	node := task.NodeUUID()
 	var toCreate []drivers.Port
 	for _, p := range task.Ports() {
@@ -368,6 +409,9 @@ func (o *neutronOps) addPortsToNetwork(ctx context.Context, task drivers.Task, n
 		}
 		attrs := map[string]any{"network_id": networkID, "admin_state_up": true,
 			"binding:vnic_type": vnicBaremetal, "device_id": deviceID}
+		if len(securityGroups) > 0 {
+			attrs["security_groups"] = slices.Clone(securityGroups)
+		}
 		profile := map[string]any{"local_link_information": []any{portmap[ip.UUID]}}
 		update := map[string]any{"binding:host_id": node, "device_owner": "baremetal:none",
 			"mac_address": ip.Address, "binding:profile": profile}

@@ -189,6 +189,18 @@ func (s *Server) CreateSubnet(body map[string]any) (map[string]any, error) {
 	return clone(sn), nil
 }
 
+// CreateSecurityGroup adds a security group as POST
+// /v2.0/security-groups does and returns it.
+func (s *Server) CreateSecurityGroup(body map[string]any) (map[string]any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.createSecurityGroup(clone(body), s.opts.Project)
+	if err != nil {
+		return nil, err
+	}
+	return clone(g), nil
+}
+
 // DeletePort removes a port as DELETE /v2.0/ports/{id} does.
 func (s *Server) DeletePort(id string) error {
 	s.mu.Lock()

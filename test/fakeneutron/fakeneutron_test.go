@@ -260,3 +260,21 @@ func TestRequestLogOverHTTP(t *testing.T) {
 		t.Errorf("reset: %+v %v", a, s.Requests())
 	}
 }
+
+// Security groups created by a test are listed by ID, as Ironic's
+// _verify_security_groups asks (?id=a&id=b); an unknown ID lists nothing.
+func TestSecurityGroupsByID(t *testing.T) {
+	s := newServer(t)
+	const id = "5eed0000-0000-4000-8000-0000000000b1"
+	if _, err := s.CreateSecurityGroup(map[string]any{"id": id, "name": "prov"}); err != nil {
+		t.Fatal(err)
+	}
+	a := do(t, s, "GET", "/v2.0/security-groups?id="+id+"&id=5eed0000-0000-4000-8000-0000000000ff", nil)
+	l, _ := a.body["security_groups"].([]any)
+	if a.status != 200 || len(l) != 1 || l[0].(map[string]any)["id"] != id {
+		t.Errorf("list by id: %d %v", a.status, a.body)
+	}
+	if _, err := s.CreateSecurityGroup(map[string]any{"id": id, "bogus": 1}); err == nil {
+		t.Errorf("a security group with an unknown attribute was created")
+	}
+}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/agents"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/security/groups"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
@@ -490,6 +491,34 @@ func (c *Client) ListAgents(ctx context.Context, filters url.Values) ([]network.
 	})
 	if err != nil {
 		return nil, c.translate(ctx, err, sc, sc.ServiceURL("agents"))
+	}
+	return out, nil
+}
+
+// ListSecurityGroupIDs implements network.Neutron.
+func (c *Client) ListSecurityGroupIDs(ctx context.Context, filters url.Values) ([]string, error) {
+	sc, err := c.service(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// groups.List takes a fixed ListOpts, which can't repeat "id".
+	q, err := query(filters).encode()
+	if err != nil {
+		return nil, err
+	}
+	pager := pagination.NewPager(sc, sc.ServiceURL("security-groups")+q, func(r pagination.PageResult) pagination.Page {
+		return groups.SecGroupPage{LinkedPageBase: pagination.LinkedPageBase{PageResult: r}}
+	})
+	var out []string
+	err = pager.EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+		gs, err := groups.ExtractGroups(p)
+		for _, g := range gs {
+			out = append(out, g.ID)
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, c.translate(ctx, err, sc, sc.ServiceURL("security-groups"))
 	}
 	return out, nil
 }
