@@ -93,26 +93,6 @@ func (b *VirtualMediaBoot) ValidateInspection(_ context.Context, task drivers.Ta
 	return err
 }
 
-// PrepareRamdisk is not implemented yet.
-func (*VirtualMediaBoot) PrepareRamdisk(context.Context, drivers.Task, map[string]any, drivers.RamdiskMode) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "prepare the ramdisk")
-}
-
-// CleanUpRamdisk is not implemented yet.
-func (*VirtualMediaBoot) CleanUpRamdisk(context.Context, drivers.Task, drivers.RamdiskMode) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "clean up the ramdisk")
-}
-
-// PrepareInstance is not implemented yet.
-func (*VirtualMediaBoot) PrepareInstance(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "prepare the instance")
-}
-
-// CleanUpInstance is not implemented yet.
-func (*VirtualMediaBoot) CleanUpInstance(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "clean up the instance")
-}
-
 // InsertMedia puts the image at url into a free virtual media device of
 // the type (VirtualMediaCD, VirtualMediaDVD, VirtualMediaUSBStick,
 // VirtualMediaFloppy), as Ironic's _insert_vmedia does.
