@@ -315,15 +315,11 @@ func orEmpty(v any) any {
 	return v
 }
 
-// fetch downloads ref into dst; Glance references need a Glance client
-// this interface does not have.
+// fetch downloads ref into dst.
 func (b *VirtualMediaBoot) fetch(ctx context.Context, ref, dst string) error {
-	if deployutil.IsGlanceImage(ref) {
-		return ironic.Errorf(ironic.ImageDownloadFailed, "Failed to download image %s, reason: Glance images are not supported by this service's virtual media boot; give the image as an http(s) or file:// URL", ref)
-	}
 	f := b.cfg.Images
 	if f == nil {
-		f = httpFetcher{client: http.DefaultClient}
+		f = Fetcher{}
 	}
 	return f.Fetch(ctx, ref, dst)
 }
@@ -361,13 +357,45 @@ func networkDataJSON(ctx context.Context, task drivers.Task) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// httpFetcher downloads http(s) and file:// references.
-type httpFetcher struct{ client *http.Client }
+// GlanceDownloader is the Glance call the Fetcher makes
+// (internal/glance's Client).
+type GlanceDownloader interface {
+	Download(ctx context.Context, href string, w io.Writer) error
+}
+
+// Fetcher is the ImageFetcher of the service: http(s) URLs through HTTP
+// (nil: http.DefaultClient), file:// URLs from the conductor's disk and
+// Glance images (UUIDs, glance://) through Glance.
+type Fetcher struct {
+	HTTP   *http.Client
+	Glance GlanceDownloader
+}
 
 // Fetch writes ref's content to dst; failures are ImageDownloadFailed.
-func (h httpFetcher) Fetch(ctx context.Context, ref, dst string) error {
+func (h Fetcher) Fetch(ctx context.Context, ref, dst string) error {
 	fail := func(reason any) error {
 		return ironic.Errorf(ironic.ImageDownloadFailed, "Failed to download image %s, reason: %v", ref, reason)
+	}
+	if deployutil.IsGlanceImage(ref) {
+		if h.Glance == nil {
+			return fail("no Glance client is configured")
+		}
+		out, err := os.Create(dst)
+		if err != nil {
+			return fail(err)
+		}
+		if err := h.Glance.Download(ctx, ref, out); err != nil {
+			_ = out.Close()
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return fail(err)
+		}
+		return nil
+	}
+	client := h.HTTP
+	if client == nil {
+		client = http.DefaultClient
 	}
 	u, err := url.Parse(ref)
 	if err != nil {
@@ -386,7 +414,7 @@ func (h httpFetcher) Fetch(ctx context.Context, ref, dst string) error {
 		if err != nil {
 			return fail(err)
 		}
-		resp, err := h.client.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			return fail(err)
 		}

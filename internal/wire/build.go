@@ -35,6 +35,8 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	ic := bound[ipmi.Config](b, compIPMI)
 	ic.Log = log.With("component", "conductor")
 	rc.Log = log.With("component", "redfish")
+	rc.Images = redfish.Fetcher{HTTP: imageHTTP(b), Glance: glanceClient(b, log)}
+	rc.Swift = swiftClient(b, log)
 	pc := bound[pxe.Config](b, compPXE)
 	pc.Log = log
 	ac := bound[agent.Config](b, compAgent)
