@@ -271,15 +271,18 @@ func (c *core) InsertVirtualMedia(ctx context.Context, task drivers.Task, url, d
 		return err
 	}
 	defer s.close()
-	return s.insert(ctx, url, device)
+	return asFault(s.insert(ctx, url, device))
 }
 
-// insert is _insert_vmedia on the session's managers.
+// insert is _insert_vmedia on the session's managers. The session's
+// methods return sushy's errors as they are (Ironic's boot interface lets
+// them through: the conductor names their class); the exported ones
+// make them faults.
 func (s *mediaSession) insert(ctx context.Context, url, device string) error {
 	for attempt := 1; ; attempt++ {
 		err := s.insertOnce(ctx, url, device)
 		if !isKind(err, kindServerSide) || attempt == insertAttempts {
-			return asFault(err)
+			return err
 		}
 		s.c.log.WarnContext(ctx, fmt.Sprintf("Boot media insert failed for node %s, will retry after 3 seconds", s.task.NodeUUID()))
 		if err := s.c.sleep(ctx, insertRetryWait); err != nil {
@@ -324,7 +327,8 @@ func (c *core) EjectVirtualMedia(ctx context.Context, task drivers.Task, device 
 		return false, err
 	}
 	defer s.close()
-	return s.eject(ctx, device)
+	found, err := s.eject(ctx, device)
+	return found, asFault(err)
 }
 
 // eject is _eject_vmedia on the session's managers.
@@ -333,7 +337,7 @@ func (s *mediaSession) eject(ctx context.Context, device string) (bool, error) {
 	for _, m := range s.mm.managers {
 		media, err := s.mm.virtualMedia(ctx, s.b, m)
 		if err != nil {
-			return found, asFault(err)
+			return found, err
 		}
 		for _, v := range media {
 			types := v.mediaTypes()
@@ -345,7 +349,7 @@ func (s *mediaSession) eject(ctx context.Context, device string) (bool, error) {
 			inserted := v.inserted()
 			if inserted {
 				if err := v.ejectMedia(ctx, s.b); err != nil {
-					return found, asFault(err)
+					return found, err
 				}
 				found = true
 			}
@@ -368,7 +372,8 @@ func (c *core) HasVirtualMediaDevice(ctx context.Context, task drivers.Task, dev
 		return "", err
 	}
 	defer s.close()
-	return s.has(ctx, devices, inserted)
+	dev, err := s.has(ctx, devices, inserted)
+	return dev, asFault(err)
 }
 
 func (s *mediaSession) has(ctx context.Context, devices []string, inserted *bool) (string, error) {
@@ -376,7 +381,7 @@ func (s *mediaSession) has(ctx context.Context, devices []string, inserted *bool
 		for _, m := range s.mm.managers {
 			media, err := s.mm.virtualMedia(ctx, s.b, m)
 			if err != nil {
-				return "", asFault(err)
+				return "", err
 			}
 			for _, v := range media {
 				if !slices.Contains(v.mediaTypes(), dev) {

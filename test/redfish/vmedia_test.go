@@ -197,7 +197,11 @@ func vmediaScenario(e *env, httpRoot string) {
 
 // vmediaDepartures are the steps of TestVirtualMediaScenario where ours
 // differs on purpose (docs/departures.md, "redfish-virtual-media").
-var vmediaDepartures = map[string]func(ref, ours stepResult) error{}
+var vmediaDepartures = map[string]func(ref, ours stepResult) error{
+	// The first BIOS caching reads the BMC's registries, which Debian's
+	// python3-sushy can't (departures' "manage").
+	"manage vm1": func(ref, ours stepResult) error { return departures["manage"](ref, ours) },
+}
 
 // compareWith is compare with its own departures.
 func compareWith(t *testing.T, ref, ours *run, deps map[string]func(ref, ours stepResult) error) {
