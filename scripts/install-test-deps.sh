@@ -27,7 +27,11 @@
 # parted commands make),
 # and python3-glanceclient and python3-swiftclient, which the reference
 # Ironic uses for Glance images (test/glance; python3-ironic only
-# recommends them).
+# recommends them),
+# and the boot ISO's parts and oracles (drivers/bootiso): isolinux's
+# isolinux.bin, grub-efi-amd64-bin's EFI modules (the in-process ESP's
+# GRUB), ovmf (QEMU's UEFI firmware for the UEFI boot test), with
+# genisoimage, mtools and dosfstools as the oracles.
 # Idempotent; needs root (or sudo). No system service is started: a
 # temporary policy-rc.d blocks the packages' init scripts.
 set -euo pipefail
@@ -45,6 +49,7 @@ PKGS=(
   python3-nova
   syslinux syslinux-common mtools dosfstools fdisk gdisk cpio qemu-utils parted
   python3-glanceclient python3-swiftclient
+  isolinux grub-efi-amd64-bin ovmf
 )
 
 missing=()

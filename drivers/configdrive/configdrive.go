@@ -7,7 +7,7 @@
 // meta_data.json (always), network_data.json, vendor_data2.json and user_data
 // (each only when given and non-empty, as Python's truth test decides). JSON
 // files are written as Python's json.dump writes them. The image itself is
-// laid out in memory (isowriter.go): ISO 9660 with genisoimage's names plus
+// laid out in memory by internal/isoimage: ISO 9660 with genisoimage's names plus
 // Rock Ridge with the real ones, and a Joliet tree, as `genisoimage -r -J
 // -l -V config-2` writes it.
 package configdrive
@@ -163,7 +163,7 @@ func (b Builder) ISO(ctx context.Context, files []File) ([]byte, error) {
 	if b.Now != nil {
 		now = b.Now
 	}
-	img, err := writeISO(files, VolumeID, now())
+	img, err := writeISO(ctx, files, VolumeID, now())
 	if err != nil {
 		return nil, fmt.Errorf("writing the ISO image: %w", err)
 	}
