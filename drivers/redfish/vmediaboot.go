@@ -197,7 +197,7 @@ func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task
 	if b.cfg.APICAFile != "" {
 		ca, err := os.ReadFile(b.cfg.APICAFile)
 		if err != nil {
-			return ironic.Errorf(ironic.ImageCreationFailed, "Creating ISO image failed: %s", err)
+			return ironic.Errorf(ironic.ImageCreationFailed, "Creating iso image failed: %s", err)
 		}
 		inject[tlsRemoteFile] = ca
 		inject[tlsConfigFile] = []byte(tlsConfig)

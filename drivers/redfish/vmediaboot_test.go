@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -332,5 +333,56 @@ func TestVendorEjectRemovesImages(t *testing.T) {
 	}
 	if m, _ := v.sys.VirtualMedia("Cd"); m.Inserted || len(v.published()) != 0 {
 		t.Errorf("Cd %+v, published %v", m, v.published())
+	}
+}
+
+// With drivers/bootiso's builder, the BMC downloads a real ISO: a
+// config-2 volume carrying network_data.json, the kernel parameters in
+// isolinux.cfg.
+func TestVirtualMediaBuildsRealISO(t *testing.T) {
+	isoinfo, err := exec.LookPath("isoinfo")
+	if err != nil {
+		t.Skip("isoinfo (genisoimage) is not installed")
+	}
+	if _, err := os.Stat("/usr/lib/ISOLINUX/isolinux.bin"); err != nil {
+		t.Skip("isolinux is not installed")
+	}
+	v := newVMRig(t, redfishbmc.SystemSpec{}, func(c *redfish.Config) {
+		bc := bootiso.DefaultConfig()
+		bc.IsolinuxBin = "/usr/lib/ISOLINUX/isolinux.bin" // Debian's isolinux
+		c.ISO = bootiso.New(bc, nil)
+		c.DefaultBootMode = drivers.BootModeBIOS
+	})
+	v.task.Node.NetworkData = pyjson.DictOf("links", []any{}, "networks", []any{}, "services", []any{})
+	ctx := context.Background()
+	if err := v.drv.Boot.PrepareRamdisk(ctx, v.task, map[string]any{}, drivers.RamdiskDeploy); err != nil {
+		t.Fatal(err)
+	}
+	iso := filepath.Join(v.root, "redfish", "boot-"+v.task.Node.UUID+".iso")
+	st, err := os.Stat(iso)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := v.sys.VirtualMedia("Cd"); !m.Inserted || m.Size != st.Size() {
+		t.Errorf("Cd %+v, ISO %d bytes", m, st.Size())
+	}
+	out, err := exec.Command(isoinfo, "-d", "-i", iso).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Volume id: config-2") || !strings.Contains(string(out), "El Torito") {
+		t.Errorf("isoinfo -d: %v\n%s", err, out)
+	}
+	out, err = exec.Command(isoinfo, "-R", "-i", iso, "-x", "/isolinux/isolinux.cfg").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ir_pub_id=0d9e5c4e-8a1b-4f7e-9a51-6c3b1f0a2e11 ipa-api-url=http://192.0.2.1:6385 ipa-agent-token=tok boot_method=vmedia") {
+		t.Errorf("isolinux.cfg: %v\n%s", err, out)
+	}
+	out, err = exec.Command(isoinfo, "-R", "-i", iso, "-x", "/openstack/latest/network_data.json").CombinedOutput()
+	if err != nil || string(out) != "{\n  \"links\": [],\n  \"networks\": [],\n  \"services\": []\n}" {
+		t.Errorf("network_data.json: %v\n%q", err, out)
+	}
+	// Nothing is left in the temporary directory.
+	if err := v.drv.Boot.CleanUpRamdisk(ctx, v.task, drivers.RamdiskDeploy); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(iso); !os.IsNotExist(err) {
+		t.Errorf("ISO left: %v", err)
 	}
 }

@@ -89,7 +89,7 @@ func (b *VirtualMediaBoot) publish(ctx context.Context, task drivers.Task, file,
 		}
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating ISO image failed: %s", err)
+			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating iso image failed: %s", err)
 		}
 		if err := cfg.Swift.CreateObject(ctx, cfg.SwiftContainer, object, data, cfg.SwiftObjectExpiry); err != nil {
 			return "", err
@@ -102,7 +102,7 @@ func (b *VirtualMediaBoot) publish(ctx context.Context, task drivers.Task, file,
 	}
 	dir := filepath.Join(cfg.HTTPRoot, imageSubdir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating ISO image failed: %s", err)
+		return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating iso image failed: %s", err)
 	}
 	dst := filepath.Join(dir, object)
 	_ = os.Remove(dst)
@@ -110,12 +110,12 @@ func (b *VirtualMediaBoot) publish(ctx context.Context, task drivers.Task, file,
 	if err := os.Link(file, dst); err == nil {
 		err = os.Chmod(file, perm)
 		if err != nil {
-			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating ISO image failed: %s", err)
+			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating iso image failed: %s", err)
 		}
 	} else {
 		b.c.log.DebugContext(ctx, fmt.Sprintf("Could not hardlink image file %s to public location %s (will copy it over): %s", file, dst, err))
 		if err := copyFile(file, dst, perm); err != nil {
-			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating ISO image failed: %s", err)
+			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating iso image failed: %s", err)
 		}
 	}
 	base := py.Str(task.DriverInfo().Get("external_http_url"))
@@ -247,7 +247,7 @@ func (b *VirtualMediaBoot) prepareISO(ctx context.Context, task drivers.Task, r 
 	}
 	dir, err := os.MkdirTemp(b.cfg.TempDir, "vmedia-")
 	if err != nil {
-		return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating ISO image failed: %s", err)
+		return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating iso image failed: %s", err)
 	}
 	defer os.RemoveAll(dir)
 	iso := filepath.Join(dir, "boot.iso")
@@ -289,14 +289,18 @@ func (b *VirtualMediaBoot) prepareISO(ctx context.Context, task drivers.Task, r 
 		b.c.log.DebugContext(ctx, fmt.Sprintf("Trying to create %s ISO image for node %s with kernel %s, ramdisk %s, bootloader %s and kernel params %s",
 			mode, task.NodeUUID(), r.kernel, r.ramdisk, r.bootloader, kp))
 		if b.cfg.ISO == nil {
-			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating ISO image failed: no ISO builder is configured")
+			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating iso image failed: no ISO builder is configured")
 		}
 		if err := b.cfg.ISO.Build(ctx, iso, spec); err != nil {
 			var f *ironic.Fault
 			if errors.As(err, &f) {
 				return "", err
 			}
-			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating ISO image failed: %s", err)
+			var ice *bootiso.ImageCreationFailed
+			if errors.As(err, &ice) {
+				err = ice.Err
+			}
+			return "", ironic.Errorf(ironic.ImageCreationFailed, "Creating iso image failed: %s", err)
 		}
 	}
 	name := imageName(task, "boot", ".iso")
