@@ -302,10 +302,6 @@ func (u uri) valid() bool {
 	return true
 }
 
-func notImplemented(kind drivers.Kind, op string) error {
-	return drivers.NotImplemented("redfish", kind, op)
-}
-
 // base declares the Redfish driver_info properties and validates them,
 // for the interfaces that need nothing else (Ironic's
 // redfish_utils.parse_driver_info as validate).

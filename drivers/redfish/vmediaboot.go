@@ -142,8 +142,14 @@ func (b *VirtualMediaBoot) parseDeployInfo(task drivers.Task) (deployInfo, bool,
 // the boot mode synchronised and the node set to boot once from the CD.
 // A failure after publishing removes the published ISO again.
 func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task, ramdiskParams map[string]any, _ drivers.RamdiskMode) (err error) {
-	d, needed, err := b.parseDeployInfo(task)
-	if err != nil || !needed {
+	if !needPrepareRamdisk(task) {
+		return nil
+	}
+	// A node that needs no agent (a ramdisk deploy without automated
+	// cleaning) gets no images here, as 21.4's _parse_driver_info answers:
+	// its manual cleaning fails building the ISO, as 21.4's does.
+	d, _, err := b.parseDeployInfo(task)
+	if err != nil {
 		return err
 	}
 	s, err := b.c.openMedia(ctx, task)
@@ -236,6 +242,18 @@ func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task
 	}
 	b.c.log.DebugContext(ctx, fmt.Sprintf("Node %s is set to one time boot from %s", task.NodeUUID(), drivers.BootDeviceCDROM))
 	return nil
+}
+
+// needPrepareRamdisk is driver_utils.need_prepare_ramdisk: only a node
+// deploying, cleaning, rescuing or inspecting boots the ramdisk (a
+// conductor takeover, say, changes nothing).
+func needPrepareRamdisk(task drivers.Task) bool {
+	switch task.ProvisionState() {
+	case states.Deploying, states.DeployWait, states.Cleaning, states.CleanWait,
+		states.Rescuing, states.RescueWait, states.Inspecting, states.InspectWait:
+		return true
+	}
+	return false
 }
 
 // deployNICMAC is deploy_utils.get_single_nic_with_vif_port_id.

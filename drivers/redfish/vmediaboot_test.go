@@ -248,6 +248,18 @@ func TestVirtualMediaPrepareRamdiskFailures(t *testing.T) {
 			t.Errorf("Cd %+v, published %v", m, v.published())
 		}
 	})
+	t.Run("ramdisk deploy cleaned without automated cleaning", func(t *testing.T) {
+		// 21.4's _parse_driver_info gives such a node no agent images:
+		// its manual cleaning fails building the ISO.
+		v := newVMRig(t, redfishbmc.SystemSpec{}, func(c *redfish.Config) { c.AutomatedClean = false })
+		v.task.Node.Interfaces = map[drivers.Kind]string{drivers.Deploy: "ramdisk"}
+		v.task.Node.ProvisionState = states.Cleaning
+		err := v.drv.Boot.PrepareRamdisk(ctx, v.task, map[string]any{}, drivers.RamdiskDeploy)
+		wantFault(t, err, ironic.InvalidParameterValue, "Unable to find kernel, ramdisk for building ISO, or explicit ISO for "+v.task.Node.UUID)
+		if len(v.published()) != 0 || v.task.Node.DriverInternalInfo.Has("agent_secret_token") {
+			t.Errorf("published %v, dii %s", v.published(), v.task.Node.DriverInternalInfo)
+		}
+	})
 	t.Run("kernel not downloadable", func(t *testing.T) {
 		v := newVMRig(t, redfishbmc.SystemSpec{})
 		v.task.Node.DriverInfo.Set("deploy_kernel", v.httpURL+"/missing")
