@@ -1,6 +1,7 @@
 package redfish
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -8,9 +9,11 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/goironic/ironic/test/fakeipa"
 	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/osc"
 	"github.com/goironic/ironic/test/redfishbmc"
@@ -184,6 +187,7 @@ func vmediaScenario(e *env, httpRoot string) {
 		return out
 	})
 	provision("undeploy vm1 after eject", vm1, "undeploy", "available")
+	vmediaClean(e, vm1, httpRoot)
 
 	// A BMC refusing InsertMedia (500): three attempts, the deploy fails.
 	refusing := e.bmc.AddSystem(redfishbmc.SystemSpec{PowerState: redfishbmc.PowerOff, RefuseInsertMedia: http.StatusInternalServerError})
@@ -223,3 +227,34 @@ func compareWith(t *testing.T, ref, ours *run, deps map[string]func(ref, ours st
 	}
 }
 
+// vmediaClean cleans vm1 manually with an agent step: prepare_ramdisk
+// re-publishes the deploy ISO and boots the node from the virtual CD, a
+// fake agent (running while the machine is on) looks up and runs the
+// step, and clean_up_ramdisk ejects the CD and removes the ISO.
+func vmediaClean(e *env, uuid, httpRoot string) {
+	t := e.t
+	e.step("manage vm1 for cleaning", uuid, func() any {
+		r := e.cli.Run(t, "node", "manage", uuid)
+		e.provisionSettled(uuid, "manageable")
+		return e.cliResult(r)
+	})
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	agentHTTP := &http.Client{Timeout: 10 * time.Second, Transport: poweredTransport{sys: e.sys, next: http.DefaultTransport}}
+	agent := fakeipa.New(fakeipa.Options{APIURL: e.rest.URL, MACs: e.sys.MACs(), Interval: time.Second, HTTP: agentHTTP})
+	if err := agent.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.extra = append(e.extra, [2]string{agent.URL(), "http://AGENT"})
+	e.step("clean vm1 through the agent", uuid, func() any {
+		r := e.cli.Run(t, "node", "clean", uuid, "--clean-steps", `[{"interface": "deploy", "step": "erase_devices_metadata"}]`)
+		if r.Code == 0 {
+			e.provisionSettled(uuid, "manageable")
+		}
+		out := e.cliResult(r)
+		out["published"] = e.published(httpRoot)
+		cd, _ := e.sys.VirtualMedia("Cd")
+		out["cd"] = map[string]any{"inserted": cd.Inserted, "image": e.normalize(cd.Image)}
+		return out
+	})
+}
