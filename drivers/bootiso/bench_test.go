@@ -30,9 +30,7 @@ func benchFixture(b *testing.B) *fixture {
 }
 
 func BenchmarkBuild(b *testing.B) {
-	if _, err := os.Stat(testIsolinux); err != nil {
-		b.Skip(err)
-	}
+	needIsolinux(b)
 	f := benchFixture(b)
 	bl := testBuilder()
 	out := filepath.Join(f.dir, "bench.iso")

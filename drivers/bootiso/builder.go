@@ -66,6 +66,16 @@ func (e *ImageCreationFailed) Error() string {
 
 func (e *ImageCreationFailed) Unwrap() error { return e.Err }
 
+// ironicMessage is an error whose text is 21.4's, capital letter and all.
+type ironicMessage string
+
+func (m ironicMessage) Error() string { return string(m) }
+
+const (
+	errNeitherOrBoth    ironicMessage = "Neither deploy ISO nor ESP image configured or both of them configured"
+	errNoESPInDeployISO ironicMessage = "Deploy iso didn't contain efiboot.img or grub.cfg"
+)
+
 // Build writes the boot ISO of spec to out: 21.4's
 // create_isolinux_image_for_bios (spec.BootMode other than "uefi") or
 // create_esp_image_for_uefi. Errors are *ImageCreationFailed; out is
@@ -169,11 +179,7 @@ func (b *Builder) biosFiles(params string) ([]isoimage.File, error) {
 	if ldlinux != "" {
 		fs = append(fs, isoimage.File{Path: ldlinuxC32, Source: ldlinux})
 	}
-	tmpl, err := loadTemplate(b.cfg.IsolinuxConfigTemplate)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := render(tmpl, map[string]string{"kernel": "/vmlinuz", "ramdisk": "/initrd", "kernel_params": params})
+	cfg, err := renderFile(b.cfg.IsolinuxConfigTemplate, map[string]string{"kernel": "/vmlinuz", "ramdisk": "/initrd", "kernel_params": params})
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +201,7 @@ func (b *Builder) uefiFiles(spec Spec, params string, t time.Time) (uefiTree, er
 	esp := spec.ESPImage
 	switch {
 	case spec.DeployISO != "" && esp != "":
-		return u, errors.New("Neither deploy ISO nor ESP image configured or both of them configured")
+		return u, errNeitherOrBoth
 	case spec.DeployISO != "":
 		img, espPath, gp, err := fromDeployISO(spec.DeployISO)
 		if err != nil {
@@ -217,11 +223,7 @@ func (b *Builder) uefiFiles(spec Spec, params string, t time.Time) (uefiTree, er
 		}
 		u.files, u.esp = []isoimage.File{{Path: efibootImg, Data: img}}, efibootImg
 	}
-	tmpl, err := loadTemplate(b.cfg.GrubConfigTemplate)
-	if err != nil {
-		return u, err
-	}
-	cfg, err := render(tmpl, map[string]string{"linux": "/vmlinuz", "initrd": "/initrd", "kernel_params": params})
+	cfg, err := renderFile(b.cfg.GrubConfigTemplate, map[string]string{"linux": "/vmlinuz", "initrd": "/initrd", "kernel_params": params})
 	if err != nil {
 		return u, err
 	}
@@ -300,7 +302,7 @@ func fromDeployISO(p string) (img []byte, espPath, grubPath string, err error) {
 		}
 	}
 	if esp == nil || grubPath == "" {
-		return nil, "", "", errors.New("Deploy iso didn't contain efiboot.img or grub.cfg")
+		return nil, "", "", errNoESPInDeployISO
 	}
 	var buf bytes.Buffer
 	if _, err := io.Copy(&buf, esp.Reader()); err != nil {

@@ -55,9 +55,7 @@ func readISO(t *testing.T, p string) (label string, files map[string][]byte) {
 }
 
 func TestLabelAndTree(t *testing.T) {
-	if _, err := os.Stat(testIsolinux); err != nil {
-		t.Skipf("%s missing (Debian's isolinux)", testIsolinux)
-	}
+	needIsolinux(t)
 	f := newFixture(t)
 	s := f.spec("bios", "")
 	s.InjectFiles = map[string][]byte{"etc/extra": []byte("x")}

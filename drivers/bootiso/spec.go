@@ -3,9 +3,8 @@
 // ironic.common.images.create_boot_iso builds with genisoimage (BIOS:
 // create_isolinux_image_for_bios; UEFI: create_esp_image_for_uefi).
 //
-// The builder itself (a Builder with Build(ctx, out, spec)) is being
-// written for issue 14; this file is the contract its consumers
-// (drivers/redfish's virtual-media boot interface) code against.
+// Builder.Build (builder.go) writes the ISO; Spec is the contract its
+// consumers (drivers/redfish's virtual-media boot interface) code against.
 package bootiso
 
 // Spec is what one boot ISO carries. Fetching the kernel, ramdisk, ESP
@@ -24,7 +23,8 @@ type Spec struct {
 	KernelParams []string
 	// ESPImage is a FAT image holding the EFI boot loader (UEFI only):
 	// driver_info's bootloader or [DEFAULT]esp_image, fetched. When it and
-	// DeployISO are empty the builder makes one itself.
+	// DeployISO are empty the builder uses a local [DEFAULT]esp_image, or
+	// else makes an ESP itself (Debian's GRUB on FAT16).
 	ESPImage string
 	// DeployISO is a deploy ISO whose EFI System Partition image is
 	// reused (UEFI only; 21.4's deploy_iso).
@@ -36,6 +36,9 @@ type Spec struct {
 	// PublisherID is the primary volume descriptor's publisher: 21.4's
 	// prepare_iso_image sets a new UUID for every ISO that boots the
 	// ramdisk (and adds "ir_pub_id=<it>" to the kernel parameters), none
-	// for a ramdisk-deploy boot ISO. Empty leaves it blank.
+	// for a ramdisk-deploy boot ISO. Empty: the BIOS ISO's publisher is
+	// "None" (21.4 passes str(None) to mkisofs), the UEFI ISO's is blank.
+	// genisoimage also writes its first 23 bytes as the El Torito
+	// validation entry's ID; so does Build.
 	PublisherID string
 }

@@ -57,3 +57,12 @@ func render(tmpl string, vars map[string]string) (string, error) {
 	}
 	return strings.TrimSuffix(out, "\n"), nil
 }
+
+// renderFile renders the template at p (see loadTemplate).
+func renderFile(p string, vars map[string]string) (string, error) {
+	tmpl, err := loadTemplate(p)
+	if err != nil {
+		return "", err
+	}
+	return render(tmpl, vars)
+}

@@ -137,30 +137,7 @@ const TinyInit = "github.com/goironic/ironic/test/internal/diskimage/tinyinit"
 // Spec.WriteInitramfs (through ramdisk.Write), so the image boots the
 // kernel and the module layout of the deploy ramdisk.
 func Build(ctx context.Context, opts Options) (*Image, error) {
-	cacheDir := opts.CacheDir
-	if cacheDir == "" {
-		d, err := ramdisk.DefaultCacheDir()
-		if err != nil {
-			return nil, err
-		}
-		cacheDir = d
-	}
-	k, err := ramdisk.KernelFetcher{Run: ramdisk.ExecRunner{}, CacheDir: cacheDir}.Fetch(ctx, opts.KernelVersion)
-	if err != nil {
-		return nil, err
-	}
-	initBin := filepath.Join(opts.Dir, "tinyinit")
-	if err := ramdisk.BuildStatic(ctx, "", TinyInit, initBin); err != nil {
-		return nil, err
-	}
-	initExe, err := os.ReadFile(initBin)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(initBin); err != nil {
-		return nil, err
-	}
-	boot, err := ramdisk.Write(opts.Dir, "boot", k, ramdisk.Spec{Init: initExe, Modules: Modules})
+	k, boot, err := Boot(ctx, opts.Dir, opts.CacheDir, opts.KernelVersion, Modules)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +153,37 @@ func Build(ctx context.Context, opts Options) (*Image, error) {
 		return nil, err
 	}
 	return img, nil
+}
+
+// Boot writes into dir the kernel (Debian's, version kernelVersion or
+// linux-image-amd64's, cached in cacheDir or ramdisk.DefaultCacheDir) and
+// a tinyinit initramfs loading modules: the files Build's disk boots, or
+// a boot ISO's (test/bootiso).
+func Boot(ctx context.Context, dir, cacheDir, kernelVersion string, modules []string) (ramdisk.Kernel, ramdisk.Output, error) {
+	if cacheDir == "" {
+		d, err := ramdisk.DefaultCacheDir()
+		if err != nil {
+			return ramdisk.Kernel{}, ramdisk.Output{}, err
+		}
+		cacheDir = d
+	}
+	k, err := ramdisk.KernelFetcher{Run: ramdisk.ExecRunner{}, CacheDir: cacheDir}.Fetch(ctx, kernelVersion)
+	if err != nil {
+		return k, ramdisk.Output{}, err
+	}
+	initBin := filepath.Join(dir, "tinyinit")
+	if err := ramdisk.BuildStatic(ctx, "", TinyInit, initBin); err != nil {
+		return k, ramdisk.Output{}, err
+	}
+	initExe, err := os.ReadFile(initBin)
+	if err != nil {
+		return k, ramdisk.Output{}, err
+	}
+	if err := os.Remove(initBin); err != nil {
+		return k, ramdisk.Output{}, err
+	}
+	boot, err := ramdisk.Write(dir, "boot", k, ramdisk.Spec{Init: initExe, Modules: modules})
+	return k, boot, err
 }
 
 const (
