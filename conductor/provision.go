@@ -39,7 +39,23 @@ func errClass(err error) string {
 	if errors.As(err, &f) {
 		return string(f.Class)
 	}
+	var p foreign
+	if errors.As(err, &p) {
+		return p.PythonClass()
+	}
 	return "Exception"
+}
+
+// foreign is an error standing for a Python exception outside Ironic's
+// hierarchy (a driver library's, as sushy's ServerSideError): Ironic
+// names its class where it names an unexpected exception's.
+type foreign interface{ PythonClass() string }
+
+// unexpected reports whether err is no Ironic exception: Ironic's
+// handlers name its class in last_error.
+func unexpected(err error) bool {
+	var f *ironic.Fault
+	return !errors.As(err, &f)
 }
 
 func nodeInMaintenance(op, uuid string) error {
@@ -229,7 +245,7 @@ func (m *Manager) doNodeDeploy(ctx context.Context, t *task, cd any, deploySteps
 	}
 	if err != nil {
 		msg := "Failed to prepare to deploy: " + err.Error()
-		if errClass(err) == "Exception" {
+		if unexpected(err) {
 			msg = "Failed to prepare to deploy. Exception: " + err.Error()
 		}
 		m.deployingError(ctx, t, msg, false)
@@ -278,7 +294,7 @@ func (m *Manager) doNextDeployStep(ctx context.Context, t *task, index int) {
 		if err != nil {
 			if t.ProvisionState() != states.DeployFailed {
 				msg := fmt.Sprintf("Deploy step %s failed: %s.", stepID(step), err)
-				if errClass(err) == "Exception" {
+				if unexpected(err) {
 					msg = fmt.Sprintf("Deploy step %s failed with %s: %s.", stepID(step), errClass(err), err)
 				}
 				m.deployingError(ctx, t, msg, true)
@@ -319,7 +335,7 @@ func (m *Manager) deployingError(ctx context.Context, t *task, errmsg string, cl
 		if deploy, err := iface[drivers.DeployInterface](t, drivers.Deploy, "deploy"); err == nil {
 			if err := deploy.CleanUp(ctx, t); err != nil {
 				add := "Also failed to clean up due to: " + err.Error()
-				if errClass(err) == "Exception" {
+				if unexpected(err) {
 					add = "An unhandled exception was encountered while aborting. More information may be found in the log file."
 				}
 				cleanupErr = errmsg + ". " + add
@@ -767,7 +783,7 @@ func (m *Manager) doInspectHardware(ctx context.Context, t *task, insp drivers.I
 	next, err := insp.InspectHardware(ctx, t)
 	if err != nil {
 		msg := err.Error()
-		if errClass(err) == "Exception" {
+		if unexpected(err) {
 			msg = fmt.Sprintf("Unexpected exception of type %s: %s", errClass(err), err)
 		}
 		fail(msg)

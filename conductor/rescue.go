@@ -95,7 +95,7 @@ func (m *Manager) doNodeRescue(ctx context.Context, t *task) {
 		next, err = r.Rescue(ctx, t)
 	}
 	if err != nil {
-		if errClass(err) == "Exception" {
+		if unexpected(err) {
 			fail("Failed to rescue. Exception: " + err.Error())
 		} else {
 			fail("Failed to rescue: " + err.Error())
@@ -159,7 +159,7 @@ func (m *Manager) doNodeUnrescue(ctx context.Context, t *task) {
 		next, err = r.Unrescue(ctx, t)
 	}
 	if err != nil {
-		if errClass(err) == "Exception" {
+		if unexpected(err) {
 			fail("Failed to unrescue. Exception: " + err.Error())
 		} else {
 			fail("Failed to unrescue: " + err.Error())

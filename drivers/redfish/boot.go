@@ -7,6 +7,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/drivers/pxe"
 )
 
 // VirtualMediaBoot is the "redfish-virtual-media" boot interface.
@@ -55,9 +56,12 @@ func (b *VirtualMediaBoot) validateDriverInfo(task drivers.Task) error {
 	return err
 }
 
-// Validate checks the agent image references and the Redfish driver_info;
-// instance images are only checked for ramdisk and kickstart deployments,
-// which need Glance or the image service and are not implemented yet.
+// Validate is Ironic's validate: the agent image references and the
+// Redfish driver_info, then (_validate_instance_info) the instance image
+// information when the image is written and not booted locally: a
+// ramdisk deploy's kernel and ramdisk or boot_iso (deploy_utils'
+// get_image_instance_info and validate_image_properties, as pxe checks
+// them).
 func (b *VirtualMediaBoot) Validate(ctx context.Context, task drivers.Task) error {
 	if err := b.validateDriverInfo(task); err != nil {
 		return err
@@ -74,7 +78,11 @@ func (b *VirtualMediaBoot) Validate(ctx context.Context, task drivers.Task) erro
 	if deployutil.BootOption(task) == "local" {
 		return nil
 	}
-	return notImplemented(drivers.Boot, "validate instance images for virtual media")
+	info, err := pxe.ImageInstanceInfo(task)
+	if err != nil {
+		return err
+	}
+	return pxe.ValidateImageProperties(task, info)
 }
 
 // ValidateRescue is Ironic's: the rescue images are checked by Validate
@@ -91,26 +99,6 @@ func (b *VirtualMediaBoot) ValidateInspection(_ context.Context, task drivers.Ta
 		return drivers.Unsupported(task, "inspection")
 	}
 	return err
-}
-
-// PrepareRamdisk is not implemented yet.
-func (*VirtualMediaBoot) PrepareRamdisk(context.Context, drivers.Task, map[string]any, drivers.RamdiskMode) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "prepare the ramdisk")
-}
-
-// CleanUpRamdisk is not implemented yet.
-func (*VirtualMediaBoot) CleanUpRamdisk(context.Context, drivers.Task, drivers.RamdiskMode) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "clean up the ramdisk")
-}
-
-// PrepareInstance is not implemented yet.
-func (*VirtualMediaBoot) PrepareInstance(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "prepare the instance")
-}
-
-// CleanUpInstance is not implemented yet.
-func (*VirtualMediaBoot) CleanUpInstance(context.Context, drivers.Task) error {
-	return drivers.NotImplemented("redfish-virtual-media", drivers.Boot, "clean up the instance")
 }
 
 // InsertMedia puts the image at url into a free virtual media device of

@@ -54,6 +54,58 @@ type Config struct {
 	RAIDConfigStatusInterval time.Duration
 	RAIDConfigFailInterval   time.Duration
 
+	// KernelAppendParams is [redfish]kernel_append_params, the agent's
+	// kernel command line on virtual media ISOs.
+	KernelAppendParams string
+	// UseSwift, SwiftContainer and SwiftObjectExpiry are [redfish]use_swift,
+	// swift_container and swift_object_expiry_timeout (seconds): where
+	// virtual media images are published. FilePermission is
+	// [redfish]file_permission, the mode of images published under
+	// HTTPRoot.
+	UseSwift          bool
+	SwiftContainer    string
+	SwiftObjectExpiry int
+	FilePermission    int
+	// HTTPRoot, HTTPURL and ExternalHTTPURL are [deploy]http_root,
+	// http_url and external_http_url: images are published in
+	// HTTPRoot/redfish and served under ExternalHTTPURL (or HTTPURL).
+	HTTPRoot        string
+	HTTPURL         string
+	ExternalHTTPURL string
+	// ExternalCallbackURL is [deploy]external_callback_url, the agent's
+	// ipa-api-url on virtual media when set; APIURL is
+	// [service_catalog]endpoint_override, the ipa-api-url otherwise.
+	ExternalCallbackURL string
+	APIURL              string
+	// RamdiskImageDownloadSource is [deploy]ramdisk_image_download_source:
+	// "http" passes prebuilt ISO URLs through, "local" re-publishes them.
+	RamdiskImageDownloadSource string
+	// DefaultBootMode is [deploy]default_boot_mode ("" means uefi).
+	DefaultBootMode string
+	// Bootloader is [conductor]bootloader, the ESP image of UEFI ISOs when
+	// driver_info names none.
+	Bootloader string
+	// APICAFile is [agent]api_ca_file, put on deploy ISOs for the agent.
+	APICAFile string
+	// Debug is [DEFAULT]debug (ipa-debug=1 on the agent's command line);
+	// TempDir is [DEFAULT]tempdir, where ISOs are built ("" for the
+	// system's).
+	Debug   bool
+	TempDir string
+
+	// ISO builds virtual media boot ISOs (drivers/bootiso); nil fails
+	// every ISO build with ImageCreationFailed.
+	ISO ISOBuilder
+	// Images fetches kernels, ramdisks and ISOs; nil downloads http(s)
+	// and file:// URLs.
+	Images ImageFetcher
+	// Swift publishes images when UseSwift is set.
+	Swift ObjectStore
+	// NewUUID makes ISO publisher IDs and NewToken agent tokens; nil uses
+	// random ones.
+	NewUUID  func() string
+	NewToken func() string
+
 	// Log receives the interfaces' logs; nil discards them.
 	Log *slog.Logger
 	// Sleep waits d or until ctx ends; nil uses a timer. Tests make the
@@ -77,14 +129,15 @@ type Config struct {
 // They share one connection cache.
 func Implementations(cfg Config) []drivers.Implementation {
 	c := newCore(cfg)
+	boot := &VirtualMediaBoot{c: c, cfg: cfg}
 	return []drivers.Implementation{
 		{Kind: drivers.Power, Name: "redfish", Impl: &Power{base{c}}},
 		{Kind: drivers.Management, Name: "redfish", Impl: &Management{base: base{c}}},
 		{Kind: drivers.BIOS, Name: "redfish", Impl: &BIOS{base{c}}},
 		{Kind: drivers.Inspect, Name: "redfish", Impl: &Inspect{base: base{c}}},
 		{Kind: drivers.RAID, Name: "redfish", Impl: &RAID{c: c}},
-		{Kind: drivers.Vendor, Name: "redfish", Impl: &Vendor{c: c}},
-		{Kind: drivers.Boot, Name: "redfish-virtual-media", Impl: &VirtualMediaBoot{c: c, cfg: cfg}},
+		{Kind: drivers.Vendor, Name: "redfish", Impl: &Vendor{c: c, boot: boot}},
+		{Kind: drivers.Boot, Name: "redfish-virtual-media", Impl: boot},
 	}
 }
 
@@ -247,10 +300,6 @@ func (u uri) valid() bool {
 		}
 	}
 	return true
-}
-
-func notImplemented(kind drivers.Kind, op string) error {
-	return drivers.NotImplemented("redfish", kind, op)
 }
 
 // base declares the Redfish driver_info properties and validates them,

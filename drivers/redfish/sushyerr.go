@@ -49,6 +49,11 @@ type sushyError struct {
 func (e *sushyError) Error() string { return e.msg }
 func (e *sushyError) Unwrap() error { return e.cause }
 
+// PythonClass is the sushy exception's class name, which Ironic's
+// conductor names in last_error ("Deploy step ... failed with
+// ServerSideError: ...").
+func (e *sushyError) PythonClass() string { return string(e.kind) }
+
 // isHTTP reports whether the kind is HTTPError or one of its subclasses.
 func (k errKind) isHTTP() bool {
 	switch k {

@@ -16,7 +16,12 @@ import (
 
 // Vendor is the "redfish" vendor interface: virtual media ejection and
 // event subscriptions.
-type Vendor struct{ c *core }
+type Vendor struct {
+	c *core
+	// boot removes the images the virtual media boot interface published
+	// when eject_vmedia ejects them.
+	boot *VirtualMediaBoot
+}
 
 // GetProperties returns none.
 func (*Vendor) GetProperties() drivers.Properties { return nil }
@@ -181,8 +186,7 @@ func (v *Vendor) Call(ctx context.Context, task drivers.Task, method, _ string, 
 	switch method {
 	case "eject_vmedia":
 		dev, _ := args["boot_device"].(string)
-		_, err := v.c.EjectVirtualMedia(ctx, task, dev)
-		return nil, err
+		return nil, v.boot.EjectAndCleanUp(ctx, task, dev)
 	case "create_subscription":
 		return v.createSubscription(ctx, task, args)
 	case "delete_subscription":

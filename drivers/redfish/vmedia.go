@@ -35,6 +35,9 @@ const (
 type vmedia struct {
 	*doc
 	header http.Header
+	// stale is sushy's _is_stale: set by an insertion or ejection, it
+	// makes the next listing of the manager's media read the device again.
+	stale bool
 }
 
 // mediaTypes is the device's MediaTypes, restricted to sushy's
@@ -80,6 +83,16 @@ type managerMedia struct {
 // virtualMedia is manager.virtual_media.get_members().
 func (mm *managerMedia) virtualMedia(ctx context.Context, b *bmc, m *doc) ([]*vmedia, error) {
 	if v, ok := mm.media[m.path]; ok {
+		for _, d := range v {
+			if !d.stale {
+				continue
+			}
+			res, err := fetch[schemas.VirtualMedia](ctx, b, d.path)
+			if err != nil {
+				return nil, err
+			}
+			d.raw, d.header, d.stale = res.raw, res.header, false
+		}
 		return v, nil
 	}
 	p, err := subPath(m.path, m.raw, "VirtualMedia")
@@ -168,7 +181,9 @@ func (v *vmedia) insertMedia(ctx context.Context, b *bmc, image string) error {
 		if err != nil {
 			return err
 		}
-		_, err = b.patch(ctx, target, payload, etag)
+		if _, err = b.patch(ctx, target, payload, etag); err == nil {
+			v.stale = true
+		}
 		return err
 	}
 	_, err = b.post(ctx, target, payload)
@@ -180,6 +195,9 @@ func (v *vmedia) insertMedia(ctx context.Context, b *bmc, image string) error {
 			payload.Set("TransferProtocolType", "HTTP")
 		}
 		_, err = b.post(ctx, target, payload)
+	}
+	if err == nil {
+		v.stale = true
 	}
 	return err
 }
@@ -201,13 +219,45 @@ func (v *vmedia) ejectMedia(ctx context.Context, b *bmc) error {
 	}
 	if s, ok := asSushy(err); ok && s.kind.isHTTP() {
 		if s.status == http.StatusUnsupportedMediaType || s.status == http.StatusBadRequest {
-			_, err = b.post(ctx, target, pyjson.NewDict(0))
-			return err
+			if _, err = b.post(ctx, target, pyjson.NewDict(0)); err != nil {
+				return err
+			}
 		}
-		return nil
+		err = nil
+	}
+	if err == nil {
+		v.stale = true
 	}
 	return err
 }
+
+// mediaSession is what one of Ironic's boot operations holds: the system
+// and its managers read once (redfish_utils.get_system(node).managers),
+// their virtual media read once and then only the devices an insertion or
+// ejection made stale, as sushy's cached objects do.
+type mediaSession struct {
+	c    *core
+	task drivers.Task
+	b    *bmc
+	mm   *managerMedia
+	done func()
+}
+
+// openMedia reads the node's system and managers. The caller calls close.
+func (c *core) openMedia(ctx context.Context, task drivers.Task) (*mediaSession, error) {
+	sys, done, err := c.getSystem(ctx, task)
+	if err != nil {
+		return nil, err
+	}
+	managers, err := sys.managers(ctx)
+	if err != nil {
+		done()
+		return nil, asFault(err)
+	}
+	return &mediaSession{c: c, task: task, b: sys.b, mm: &managerMedia{managers: managers}, done: done}, nil
+}
+
+func (s *mediaSession) close() { s.done() }
 
 // InsertVirtualMedia is Ironic's redfish boot _insert_vmedia: the image at
 // url goes into the first free device of the type (CD, DVD, USBStick,
@@ -216,31 +266,34 @@ func (v *vmedia) ejectMedia(ctx context.Context, b *bmc) error {
 // error is tried three times, three seconds apart. No such device:
 // InvalidParameterValue.
 func (c *core) InsertVirtualMedia(ctx context.Context, task drivers.Task, url, device string) error {
-	sys, done, err := c.getSystem(ctx, task)
+	s, err := c.openMedia(ctx, task)
 	if err != nil {
 		return err
 	}
-	defer done()
-	managers, err := sys.managers(ctx)
-	if err != nil {
-		return asFault(err)
-	}
-	mm := &managerMedia{managers: managers}
+	defer s.close()
+	return asFault(s.insert(ctx, url, device))
+}
+
+// insert is _insert_vmedia on the session's managers. The session's
+// methods return sushy's errors as they are (Ironic's boot interface lets
+// them through: the conductor names their class); the exported ones
+// make them faults.
+func (s *mediaSession) insert(ctx context.Context, url, device string) error {
 	for attempt := 1; ; attempt++ {
-		err := c.insertOnce(ctx, task, sys.b, mm, url, device)
+		err := s.insertOnce(ctx, url, device)
 		if !isKind(err, kindServerSide) || attempt == insertAttempts {
-			return asFault(err)
+			return err
 		}
-		c.log.WarnContext(ctx, fmt.Sprintf("Boot media insert failed for node %s, will retry after 3 seconds", task.NodeUUID()))
-		if err := c.sleep(ctx, insertRetryWait); err != nil {
+		s.c.log.WarnContext(ctx, fmt.Sprintf("Boot media insert failed for node %s, will retry after 3 seconds", s.task.NodeUUID()))
+		if err := s.c.sleep(ctx, insertRetryWait); err != nil {
 			return err
 		}
 	}
 }
 
-func (c *core) insertOnce(ctx context.Context, task drivers.Task, b *bmc, mm *managerMedia, url, device string) error {
-	for _, m := range mm.managers {
-		media, err := mm.virtualMedia(ctx, b, m)
+func (s *mediaSession) insertOnce(ctx context.Context, url, device string) error {
+	for _, m := range s.mm.managers {
+		media, err := s.mm.virtualMedia(ctx, s.b, m)
 		if err != nil {
 			return err
 		}
@@ -250,15 +303,15 @@ func (c *core) insertOnce(ctx context.Context, task drivers.Task, b *bmc, mm *ma
 			}
 			if v.inserted() {
 				if v.raw.Get("Image") == url {
-					c.log.DebugContext(ctx, "Boot media is already inserted", "node", task.NodeUUID(), "url", url, "device", device)
+					s.c.log.DebugContext(ctx, "Boot media is already inserted", "node", s.task.NodeUUID(), "url", url, "device", device)
 					return nil
 				}
 				continue
 			}
-			if err := v.insertMedia(ctx, b, url); err != nil {
+			if err := v.insertMedia(ctx, s.b, url); err != nil {
 				return err
 			}
-			c.log.InfoContext(ctx, fmt.Sprintf("Inserted boot media %s into %s for node %s", url, device, task.NodeUUID()))
+			s.c.log.InfoContext(ctx, fmt.Sprintf("Inserted boot media %s into %s for node %s", url, device, s.task.NodeUUID()))
 			return nil
 		}
 	}
@@ -269,21 +322,22 @@ func (c *core) insertOnce(ctx context.Context, task drivers.Task, b *bmc, mm *ma
 // device of the type ("" for all; a DVD serves for a CD) is ejected. It
 // reports whether one was.
 func (c *core) EjectVirtualMedia(ctx context.Context, task drivers.Task, device string) (bool, error) {
-	sys, done, err := c.getSystem(ctx, task)
+	s, err := c.openMedia(ctx, task)
 	if err != nil {
 		return false, err
 	}
-	defer done()
-	managers, err := sys.managers(ctx)
-	if err != nil {
-		return false, asFault(err)
-	}
-	mm := &managerMedia{managers: managers}
+	defer s.close()
+	found, err := s.eject(ctx, device)
+	return found, asFault(err)
+}
+
+// eject is _eject_vmedia on the session's managers.
+func (s *mediaSession) eject(ctx context.Context, device string) (bool, error) {
 	found := false
-	for _, m := range managers {
-		media, err := mm.virtualMedia(ctx, sys.b, m)
+	for _, m := range s.mm.managers {
+		media, err := s.mm.virtualMedia(ctx, s.b, m)
 		if err != nil {
-			return found, asFault(err)
+			return found, err
 		}
 		for _, v := range media {
 			types := v.mediaTypes()
@@ -294,8 +348,8 @@ func (c *core) EjectVirtualMedia(ctx context.Context, task drivers.Task, device 
 			}
 			inserted := v.inserted()
 			if inserted {
-				if err := v.ejectMedia(ctx, sys.b); err != nil {
-					return found, asFault(err)
+				if err := v.ejectMedia(ctx, s.b); err != nil {
+					return found, err
 				}
 				found = true
 			}
@@ -303,7 +357,7 @@ func (c *core) EjectVirtualMedia(ctx context.Context, task drivers.Task, device 
 			if inserted {
 				already = ""
 			}
-			c.log.InfoContext(ctx, fmt.Sprintf("Boot media is%s ejected from %s for node %s", already, str(v.raw, "Name"), task.NodeUUID()))
+			s.c.log.InfoContext(ctx, fmt.Sprintf("Boot media is%s ejected from %s for node %s", already, str(v.raw, "Name"), s.task.NodeUUID()))
 		}
 	}
 	return found, nil
@@ -313,21 +367,21 @@ func (c *core) EjectVirtualMedia(ctx context.Context, task drivers.Task, device 
 // devices some manager has (with inserted, if given, matching the
 // device's state), or "".
 func (c *core) HasVirtualMediaDevice(ctx context.Context, task drivers.Task, devices []string, inserted *bool) (string, error) {
-	sys, done, err := c.getSystem(ctx, task)
+	s, err := c.openMedia(ctx, task)
 	if err != nil {
 		return "", err
 	}
-	defer done()
-	managers, err := sys.managers(ctx)
-	if err != nil {
-		return "", asFault(err)
-	}
-	mm := &managerMedia{managers: managers}
+	defer s.close()
+	dev, err := s.has(ctx, devices, inserted)
+	return dev, asFault(err)
+}
+
+func (s *mediaSession) has(ctx context.Context, devices []string, inserted *bool) (string, error) {
 	for _, dev := range devices {
-		for _, m := range managers {
-			media, err := mm.virtualMedia(ctx, sys.b, m)
+		for _, m := range s.mm.managers {
+			media, err := s.mm.virtualMedia(ctx, s.b, m)
 			if err != nil {
-				return "", asFault(err)
+				return "", err
 			}
 			for _, v := range media {
 				if !slices.Contains(v.mediaTypes(), dev) {

@@ -13,6 +13,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/agent"
+	"github.com/goironic/ironic/drivers/bootiso"
 	"github.com/goironic/ironic/drivers/configdrive"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/generic"
@@ -38,6 +39,9 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	ic := bound[ipmi.Config](b, compIPMI)
 	ic.Log = log.With("component", "conductor")
 	rc.Log = log.With("component", "redfish")
+	rc.Images = redfish.Fetcher{HTTP: imageHTTP(b), Glance: glanceClient(b, log)}
+	rc.Swift = swiftClient(b, log)
+	rc.ISO = bootiso.New(bound[bootiso.Config](b, compBootISO), log.With("component", "bootiso"))
 	pc := bound[pxe.Config](b, compPXE)
 	pc.Log = log
 	ac := bound[agent.Config](b, compAgent)

@@ -9,6 +9,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/agent"
+	"github.com/goironic/ironic/drivers/bootiso"
 	"github.com/goironic/ironic/drivers/fake"
 	"github.com/goironic/ironic/drivers/inspector"
 	"github.com/goironic/ironic/drivers/inspector/inspectorclient"
@@ -51,6 +52,7 @@ const (
 	compDrivers         = "drivers"
 	compFake            = "drivers/fake"
 	compRedfish         = "drivers/redfish"
+	compBootISO         = "drivers/bootiso"
 	compIPMI            = "drivers/ipmi"
 	compPXE             = "drivers/pxe"
 	compIPXE            = "drivers/pxe/ipxe"
@@ -82,6 +84,7 @@ func bindAll(b *option.Binder) {
 	bound[drivers.Config](b, compDrivers)
 	bound[fake.Config](b, compFake)
 	bound[redfish.Config](b, compRedfish)
+	bound[bootiso.Config](b, compBootISO)
 	bound[ipmi.Config](b, compIPMI)
 	bound[pxe.Config](b, compPXE)
 	bound[pxe.ScriptConfig](b, compIPXE)

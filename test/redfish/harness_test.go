@@ -38,7 +38,7 @@ func TestMain(m *testing.M) { cluster.Main(m) }
 // config is the ironic.conf both servers run with: noauth, in-process RPC,
 // the redfish hardware type enabled, no periodic power sync (it would
 // talk to the BMC at moments of its own).
-func config(t testing.TB, host, stateDir, dbURL string, port int) string {
+func config(t testing.TB, host, stateDir, dbURL string, port int, extra ...cluster.INI) string {
 	return cluster.INI{
 		"DEFAULT": {
 			"host":                          host,
@@ -68,7 +68,7 @@ func config(t testing.TB, host, stateDir, dbURL string, port int) string {
 		"redfish":   {"connection_attempts": "2", "connection_retry_interval": "1"},
 		// Python's agent lookups need the API's URL.
 		"service_catalog": {"endpoint_override": "http://127.0.0.1:" + strconv.Itoa(port)},
-	}.Merged(cluster.StateConfig(t, stateDir)).String()
+	}.Merged(append([]cluster.INI{cluster.StateConfig(t, stateDir)}, extra...)...).String()
 }
 
 // run is one implementation's results: per step, the BMC's requests and
@@ -104,16 +104,20 @@ type env struct {
 
 // startServer runs our all-in-one or Python's with a fresh SQLite
 // database.
-func startServer(ctx context.Context, t *testing.T, python bool) *cluster.Service {
+func startServer(ctx context.Context, t *testing.T, python bool, extra ...func(dir string) cluster.INI) *cluster.Service {
 	t.Helper()
 	dir := t.TempDir()
+	var more []cluster.INI
+	for _, x := range extra {
+		more = append(more, x(dir))
+	}
 	db := "sqlite:///" + filepath.Join(dir, "ironic.sqlite")
 	prog := cluster.Ours(cluster.AllInOne)
 	host := "goironic-redfish"
 	if python {
 		prog, host = cluster.Python(cluster.AllInOne), "pyironic-redfish"
 		conf := filepath.Join(dir, "dbsync.conf")
-		if err := os.WriteFile(conf, []byte(config(t, host, dir, db, 0)), 0o600); err != nil {
+		if err := os.WriteFile(conf, []byte(config(t, host, dir, db, 0, more...)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if r := cluster.Run(ctx, t, cluster.Python(cluster.DBSync), "--config-file", conf, "create_schema"); r.Code != 0 {
@@ -121,7 +125,7 @@ func startServer(ctx context.Context, t *testing.T, python bool) *cluster.Servic
 		}
 	}
 	return cluster.Start(ctx, t, cluster.Spec{Program: prog, Dir: dir, StartTimeout: time.Minute, LogTail: 6000,
-		Config: func(port int) string { return config(t, host, dir, db, port) }})
+		Config: func(port int) string { return config(t, host, dir, db, port, more...) }})
 }
 
 // newEmulator is a fresh BMC with deterministic IDs and tokens, so both
@@ -258,7 +262,9 @@ func loadGolden(t *testing.T) *run {
 	return &r
 }
 
-func writeGolden(t *testing.T, r *run) {
+func writeGolden(t *testing.T, r *run) { t.Helper(); writeGoldenAt(t, goldenPath, r) }
+
+func writeGoldenAt(t *testing.T, goldenPath string, r *run) {
 	t.Helper()
 	norm := &run{}
 	for _, st := range r.Steps {

@@ -136,6 +136,10 @@ type SystemSpec struct {
 	// VirtualMediaViaPatch offers no InsertMedia/EjectMedia actions:
 	// clients PATCH Image, as on older BMCs.
 	VirtualMediaViaPatch bool
+	// RefuseInsertMedia, when nonzero, answers every insertion (the
+	// InsertMedia action or a PATCH of Image) with this HTTP status and an
+	// InternalError body, inserting nothing: a BMC that refuses media.
+	RefuseInsertMedia int
 	// NoSimpleStorage leaves out SimpleStorage (as on many current
 	// BMCs); Storage remains.
 	NoSimpleStorage bool

@@ -225,6 +225,11 @@ func (ins *insertion) parse(body map[string]any, typeErr func(string, any) error
 func (c *call) insert(ins insertion) (*reply, error) {
 	c.b.mu.Lock()
 	s, vm, err := c.vmedia()
+	if err == nil && s != nil && s.spec.RefuseInsertMedia != 0 {
+		e := errInternal()
+		e.status = s.spec.RefuseInsertMedia
+		err = e
+	}
 	if err == nil && ins.mediaType != "" && !slices.Contains(vm.mediaTypes, ins.mediaType) {
 		err = errActionParamNotInList(insertAction, "MediaType", ins.mediaType, vm.mediaTypes)
 	}
