@@ -12,6 +12,7 @@ import (
 func (c *Config) Bind(b *option.Binder) {
 	deployutil.BindAgentImages(b, &c.DeployKernel, &c.DeployRamdisk, &c.RescueKernel, &c.RescueRamdisk)
 	b.Bool(&c.AutomatedClean, "conductor", "automated_clean")
+	b.List(&c.FileURLAllowedPaths, "conductor", "file_url_allowed_paths")
 	b.Seconds(&c.PowerStateChangeTimeout, "conductor", "power_state_change_timeout")
 	b.Int(&c.ConnectionAttempts, "redfish", "connection_attempts")
 	b.Seconds(&c.ConnectionRetryInterval, "redfish", "connection_retry_interval")

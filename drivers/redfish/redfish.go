@@ -96,9 +96,12 @@ type Config struct {
 	// ISO builds virtual media boot ISOs (drivers/bootiso); nil fails
 	// every ISO build with ImageCreationFailed.
 	ISO ISOBuilder
-	// Images fetches kernels, ramdisks and ISOs; nil downloads http(s)
-	// and file:// URLs.
+	// Images fetches kernels, ramdisks and ISOs (NewFetcher); nil
+	// downloads http(s) URLs and file:// paths under
+	// FileURLAllowedPaths, and no Glance image.
 	Images ImageFetcher
+	// FileURLAllowedPaths is [conductor]file_url_allowed_paths.
+	FileURLAllowedPaths []string
 	// Swift publishes images when UseSwift is set.
 	Swift ObjectStore
 	// NewUUID makes ISO publisher IDs and NewToken agent tokens; nil uses

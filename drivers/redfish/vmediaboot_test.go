@@ -69,6 +69,7 @@ func newVMRig(t *testing.T, spec redfishbmc.SystemSpec, opts ...func(*redfish.Co
 		c.HTTPRoot, c.HTTPURL = v.root, srv.URL
 		c.TempDir = t.TempDir()
 		c.APIURL = "http://192.0.2.1:6385/"
+		c.FileURLAllowedPaths = []string{v.images}
 		c.NewUUID = func() string { return "0d9e5c4e-8a1b-4f7e-9a51-6c3b1f0a2e11" }
 		c.NewToken = func() string { return "tok" }
 	}}, opts...)
@@ -264,7 +265,9 @@ func TestVirtualMediaPrepareRamdiskFailures(t *testing.T) {
 		v := newVMRig(t, redfishbmc.SystemSpec{})
 		v.task.Node.DriverInfo.Set("deploy_kernel", v.httpURL+"/missing")
 		err := v.drv.Boot.PrepareRamdisk(ctx, v.task, map[string]any{}, drivers.RamdiskDeploy)
-		wantFault(t, err, ironic.ImageDownloadFailed, "Failed to download image "+v.httpURL+"/missing, reason: Got HTTP code 404")
+		// HttpImageService.download's error, as 21.4 raises it.
+		wantFault(t, err, ironic.ImageRefValidationFailed, "Validation of image href "+v.httpURL+
+			"/missing failed, reason: Got HTTP code 404 instead of 200 in response to GET request.")
 		if len(v.published()) != 0 || len(v.iso.specs) != 0 {
 			t.Errorf("published %v", v.published())
 		}

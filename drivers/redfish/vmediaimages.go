@@ -18,6 +18,7 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/bootiso"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
+	"github.com/goironic/ironic/drivers/internal/imagefetch"
 	"github.com/goironic/ironic/drivers/internal/py"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
@@ -323,7 +324,7 @@ func orEmpty(v any) any {
 func (b *VirtualMediaBoot) fetch(ctx context.Context, ref, dst string) error {
 	f := b.cfg.Images
 	if f == nil {
-		f = Fetcher{}
+		f = NewFetcher(nil, nil, b.cfg.FileURLAllowedPaths)
 	}
 	return f.Fetch(ctx, ref, dst)
 }
@@ -361,86 +362,18 @@ func networkDataJSON(ctx context.Context, task drivers.Task) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// GlanceDownloader is the Glance call the Fetcher makes
-// (internal/glance's Client).
-type GlanceDownloader interface {
-	Download(ctx context.Context, href string, w io.Writer) error
+// NewFetcher is the service's ImageFetcher (drivers/internal/imagefetch,
+// as the pxe boot interfaces and the direct deploy fetch): Glance images
+// (UUIDs, glance://) through g, http(s) URLs through hc (nil:
+// http.DefaultClient), file:// paths under allowed
+// ([conductor]file_url_allowed_paths). Failures are Ironic's
+// (ImageDownloadFailed, ImageRefValidationFailed, Glance's).
+func NewFetcher(hc *http.Client, g imagefetch.Glance, allowed []string) ImageFetcher {
+	return fetcher{&imagefetch.Cache{Source: imagefetch.Source{Glance: g, HTTP: hc, FileURLAllowedPaths: allowed}}}
 }
 
-// Fetcher is the ImageFetcher of the service: http(s) URLs through HTTP
-// (nil: http.DefaultClient), file:// URLs from the conductor's disk and
-// Glance images (UUIDs, glance://) through Glance.
-type Fetcher struct {
-	HTTP   *http.Client
-	Glance GlanceDownloader
-}
+type fetcher struct{ c *imagefetch.Cache }
 
-// Fetch writes ref's content to dst; failures are ImageDownloadFailed.
-func (h Fetcher) Fetch(ctx context.Context, ref, dst string) error {
-	fail := func(reason any) error {
-		return ironic.Errorf(ironic.ImageDownloadFailed, "Failed to download image %s, reason: %v", ref, reason)
-	}
-	if deployutil.IsGlanceImage(ref) {
-		if h.Glance == nil {
-			return fail("no Glance client is configured")
-		}
-		out, err := os.Create(dst)
-		if err != nil {
-			return fail(err)
-		}
-		if err := h.Glance.Download(ctx, ref, out); err != nil {
-			_ = out.Close()
-			return err
-		}
-		if err := out.Close(); err != nil {
-			return fail(err)
-		}
-		return nil
-	}
-	client := h.HTTP
-	if client == nil {
-		client = http.DefaultClient
-	}
-	u, err := url.Parse(ref)
-	if err != nil {
-		return fail(err)
-	}
-	var body io.ReadCloser
-	switch u.Scheme {
-	case "file":
-		f, err := os.Open(u.Path)
-		if err != nil {
-			return fail(err)
-		}
-		body = f
-	case "http", "https":
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, ref, nil)
-		if err != nil {
-			return fail(err)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return fail(err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			_ = resp.Body.Close()
-			return fail(fmt.Sprintf("Got HTTP code %d instead of 200 in response to GET request.", resp.StatusCode))
-		}
-		body = resp.Body
-	default:
-		return ironic.Errorf(ironic.ImageRefValidationFailed, "Validation of image href %s failed, reason: %s", ref, deployutil.ImageRefError(ref))
-	}
-	defer body.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return fail(err)
-	}
-	if _, err := io.Copy(out, body); err != nil {
-		_ = out.Close()
-		return fail(err)
-	}
-	if err := out.Close(); err != nil {
-		return fail(err)
-	}
-	return nil
+func (f fetcher) Fetch(ctx context.Context, ref, dst string) error {
+	return f.c.Fetch(ctx, ref, deployutil.IsGlanceImage(ref), dst)
 }

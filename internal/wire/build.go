@@ -39,7 +39,7 @@ func Registry(cfg *conf.Config, log *slog.Logger) (*drivers.Registry, error) {
 	ic := bound[ipmi.Config](b, compIPMI)
 	ic.Log = log.With("component", "conductor")
 	rc.Log = log.With("component", "redfish")
-	rc.Images = redfish.Fetcher{HTTP: imageHTTP(b), Glance: glanceClient(b, log)}
+	rc.Images = redfish.NewFetcher(imageHTTP(b), glanceClient(b, log), rc.FileURLAllowedPaths)
 	rc.Swift = swiftClient(b, log)
 	rc.ISO = bootiso.New(bound[bootiso.Config](b, compBootISO), log.With("component", "bootiso"))
 	pc := bound[pxe.Config](b, compPXE)
