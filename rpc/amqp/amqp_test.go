@@ -28,7 +28,7 @@ func testConfig(b *rabbittest.Broker) amqp.Config {
 }
 
 // setup starts a server for host with a fake conductor and a client.
-func setup(t *testing.T, b *rabbittest.Broker, host string, cfg amqp.Config) (*oslotest.Fake, rpc.ConductorAPI, *amqp.Client) {
+func setup(t testing.TB, b *rabbittest.Broker, host string, cfg amqp.Config) (*oslotest.Fake, rpc.ConductorAPI, *amqp.Client) {
 	t.Helper()
 	fake := oslotest.New()
 	srv, err := amqp.NewServer(cfg, host, fake, nil, nil, slog.New(slog.NewTextHandler(t.Output(), nil)))
