@@ -44,20 +44,21 @@ type nodeLocks struct {
 	waits    lockWaits
 
 	// mu guards held, the exclusive locks this conductor's tasks hold
-	// (node id -> tasks), and claiming, the claims in flight: a node
-	// reserved by this host that is in neither has lost its task (its
-	// release failed) and is reconciled (Manager.ReconcileReservations).
+	// (node id -> tasks), and claiming, the claims in flight (by the ref
+	// they name): a node reserved by this host that is in neither has lost
+	// its task (its release failed) and is reconciled
+	// (Manager.ReconcileReservations).
 	mu       sync.Mutex
 	held     map[int64]int
-	claiming int
+	claiming map[db.Ref]int
 }
 
 // holds tells whether a task of this conductor holds the node's lock,
-// or a claim is in flight (which might be for it).
-func (l *nodeLocks) holds(id int64) bool {
+// or a claim naming the node is in flight.
+func (l *nodeLocks) holds(id int64, uuid string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.held[id] > 0 || l.claiming > 0
+	return l.held[id] > 0 || l.claiming[db.ByID(id)] > 0 || l.claiming[db.ByUUID(uuid)] > 0
 }
 
 // reserve claims a node's lock, retrying a busy lock: Ironic's attempts
@@ -101,12 +102,17 @@ func (l *nodeLocks) reserve(ctx context.Context, ref db.Ref) (*models.Node, erro
 // tryReserve claims a node's lock once: NodeLocked when it is busy.
 func (l *nodeLocks) tryReserve(ctx context.Context, ref db.Ref) (*models.Node, error) {
 	l.mu.Lock()
-	l.claiming++
+	if l.claiming == nil {
+		l.claiming = map[db.Ref]int{}
+	}
+	l.claiming[ref]++
 	l.mu.Unlock()
 	n, err := l.store.ReserveNode(ctx, l.host, ref)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.claiming--
+	if l.claiming[ref]--; l.claiming[ref] <= 0 {
+		delete(l.claiming, ref)
+	}
 	if err == nil {
 		if l.held == nil {
 			l.held = map[int64]int{}

@@ -25,7 +25,7 @@ func (m *Manager) ReconcileReservations(ctx context.Context) error {
 		return err
 	}
 	for _, n := range nodes {
-		if models.Deref(n.Reservation) != m.cfg.Host || m.locks.holds(n.ID) {
+		if models.Deref(n.Reservation) != m.cfg.Host || m.locks.holds(n.ID, n.UUID) {
 			continue
 		}
 		state := models.Deref(n.ProvisionState)
