@@ -539,35 +539,13 @@ func (c Config) isFastTrack(ctx context.Context, task drivers.Task) (bool, error
 	return (&Power{cfg: c}).agentAlive(task), nil
 }
 
-// withNetworkPower runs fn with the node powered on when its network
-// interface needs that to configure it (Ironic's
-// power_on_node_if_needed / restore_power_state_if_needed, and the
-// power_state_for_network_configuration context), the previous state
-// restored afterwards. Ironic also waits twice
-// [agent]neutron_agent_poll_interval around the switch; no network
-// interface here needs power (only Neutron smart NICs do).
+// withNetworkPower is deployutil.WithNetworkPower when the conductor
+// manages the node's power for this step (manage), else fn alone.
 func withNetworkPower(ctx context.Context, task drivers.Task, manage bool, fn func() error) error {
-	nw := task.Driver().Network
-	var restore states.Power
-	if manage && nw != nil && nw.NeedPowerOn(ctx, task) {
-		st, err := task.Driver().Power.GetPowerState(ctx, task)
-		if err != nil {
-			return err
-		}
-		if st == states.PowerOff {
-			if err := task.PowerAction(ctx, states.PowerOn); err != nil {
-				return err
-			}
-			restore = st
-		}
+	if !manage {
+		return fn()
 	}
-	err := fn()
-	if restore != "" {
-		if perr := task.PowerAction(ctx, restore); err == nil {
-			err = perr
-		}
-	}
-	return err
+	return deployutil.WithNetworkPower(ctx, task, fn)
 }
 
 // faultClass is the Python exception class name of err, as Ironic's

@@ -23,6 +23,7 @@ import (
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/internal/pyjson"
 	"github.com/goironic/ironic/states"
 )
@@ -289,7 +290,7 @@ func (i *Inspect) startManaged(ctx context.Context, task drivers.Task) error {
 			return err
 		}
 		drv := task.Driver()
-		if err := withNetworkPower(ctx, task, func() error {
+		if err := deployutil.WithNetworkPower(ctx, task, func() error {
 			_, err := drv.Network.AddInspectionNetwork(ctx, task)
 			return err
 		}); err != nil {
@@ -344,7 +345,7 @@ func (i *Inspect) tearDownManagedBoot(ctx context.Context, task drivers.Task) []
 		errs = append(errs, "unable to clean up ramdisk boot: "+err.Error())
 		i.cfg.Log.ErrorContext(ctx, "unable to clean up ramdisk boot", "node", uuid, "error", err)
 	}
-	if err := withNetworkPower(ctx, task, func() error { return drv.Network.RemoveInspectionNetwork(ctx, task) }); err != nil {
+	if err := deployutil.WithNetworkPower(ctx, task, func() error { return drv.Network.RemoveInspectionNetwork(ctx, task) }); err != nil {
 		errs = append(errs, "unable to remove inspection ports: "+err.Error())
 		i.cfg.Log.ErrorContext(ctx, "unable to remove inspection network", "node", uuid, "error", err)
 	}
@@ -355,32 +356,6 @@ func (i *Inspect) tearDownManagedBoot(ctx context.Context, task drivers.Task) []
 		}
 	}
 	return errs
-}
-
-// withNetworkPower is power_state_for_network_configuration: fn runs
-// with the node powered on when its network interface needs it, the
-// previous power state restored afterwards.
-func withNetworkPower(ctx context.Context, task drivers.Task, fn func() error) error {
-	drv := task.Driver()
-	if drv.Network == nil || !drv.Network.NeedPowerOn(ctx, task) {
-		return fn()
-	}
-	prev, err := drv.Power.GetPowerState(ctx, task)
-	if err != nil {
-		return err
-	}
-	if prev == states.PowerOff {
-		if err := task.PowerAction(ctx, states.PowerOn); err != nil {
-			return err
-		}
-	}
-	err = fn()
-	if prev == states.PowerOff {
-		if perr := task.PowerAction(ctx, prev); err == nil {
-			err = perr
-		}
-	}
-	return err
 }
 
 // callbackEndpoint is _get_callback_endpoint: callback_endpoint_override

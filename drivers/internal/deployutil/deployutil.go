@@ -5,6 +5,7 @@
 package deployutil
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -304,4 +305,34 @@ func ImageRefError(ref string) string {
 		return ""
 	}
 	return fmt.Sprintf("Image download protocol %s is not supported.", scheme)
+}
+
+// WithNetworkPower runs fn with the node powered on when its network
+// interface needs that to configure it (Ironic's
+// power_on_node_if_needed / restore_power_state_if_needed, the
+// power_state_for_network_configuration context: the neutron interface
+// with a Smart NIC port), the previous power state restored afterwards.
+// Ironic also waits twice [agent]neutron_agent_poll_interval around the
+// switch.
+func WithNetworkPower(ctx context.Context, task drivers.Task, fn func() error) error {
+	drv := task.Driver()
+	if drv == nil || drv.Network == nil || !drv.Network.NeedPowerOn(ctx, task) {
+		return fn()
+	}
+	prev, err := drv.Power.GetPowerState(ctx, task)
+	if err != nil {
+		return err
+	}
+	if prev == states.PowerOff {
+		if err := task.PowerAction(ctx, states.PowerOn); err != nil {
+			return err
+		}
+	}
+	err = fn()
+	if prev == states.PowerOff {
+		if perr := task.PowerAction(ctx, prev); err == nil {
+			err = perr
+		}
+	}
+	return err
 }
