@@ -42,6 +42,14 @@ type nodeLocks struct {
 	interval time.Duration
 	log      *slog.Logger
 	waits    lockWaits
+	// pause waits between the tries of a write the database refused for
+	// an outage (untilAvailable); nil is a real timer.
+	pause func(ctx context.Context, d time.Duration) error
+	// retries are the releases retried in the background; quit, closed
+	// by stopRetries, ends them.
+	retries  sync.WaitGroup
+	quit     chan struct{}
+	quitOnce sync.Once
 
 	// mu guards held, the exclusive locks this conductor's tasks hold
 	// (node id -> tasks), and claiming, the claims in flight (by the ref
@@ -124,19 +132,110 @@ func (l *nodeLocks) tryReserve(ctx context.Context, ref db.Ref) (*models.Node, e
 
 // release drops this conductor's lock on the node and wakes the callers
 // waiting for it. It outlives ctx's cancellation. A release the database
-// refuses (an outage) is logged; the node then stays reserved by this
-// host with no task behind it, which ReconcileReservations repairs once
-// the database answers again.
+// refuses for an outage is tried again in the background until the
+// database answers (or the conductor stops, see stopRetries), without
+// keeping the caller (an RPC reply) waiting: the node stays counted as
+// held meanwhile, so neither another task of this conductor nor
+// ReconcileReservations takes it. A release given up on leaves the node
+// reserved by this host with no task behind it, which
+// ReconcileReservations (or the next start's sweep) repairs. Ironic's
+// release_node retries only on deadlocks and strands the node while its
+// conductor lives (docs/departures.md).
 func (l *nodeLocks) release(ctx context.Context, id int64, uuid string) {
-	if err := l.store.ReleaseNode(context.WithoutCancel(ctx), l.host, db.ByID(id)); err != nil {
+	err := l.store.ReleaseNode(context.WithoutCancel(ctx), l.host, db.ByID(id))
+	if ironic.Unavailable(err) {
+		l.retries.Add(1)
+		go func() {
+			defer l.retries.Done()
+			ctx := context.WithoutCancel(ctx)
+			if err := l.untilAvailable(ctx, "releasing node lock", uuid, func(ctx context.Context) error {
+				return l.store.ReleaseNode(ctx, l.host, db.ByID(id))
+			}); err != nil {
+				l.log.WarnContext(ctx, "releasing node lock", "node", uuid, "error", err)
+			}
+			l.drop(id, uuid)
+		}()
+		return
+	}
+	if err != nil {
 		l.log.WarnContext(ctx, "releasing node lock", "node", uuid, "error", err)
 	}
+	l.drop(id, uuid)
+}
+
+// drop forgets a task's hold of the node and wakes its waiters.
+func (l *nodeLocks) drop(id int64, uuid string) {
 	l.mu.Lock()
 	if l.held[id]--; l.held[id] <= 0 {
 		delete(l.held, id)
 	}
 	l.mu.Unlock()
 	l.waits.released(uuid)
+}
+
+// stopRetries ends the retries of untilAvailable: the conductor stops,
+// and what they leave is the next start's sweep's.
+func (l *nodeLocks) stopRetries() {
+	l.quitOnce.Do(func() { close(l.quitCh()) })
+}
+
+// waitRetries waits for the releases retried in the background (after
+// stopRetries and the workers' end, none starts any more).
+func (l *nodeLocks) waitRetries() { l.retries.Wait() }
+
+// quitCh is the channel stopRetries closes.
+func (l *nodeLocks) quitCh() chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.quit == nil {
+		l.quit = make(chan struct{})
+	}
+	return l.quit
+}
+
+// Bounds of the wait between the tries of untilAvailable: it doubles from
+// outageRetryMin to outageRetryMax.
+const (
+	outageRetryMin = 500 * time.Millisecond
+	outageRetryMax = 5 * time.Second
+)
+
+// untilAvailable runs write (with ctx's values, not its cancellation)
+// until it succeeds or fails for another reason than an unavailable
+// database (ironic.Unavailable), pausing between tries; it gives up with
+// the last error when ctx ends or stopRetries is called.
+func (l *nodeLocks) untilAvailable(ctx context.Context, what, uuid string, write func(context.Context) error) error {
+	quit := l.quitCh()
+	delay := outageRetryMin
+	for {
+		err := write(context.WithoutCancel(ctx))
+		if !ironic.Unavailable(err) {
+			return err
+		}
+		l.log.WarnContext(ctx, what+": the database is unavailable, trying again", "node", uuid, "error", err, "retry_in", delay)
+		if l.pause != nil {
+			if l.pause(ctx, delay) != nil {
+				return err
+			}
+		} else {
+			tm := time.NewTimer(delay)
+			select {
+			case <-tm.C:
+			case <-ctx.Done():
+				tm.Stop()
+				return err
+			case <-quit:
+				tm.Stop()
+				return err
+			}
+		}
+		select {
+		case <-quit:
+			return err
+		default:
+		}
+		delay = min(2*delay, outageRetryMax)
+	}
 }
 
 // lockWaits lets a call waiting for a node lock that this conductor

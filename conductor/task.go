@@ -3,6 +3,7 @@ package conductor
 import (
 	"context"
 
+	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/db/models"
 	"github.com/goironic/ironic/drivers"
@@ -24,6 +25,11 @@ type task struct {
 	// after are the functions to run once the lock is released
 	// (InspectionFlow.AfterRelease).
 	after []func(ctx context.Context, withNode drivers.WithNode)
+	// unsaved says the last Save failed for a database outage; worker
+	// says the task runs in a worker (nobody waits for its release). The
+	// release of a worker's task that is unsaved saves it again, until the
+	// database answers, before it drops the lock.
+	unsaved, worker bool
 }
 
 // acquire starts a task on the node, holding it as mode says (an
@@ -72,6 +78,15 @@ func (t *task) load(ctx context.Context) error {
 // release ends the task: an exclusive lock is dropped.
 func (t *task) release(ctx context.Context) {
 	if t.mode != sharedLock {
+		if t.unsaved && t.worker {
+			// The node's last state (a failure transition, most often)
+			// reaches the database before the lock is dropped: released
+			// first, the node would stay in its transient state with no
+			// task and no reservation to reconcile.
+			if err := t.m.locks.untilAvailable(ctx, "saving node", t.node.UUID, t.Save); err != nil {
+				t.m.log.WarnContext(ctx, "saving node before releasing its lock", "node", t.node.UUID, "error", err)
+			}
+		}
 		t.m.locks.release(ctx, t.node.ID, t.node.UUID)
 	}
 	t.runAfter(ctx)
@@ -115,6 +130,7 @@ func (t *task) Save(ctx context.Context) error {
 		return err
 	}
 	n, err := t.m.store.UpdateNode(ctx, db.ByID(t.node.ID), vals)
+	t.unsaved = ironic.Unavailable(err)
 	if err != nil {
 		return err
 	}

@@ -69,9 +69,12 @@ func (m *Manager) spawn(ctx context.Context, t *task, fn func(ctx context.Contex
 	return nil
 }
 
-// Wait blocks until every running worker has finished (tests and
-// shutdown use it).
-func (m *Manager) Wait() { m.workers.wg.Wait() }
+// Wait blocks until every running worker has finished, and then every
+// lock release retried in the background (tests and shutdown use it).
+func (m *Manager) Wait() {
+	m.workers.wg.Wait()
+	m.locks.waitRetries()
+}
 
 // tryWorker takes a free worker slot, or reports that there is none.
 func (m *Manager) tryWorker() bool {
@@ -95,6 +98,7 @@ func (m *Manager) runReserved(ctx context.Context, t *task, fn func(ctx context.
 		defer func() { <-m.workers.slots }()
 		defer close(done)
 		defer t.release(wctx)
+		t.worker = true
 		fn(wctx, t)
 	}()
 	if m.cfg.ReplyLinger <= 0 {

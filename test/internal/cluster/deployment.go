@@ -56,8 +56,15 @@ func (d *Deployment) WriteConfig(name string, over ...INI) string {
 // conductor is not (see Service.WaitLog and Deployment.WaitConductor).
 func (d *Deployment) Start(prog Program, host string, over ...INI) *Service {
 	d.T.Helper()
+	return d.StartOn(prog, host, 0, over...)
+}
+
+// StartOn is Start with the API on port (zero takes a free one): a test
+// restarts a killed API where its clients expect it.
+func (d *Deployment) StartOn(prog Program, host string, port int, over ...INI) *Service {
+	d.T.Helper()
 	return Start(d.Ctx, d.T, Spec{
-		Program: prog, Name: host, Dir: d.Dir, StartTimeout: d.StartTimeout, StopGrace: d.StopGrace,
+		Program: prog, Name: host, Dir: d.Dir, Port: port, StartTimeout: d.StartTimeout, StopGrace: d.StopGrace,
 		Config: func(port int) string {
 			own := INI{"DEFAULT": {"host": host}}
 			if port != 0 {
