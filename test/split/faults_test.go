@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -185,17 +186,9 @@ func TestFaultInjection(t *testing.T) {
 	ctx := testContext(t, faultBudget)
 	srv := cluster.PrivateMariaDB(ctx, t)
 	db := cluster.NewDatabase(t, srv, "split")
-	extra := cluster.INI{
-		"DEFAULT": {"hash_ring_reset_interval": "2", "rpc_response_timeout": fmt.Sprint(int(faultRPCTimeout.Seconds()))},
-		"conductor": {
-			"heartbeat_interval":             "1",
-			"heartbeat_timeout":              "6",
-			"check_provision_state_interval": "1",
-			"sync_local_state_interval":      "2",
-			"automated_clean":                "false",
-		},
-		"fake": {"deploy_delay": "3"},
-	}
+	extra := quickTakeover(3).Merged(cluster.INI{
+		"DEFAULT": {"rpc_response_timeout": strconv.Itoa(int(faultRPCTimeout.Seconds()))},
+	})
 	c := startCluster(ctx, t, db, broker, extra, "cond-a", "cond-b")
 	rec := &recorder{ctx: ctx, client: cluster.NewClient(c.apiURL, restVersion)}
 	rec.client.HTTP.Timeout = faultRPCTimeout + 30*time.Second
@@ -208,16 +201,7 @@ func TestFaultInjection(t *testing.T) {
 		written = append(written, nodeUUID(6, 0x80+i))
 	}
 	c.createNodes(append(slices.Clone(deployed), written...)...)
-	for _, u := range deployed {
-		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "manage"}, nil)
-	}
-	for _, u := range deployed {
-		c.waitNode(u, faultSettle, func(n node) bool { return n.ProvisionState == "manageable" && n.Reservation == nil })
-		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "provide"}, nil)
-	}
-	c.eventually(faultSettle, "every node available", func() (bool, string) {
-		return allNodes(pick(c.nodes(), deployed), func(n node) bool { return n.ProvisionState == "available" && n.Reservation == nil })
-	})
+	c.makeAvailable(faultSettle, deployed...)
 
 	w := &writer{rec: rec, nodes: written, acked: map[string][]string{}}
 	w.start()

@@ -235,6 +235,22 @@ func (c *splitCluster) createNodes(uuids ...string) {
 	}
 }
 
+// makeAvailable brings enrolled nodes to available (manage, then
+// provide), unreserved, each wait bounded by timeout.
+func (c *splitCluster) makeAvailable(timeout time.Duration, uuids ...string) {
+	c.t.Helper()
+	for _, u := range uuids {
+		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "manage"}, nil)
+	}
+	for _, u := range uuids {
+		c.waitNode(u, timeout, func(n node) bool { return n.ProvisionState == "manageable" && n.Reservation == nil })
+		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "provide"}, nil)
+	}
+	c.eventually(timeout, "every node available and unreserved", func() (bool, string) {
+		return allNodes(pick(c.nodes(), uuids), func(n node) bool { return n.ProvisionState == "available" && n.Reservation == nil })
+	})
+}
+
 // provision requests target for the node and waits until it is in want,
 // unreserved.
 func (c *splitCluster) provision(uuid, target, want string, timeout time.Duration) {

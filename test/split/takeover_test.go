@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,35 +38,14 @@ func TestConductorKilledMidDeploy(t *testing.T) {
 	broker := rabbittest.Shared(t)
 	ctx := testContext(t, takeoverBudget)
 	db := sharedDatabase(t)
-	c := startCluster(ctx, t, db, broker, cluster.INI{
-		"DEFAULT": {"hash_ring_reset_interval": "2"},
-		"conductor": {
-			"heartbeat_interval":             "1",
-			"heartbeat_timeout":              "6",
-			"check_provision_state_interval": "1",
-			"sync_local_state_interval":      "2",
-			"automated_clean":                "false",
-		},
-		// Each of the fake deploy interface's steps (prepare, deploy,
-		// tear down, clean up) sleeps this long.
-		"fake": {"deploy_delay": "4"},
-	}, "cond-a", "cond-b")
+	c := startCluster(ctx, t, db, broker, quickTakeover(4), "cond-a", "cond-b")
 
 	var uuids []string
 	for i := range takeoverNodes {
 		uuids = append(uuids, nodeUUID(5, i))
 	}
 	c.createNodes(uuids...)
-	for _, u := range uuids {
-		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "manage"}, nil)
-	}
-	for _, u := range uuids {
-		c.waitNode(u, takeoverTimeout, func(n node) bool { return n.ProvisionState == "manageable" && n.Reservation == nil })
-		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "provide"}, nil)
-	}
-	c.eventually(takeoverTimeout, "every node available and unreserved", func() (bool, string) {
-		return allNodes(c.nodes(), func(n node) bool { return n.ProvisionState == "available" && n.Reservation == nil })
-	})
+	c.makeAvailable(takeoverTimeout, uuids...)
 
 	// Which conductor the API's ring gives each node.
 	byHost := map[string][]string{}
@@ -203,6 +183,25 @@ func TestConductorKilledMidDeploy(t *testing.T) {
 		})
 	})
 	c.requireRunning("cond-b")
+}
+
+// quickTakeover is the configuration of the takeover tests: a dead
+// conductor's nodes move after 6 s (heartbeat_timeout, the ring reset
+// every 2 s), no automated cleaning, and each of the fake deploy
+// interface's steps (prepare, deploy, tear down, clean up) sleeping
+// deployDelay seconds.
+func quickTakeover(deployDelay int) cluster.INI {
+	return cluster.INI{
+		"DEFAULT": {"hash_ring_reset_interval": "2"},
+		"conductor": {
+			"heartbeat_interval":             "1",
+			"heartbeat_timeout":              "6",
+			"check_provision_state_interval": "1",
+			"sync_local_state_interval":      "2",
+			"automated_clean":                "false",
+		},
+		"fake": {"deploy_delay": strconv.Itoa(deployDelay)},
+	}
 }
 
 // pick returns the nodes with the given UUIDs (only those listed).
