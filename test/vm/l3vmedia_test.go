@@ -1,0 +1,203 @@
+package vm_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goironic/ironic/test/internal/cluster"
+	"github.com/goironic/ironic/test/internal/diskimage"
+	"github.com/goironic/ironic/test/internal/osc"
+	"github.com/goironic/ironic/test/internal/vm"
+)
+
+// TestDeployL3VirtualMedia is the L3 deploy by virtual media on a
+// segment with no DHCP server anywhere (issue 14's proof), BIOS mode:
+// the node has boot_interface redfish-virtual-media, deploy_interface
+// direct and network_data giving its NIC the static address
+// 192.0.2.10/24. `openstack baremetal node deploy --config-drive` makes
+// our conductor build the deploy ISO in process (config-2 label,
+// network_data.json), publish it under [deploy]http_root, and have the
+// BMC (the Redfish emulator, QEMU backend) download and insert it and
+// boot the CD. The machine (QEMU in the l3Segment namespace, its NIC on
+// the namespace's tap, not QEMU's user network) boots the ISO through
+// SeaBIOS and isolinux; our agent reads network_data.json from the CD,
+// configures 192.0.2.10, looks up and heartbeats to the API at
+// 192.0.2.1 (NetNS.Forward to the all-in-one on the host's loopback),
+// fetches the image from the file server at 192.0.2.1 and writes it;
+// the conductor reaches the agent at http://192.0.2.10:9999 through an
+// HTTP proxy that dials from the namespace (NetNS.Proxy). Ironic ejects
+// the CD and boots the disk: the deployed image's marker names the
+// node. Every connection to the API and the file server came from
+// 192.0.2.10; port 67 on the segment saw nothing; the ISO is gone from
+// http_root.
+func TestDeployL3VirtualMedia(t *testing.T) {
+	vm.Require(t)
+	vm.RequireNetNS(t)
+	diskimage.Require(t)
+	cli := cluster.RequireCLI(t)
+	for _, f := range []string{"/usr/lib/ISOLINUX/isolinux.bin", "/usr/lib/syslinux/modules/bios/ldlinux.c32"} {
+		if _, err := os.Stat(f); err != nil {
+			cluster.Missing(t, vm.RequireEnv, f+" missing (isolinux, syslinux-common)")
+		}
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
+	defer cancel()
+	cluster.Build(t, cluster.AllInOne)
+	dir := t.TempDir()
+	img := diskimage.ForTest(ctx, t)
+	deploy := vm.DeployRamdisk(ctx, t, dir)
+	sum, err := diskimage.SHA256(img.QCOW2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("phase build: %s", time.Since(start).Round(time.Millisecond))
+
+	const (
+		nodeUUID = "5d1c9a56-3e0a-4c56-9d7b-000000006900"
+		mac      = "52:54:00:69:00:01"
+		guest    = "192.0.2.10"
+	)
+	seg := newL3Segment(t)
+	httpRoot := filepath.Join(dir, "httproot")
+	if err := os.Mkdir(httpRoot, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := vm.ServeFiles(t, map[string]string{"/deploy.kernel": deploy.Kernel, "/deploy.initramfs": deploy.Initramfs, "/disk.qcow2": img.QCOW2})
+	files.ServeRoot(httpRoot)
+	filesHost := strings.TrimPrefix(files.HostURL, "http://")
+	_, filesPort, _ := net.SplitHostPort(filesHost)
+	apiPort, err := vm.FreePort(6900, 6909)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The segment's side of the API and the file server.
+	apiFwd := seg.ns.Forward(t, "192.0.2.1:"+strconv.Itoa(apiPort), "127.0.0.1:"+strconv.Itoa(apiPort))
+	filesFwd := seg.ns.Forward(t, "192.0.2.1:"+filesPort, filesHost)
+	segFiles := "http://192.0.2.1:" + filesPort
+
+	node := vm.Start(t, vm.Options{UUID: nodeUUID, MAC: mac, Disk: vm.BlankDisk(t, dir, 256<<20), NetNS: seg.ns})
+	proxy := seg.ns.Proxy(t)
+	for k, v := range map[string]string{"HTTP_PROXY": proxy, "http_proxy": proxy, "HTTPS_PROXY": "", "https_proxy": "",
+		"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"} {
+		t.Setenv(k, v)
+	}
+	conf := vm.Conf{DBPath: filepath.Join(dir, "ironic.sqlite"), HTTPURL: files.HostURL, HTTPRoot: httpRoot,
+		BootInterfaces: "redfish-virtual-media,ipxe", DeployInterfaces: "direct",
+		APIURL: "http://192.0.2.1:" + strconv.Itoa(apiPort),
+		Extra: "\n[DEFAULT]\nisolinux_bin = /usr/lib/ISOLINUX/isolinux.bin\n\n[redfish]\nuse_swift = false\nkernel_append_params = console=ttyS0 ipa-debug=1\n"}
+	api := cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Port: apiPort, Dir: dir, Config: conf.Text, LogTail: 12000})
+
+	c := cluster.NewClient(api.URL, "1.82")
+	call := func(method, path string, body any) map[string]any {
+		t.Helper()
+		return c.Object(ctx, t, method, path, body)
+	}
+	di := node.DriverInfo()
+	di["deploy_kernel"], di["deploy_ramdisk"] = files.HostURL+"/deploy.kernel", files.HostURL+"/deploy.initramfs"
+	var networkData map[string]any
+	if err := json.Unmarshal([]byte(fmt.Sprintf(`{"links": [{"id": "port-0", "type": "phy", "ethernet_mac_address": %q}],
+	 "networks": [{"id": "provisioning", "type": "ipv4", "link": "port-0", "ip_address": %q, "netmask": "255.255.255.0",
+	   "routes": [{"network": "0.0.0.0", "netmask": "0.0.0.0", "gateway": "192.0.2.1"}], "network_id": "00000000-0000-0000-0000-000000006900"}],
+	 "services": [{"type": "dns", "address": "192.0.2.53"}]}`, mac, guest)), &networkData); err != nil {
+		t.Fatal(err)
+	}
+	call("POST", "/v1/nodes", map[string]any{"uuid": nodeUUID, "driver": "redfish", "boot_interface": "redfish-virtual-media",
+		"deploy_interface": "direct", "driver_info": di, "network_data": networkData,
+		"properties":    map[string]any{"capabilities": "boot_mode:bios", "root_device": map[string]any{"name": "/dev/sda"}},
+		"instance_info": map[string]any{"image_source": segFiles + "/disk.qcow2", "image_os_hash_algo": "sha256", "image_os_hash_value": sum}})
+	call("POST", "/v1/ports", map[string]any{"node_uuid": nodeUUID, "address": mac})
+	provision(ctx, t, call, nodeUUID, "manage", "manageable")
+	provision(ctx, t, call, nodeUUID, "provide", "available")
+
+	o := osc.New(ctx, cli, t.TempDir(), api.URL, "1.78")
+	configDrive, _ := json.Marshal(map[string]any{"meta_data": map[string]any{"uuid": nodeUUID}})
+	t0 := time.Now()
+	o.OK(t, "node", "deploy", nodeUUID, "--config-drive", string(configDrive))
+	// The agent's run, seen while it lasts: the firmware booted the CD,
+	// the console shows the static address, the node the agent's URL.
+	agentCtx, agentCancel := context.WithTimeout(ctx, vmRun)
+	agentConsole, err := node.WaitConsole(agentCtx, func(c string) bool {
+		return strings.Contains(c, `msg="static address configured" interface=eth0 addr=192.0.2.10/24`)
+	})
+	agentCancel()
+	if err != nil {
+		t.Fatalf("the agent did not configure the static address: %v\nconsole:\n%s\n%s", err, tail(agentConsole, 6000), api.LogTail(4000))
+	}
+	if fw, _ := os.ReadFile(node.Machine.FirmwareLog()); !strings.Contains(string(fw), "Booting from DVD/CD") {
+		t.Errorf("the firmware did not boot the virtual CD:\n%s", tail(string(fw), 2000))
+	}
+	if !strings.Contains(agentConsole, "config drive network_data.json found") {
+		t.Errorf("the agent's console lacks the config drive")
+	}
+	t.Logf("phase agent: deploy to the static address %s", time.Since(t0).Round(time.Millisecond))
+	var agentURL any
+	for {
+		n := call("GET", "/v1/nodes/"+nodeUUID, nil)
+		if dii, _ := n["driver_internal_info"].(map[string]any); dii != nil && dii["agent_url"] != nil {
+			agentURL = dii["agent_url"]
+		}
+		if agentURL != nil || n["provision_state"] != "wait call-back" && n["provision_state"] != "deploying" {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if agentURL != "http://"+guest+":9999" {
+		t.Errorf("agent_url %v, want the static address's", agentURL)
+	}
+	waitState(ctx, t, call, node, nodeUUID, "active", deployRun)
+	t.Logf("phase deploy: CLI deploy to active %s", time.Since(t0).Round(time.Millisecond))
+	bootCtx, bootCancel := context.WithTimeout(ctx, vmRun)
+	console, err := node.WaitConsole(bootCtx, func(c string) bool { _, ok := diskimage.Find(c, "DEPLOYED"); return ok })
+	bootCancel()
+	if err != nil {
+		t.Fatalf("%v\nconsole:\n%s", err, tail(console, 6000))
+	}
+	t.Logf("phase disk boot: deploy to the deployed image's marker %s", time.Since(t0).Round(time.Millisecond))
+	if m, _ := diskimage.Find(console, "DEPLOYED"); m.SystemUUID != nodeUUID || m.ConfigDriveUUID != nodeUUID {
+		t.Errorf("deployed marker %+v, want system and config drive UUID %s", m, nodeUUID)
+	}
+	if fw, _ := os.ReadFile(node.Machine.FirmwareLog()); !strings.Contains(string(fw), "Booting from Hard Disk") {
+		t.Errorf("the firmware did not boot the disk:\n%s", tail(string(fw), 2000))
+	}
+	// Every connection to the API came from the static address; to the
+	// file server from it or from the conductor's proxy (192.0.2.1,
+	// Ironic's HEAD of the image URL).
+	for what, f := range map[string]*vm.Forwarder{"API": apiFwd, "file server": filesFwd} {
+		fromGuest := 0
+		for _, src := range f.Sources() {
+			host, _, _ := net.SplitHostPort(src)
+			switch {
+			case host == guest:
+				fromGuest++
+			case host == "192.0.2.1" && what == "file server":
+			default:
+				t.Errorf("a connection to the %s came from %s, not %s", what, src, guest)
+			}
+		}
+		if fromGuest == 0 {
+			t.Errorf("no connection reached the %s from %s: %v", what, guest, f.Sources())
+		}
+	}
+	if got := seg.dhcpSeen(); len(got) != 0 {
+		t.Errorf("DHCP requests reached the segment from %v", got)
+	}
+	if cd, _ := node.System.VirtualMedia("Cd"); cd.Inserted {
+		t.Errorf("the CD is still inserted: %+v", cd)
+	}
+	if left, _ := filepath.Glob(filepath.Join(httpRoot, "redfish", "*")); len(left) != 0 {
+		t.Errorf("http_root still holds %v", left)
+	}
+	if !files.Seen("/disk.qcow2") {
+		t.Errorf("the agent did not fetch the image: %v", files.Requests())
+	}
+	t.Logf("wall time %s", time.Since(start).Round(time.Millisecond))
+}
