@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goironic/ironic/agent/ramdisk"
+	"github.com/goironic/ironic/test/fakeneutron"
 	"github.com/goironic/ironic/test/internal/cluster"
 	"github.com/goironic/ironic/test/internal/diskimage"
 	"github.com/goironic/ironic/test/internal/osc"
@@ -20,25 +21,26 @@ import (
 )
 
 // TestDeployL3VirtualMedia is the L3 deploy by virtual media on a
-// segment with no DHCP server anywhere (issue 14's proof), BIOS mode:
-// the node has boot_interface redfish-virtual-media, deploy_interface
-// direct and network_data giving its NIC the static address
-// 192.0.2.10/24. `openstack baremetal node deploy --config-drive` makes
-// our conductor build the deploy ISO in process (config-2 label,
-// network_data.json), publish it under [deploy]http_root, and have the
-// BMC (the Redfish emulator, QEMU backend) download and insert it and
-// boot the CD. The machine (QEMU in the l3Segment namespace, its NIC on
-// the namespace's tap, not QEMU's user network) boots the ISO through
-// SeaBIOS and isolinux; our agent reads network_data.json from the CD,
-// configures 192.0.2.10, looks up and heartbeats to the API at
-// 192.0.2.1 (NetNS.Forward to the all-in-one on the host's loopback),
-// fetches the image from the file server at 192.0.2.1 and writes it;
-// the conductor reaches the agent at http://192.0.2.10:9999 through an
-// HTTP proxy that dials from the namespace (NetNS.Proxy). Ironic ejects
-// the CD and boots the disk: the deployed image's marker names the
-// node. Every connection to the API and the file server came from
-// 192.0.2.10; port 67 on the segment saw nothing; the ISO is gone from
-// http_root.
+// segment with no DHCP server anywhere (issue 14's proof), in two runs:
+// bios-neutron (SeaBIOS; network_interface neutron, the static address
+// from the fake Neutron's provisioning port) and uefi (OVMF; the node's
+// network_data). The node has boot_interface redfish-virtual-media and
+// deploy_interface direct; its NIC gets 192.0.2.10/24.
+// `openstack baremetal node deploy --config-drive` makes our conductor
+// build the deploy ISO in process (config-2 label, network_data.json),
+// publish it under [deploy]http_root, and have the BMC (the Redfish
+// emulator, QEMU backend) download and insert it and boot the CD. The
+// machine (QEMU in the l3Segment namespace, its NIC on the namespace's
+// tap, not QEMU's user network) boots the ISO; our agent reads
+// network_data.json from the CD, configures 192.0.2.10, looks up and
+// heartbeats to the API at 192.0.2.1 (NetNS.Forward to the all-in-one
+// on the host's loopback), fetches the image from the file server at
+// 192.0.2.1 and writes it; the conductor reaches the agent at
+// http://192.0.2.10:9999 through an HTTP proxy that dials from the
+// namespace (NetNS.Proxy). Ironic ejects the CD and boots the disk: the
+// deployed image's marker names the node, the kernel reports the run's
+// firmware. Every connection to the API came from 192.0.2.10; port 67
+// on the segment saw nothing; the ISO is gone from http_root.
 func TestDeployL3VirtualMedia(t *testing.T) {
 	vm.Require(t)
 	vm.RequireNetNS(t)
@@ -61,14 +63,15 @@ func TestDeployL3VirtualMedia(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("phase build: %s", time.Since(start).Round(time.Millisecond))
-	t.Run("bios", func(t *testing.T) { deployL3(ctx, t, cli, img, deploy, sum, false) })
+	// BIOS takes network_data from the fake Neutron, UEFI from the node.
+	t.Run("bios-neutron", func(t *testing.T) { deployL3(ctx, t, cli, img, deploy, sum, false, true) })
 	t.Run("uefi", func(t *testing.T) {
 		for _, f := range []string{ovmfCode, ovmfVars, diskimage.GrubEFI} {
 			if _, err := os.Stat(f); err != nil {
 				cluster.Missing(t, vm.RequireEnv, f+" missing (ovmf, grub-efi-amd64-bin)")
 			}
 		}
-		deployL3(ctx, t, cli, img, deploy, sum, true)
+		deployL3(ctx, t, cli, img, deploy, sum, true, false)
 	})
 	t.Logf("wall time %s", time.Since(start).Round(time.Millisecond))
 }
@@ -79,8 +82,13 @@ const (
 	ovmfVars = "/usr/share/OVMF/OVMF_VARS.fd"
 )
 
-// deployL3 is one boot mode's run of TestDeployL3VirtualMedia.
-func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Image, deploy ramdisk.Output, sum string, uefi bool) {
+// deployL3 is one boot mode's run of TestDeployL3VirtualMedia; with
+// useNeutron the node has network_interface neutron and no network_data
+// of its own: the fake Neutron's provisioning network has a subnet whose
+// only free address is the static one, and the conductor builds
+// network_data from the port it creates there (21.4's
+// get_node_network_data).
+func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Image, deploy ramdisk.Output, sum string, uefi, useNeutron bool) {
 	start := time.Now()
 	dir := t.TempDir()
 	mode, firmware, appendParams := "bios", vm.Options{}, "console=ttyS0 ipa-debug=1"
@@ -128,6 +136,21 @@ func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Imag
 		BootInterfaces: "redfish-virtual-media,ipxe", DeployInterfaces: "direct",
 		APIURL: "http://192.0.2.1:" + strconv.Itoa(apiPort),
 		Extra:  "\n[DEFAULT]\nisolinux_bin = /usr/lib/ISOLINUX/isolinux.bin\n\n[redfish]\nuse_swift = false\nkernel_append_params = " + appendParams + "\n"}
+	var fn *fakeneutron.TestServer
+	const provNet = "5eed0000-0000-4000-8000-000000006900"
+	if useNeutron {
+		fn = fakeneutron.ForTest(t, fakeneutron.Options{Networks: []map[string]any{fakeneutron.CleaningNetwork(),
+			{"id": provNet, "name": "ironic-provision"}}})
+		if _, err := fn.CreateSubnet(map[string]any{"network_id": provNet, "cidr": "192.0.2.0/24", "ip_version": 4,
+			"gateway_ip": "192.0.2.1", "allocation_pools": []any{map[string]any{"start": guest, "end": guest}},
+			"dns_nameservers": []any{"192.0.2.53"},
+			"host_routes":     []any{map[string]any{"destination": "198.51.100.0/24", "nexthop": "192.0.2.254"}}}); err != nil {
+			t.Fatal(err)
+		}
+		conf.NetworkInterfaces = "noop,neutron"
+		conf.Extra += "\n[neutron]\nauth_type = none\nendpoint_override = " + fn.URL +
+			"\ncleaning_network = " + fakeneutron.CleaningNetworkName + "\nprovisioning_network = ironic-provision\n"
+	}
 	api := cluster.Start(ctx, t, cluster.Spec{Program: cluster.Ours(cluster.AllInOne), Port: apiPort, Dir: dir, Config: conf.Text, LogTail: 12000})
 
 	c := cluster.NewClient(api.URL, "1.82")
@@ -144,11 +167,33 @@ func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Imag
 	 "services": [{"type": "dns", "address": "192.0.2.53"}]}`, mac, guest)), &networkData); err != nil {
 		t.Fatal(err)
 	}
-	call("POST", "/v1/nodes", map[string]any{"uuid": nodeUUID, "driver": "redfish", "boot_interface": "redfish-virtual-media",
+	body := map[string]any{"uuid": nodeUUID, "driver": "redfish", "boot_interface": "redfish-virtual-media",
 		"deploy_interface": "direct", "driver_info": di, "network_data": networkData,
 		"properties":    map[string]any{"capabilities": "boot_mode:" + mode, "root_device": map[string]any{"name": "/dev/sda"}},
-		"instance_info": map[string]any{"image_source": segFiles + "/disk.qcow2", "image_os_hash_algo": "sha256", "image_os_hash_value": sum}})
-	call("POST", "/v1/ports", map[string]any{"node_uuid": nodeUUID, "address": mac})
+		"instance_info": map[string]any{"image_source": segFiles + "/disk.qcow2", "image_os_hash_algo": "sha256", "image_os_hash_value": sum}}
+	port := map[string]any{"node_uuid": nodeUUID, "address": mac}
+	if useNeutron {
+		delete(body, "network_data")
+		body["network_interface"] = "neutron"
+		port["local_link_connection"] = map[string]any{"switch_id": "52:54:00:69:00:ff", "port_id": "Eth1", "switch_info": "l3-switch"}
+	}
+	call("POST", "/v1/nodes", body)
+	call("POST", "/v1/ports", port)
+	if useNeutron {
+		// The instance's VIF, on a tenant network: the node is switched
+		// to it at the end of the deploy.
+		const tenantNet, vif = "5eed0000-0000-4000-8000-000000006901", "5eed0000-0000-4000-8000-0000000069f1"
+		if _, err := fn.CreateNetwork(map[string]any{"id": tenantNet, "name": "tenant"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fn.CreateSubnet(map[string]any{"network_id": tenantNet, "cidr": "10.69.0.0/24", "ip_version": 4}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fn.CreatePort(map[string]any{"id": vif, "network_id": tenantNet}); err != nil {
+			t.Fatal(err)
+		}
+		c.Must(ctx, t, 204, "POST", "/v1/nodes/"+nodeUUID+"/vifs", map[string]any{"id": vif})
+	}
 	provision(ctx, t, call, nodeUUID, "manage", "manageable")
 	provision(ctx, t, call, nodeUUID, "provide", "available")
 
@@ -225,6 +270,16 @@ func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Imag
 	}
 	if left, _ := filepath.Glob(filepath.Join(httpRoot, "redfish", "*")); len(left) != 0 {
 		t.Errorf("http_root still holds %v", left)
+	}
+	if useNeutron {
+		var created, deleted bool
+		for _, r := range fn.Requests() {
+			created = created || r.Method == "POST" && strings.HasSuffix(r.Path, "/ports") && strings.Contains(string(r.Body), provNet)
+			deleted = deleted || r.Method == "DELETE" && strings.Contains(r.Path, "/ports/")
+		}
+		if !created || !deleted {
+			t.Errorf("Neutron: provisioning port created %t, deleted %t: %v", created, deleted, fn.Requests())
+		}
 	}
 	if !files.Seen("/disk.qcow2") {
 		t.Errorf("the agent did not fetch the image: %v", files.Requests())

@@ -26,6 +26,9 @@ type Conf struct {
 	// BootInterfaces is [DEFAULT]enabled_boot_interfaces; default
 	// "ipxe,pxe".
 	BootInterfaces string
+	// NetworkInterfaces is [DEFAULT]enabled_network_interfaces; default
+	// "noop".
+	NetworkInterfaces string
 	// APIURL is [service_catalog]endpoint_override, the API as the
 	// agent reaches it; default http://GuestHost:<apiPort>.
 	APIURL string
@@ -48,6 +51,9 @@ func (c Conf) Text(apiPort int) string {
 	if c.DeployInterfaces == "" {
 		c.DeployInterfaces = "direct,custom-agent,ramdisk"
 	}
+	if c.NetworkInterfaces == "" {
+		c.NetworkInterfaces = "noop"
+	}
 	if c.BootInterfaces == "" {
 		c.BootInterfaces = "ipxe,pxe"
 	}
@@ -63,7 +69,7 @@ enabled_boot_interfaces = %s
 enabled_deploy_interfaces = %s
 enabled_management_interfaces = redfish
 enabled_power_interfaces = redfish
-enabled_network_interfaces = noop
+enabled_network_interfaces = %s
 enabled_inspect_interfaces = no-inspect
 enabled_vendor_interfaces = no-vendor
 enabled_bios_interfaces = no-bios
@@ -97,7 +103,7 @@ dhcp_provider = none
 [conductor]
 automated_clean = %t
 sync_power_state_interval = %d
-%s`, c.BootInterfaces, c.DeployInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, filepath.Join(filepath.Dir(c.HTTPRoot), "master_images"), c.APIURL, c.AutomatedClean, c.PowerSync, c.Extra)
+%s`, c.BootInterfaces, c.DeployInterfaces, c.NetworkInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, filepath.Join(filepath.Dir(c.HTTPRoot), "master_images"), c.APIURL, c.AutomatedClean, c.PowerSync, c.Extra)
 }
 
 // Files is an HTTP server of local files for the guest (deploy kernel
