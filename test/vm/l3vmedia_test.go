@@ -232,16 +232,7 @@ func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Imag
 	}
 	waitState(ctx, t, call, node, nodeUUID, "active", deployRun)
 	t.Logf("phase deploy: CLI deploy to active %s", time.Since(t0).Round(time.Millisecond))
-	bootCtx, bootCancel := context.WithTimeout(ctx, vmRun)
-	console, err := node.WaitConsole(bootCtx, func(c string) bool { _, ok := diskimage.Find(c, "DEPLOYED"); return ok })
-	bootCancel()
-	if err != nil {
-		t.Fatalf("%v\nconsole:\n%s", err, tail(console, 6000))
-	}
-	t.Logf("phase disk boot: deploy to the deployed image's marker %s", time.Since(t0).Round(time.Millisecond))
-	if m, _ := diskimage.Find(console, "DEPLOYED"); m.SystemUUID != nodeUUID || m.ConfigDriveUUID != nodeUUID {
-		t.Errorf("deployed marker %+v, want system and config drive UUID %s", m, nodeUUID)
-	}
+	console := waitDeployed(ctx, t, node, nodeUUID, t0)
 	checkFirmware(t, node, uefi, console, "Booting from Hard Disk")
 	// Every connection to the API came from the static address; to the
 	// file server from it or from the conductor's proxy (192.0.2.1,
