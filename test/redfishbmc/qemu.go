@@ -36,6 +36,19 @@ type QEMUOptions struct {
 	// ("-netdev user,id=n0,<UserNet>"), e.g. the DHCP bootfile iPXE
 	// chains and hostfwd rules.
 	UserNet string
+	// Tap, when set, is the NIC's backend instead of the user network:
+	// the tap device of that name ("-netdev tap,ifname=<Tap>"), which
+	// must exist where QEMU runs (see Wrapper); UserNet is then unused.
+	Tap string
+	// Wrapper, when set, is the command QEMU runs under, its arguments
+	// first ("ip", "netns", "exec", "<ns>"): a wrapper that execs QEMU
+	// in its own process, so that killing it kills QEMU.
+	Wrapper []string
+	// OVMFCode and OVMFVars, when set, make the machine UEFI: OVMF's
+	// code (read-only) and a writable copy of its variable store as
+	// pflash (SeaBIOS otherwise). The CD then boots through OVMF's
+	// El Torito EFI loader, the disk through its EFI System Partition.
+	OVMFCode, OVMFVars string
 	// ExtraArgs are appended to QEMU's command line.
 	ExtraArgs []string
 	// Log receives the machine's start and stop; nil discards.
@@ -148,8 +161,15 @@ func (q *QEMU) args(boot MachineBoot) []string {
 		nic += ",mac=" + o.MAC
 	}
 	netdev := "user,id=n0"
-	if o.UserNet != "" {
+	switch {
+	case o.Tap != "":
+		netdev = "tap,id=n0,ifname=" + o.Tap + ",script=no,downscript=no"
+	case o.UserNet != "":
 		netdev += "," + o.UserNet
+	}
+	if o.OVMFCode != "" {
+		args = append(args, "-drive", "if=pflash,format=raw,readonly=on,file="+o.OVMFCode,
+			"-drive", "if=pflash,format=raw,file="+o.OVMFVars)
 	}
 	args = append(args, "-netdev", netdev, "-device", nic)
 	cd := "if=ide,index=2,media=cdrom,id=cd0"
@@ -180,7 +200,8 @@ func (q *QEMU) PowerOn(ctx context.Context, boot MachineBoot) error {
 	sock := filepath.Join(q.opts.Dir, "qmp.sock")
 	_ = os.Remove(sock)
 	// The machine outlives the request that powers it on.
-	cmd := exec.Command(q.opts.Binary, q.args(boot)...)
+	argv := append(append(append([]string(nil), q.opts.Wrapper...), q.opts.Binary), q.args(boot)...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

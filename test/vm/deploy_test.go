@@ -87,16 +87,7 @@ func TestDeployVM(t *testing.T) {
 	o.OK(t, "node", "deploy", nodeUUID, "--config-drive", string(configDrive))
 	n := waitState(ctx, t, call, node, nodeUUID, "active", deployRun)
 	t.Logf("phase deploy: CLI deploy to active %s (%v)", time.Since(t0).Round(time.Millisecond), n["provision_state"])
-	bootCtx, bootCancel := context.WithTimeout(ctx, vmRun)
-	console, err := node.WaitConsole(bootCtx, func(c string) bool { _, ok := diskimage.Find(c, "DEPLOYED"); return ok })
-	bootCancel()
-	if err != nil {
-		t.Fatalf("%v\nconsole:\n%s", err, tail(console, 6000))
-	}
-	t.Logf("phase disk boot: deploy to the deployed image's marker %s", time.Since(t0).Round(time.Millisecond))
-	if m, _ := diskimage.Find(console, "DEPLOYED"); m.SystemUUID != nodeUUID || m.ConfigDriveUUID != nodeUUID {
-		t.Errorf("deployed marker %+v, want system and config drive UUID %s", m, nodeUUID)
-	}
+	waitDeployed(ctx, t, node, nodeUUID, t0)
 	if !files.Seen("/disk.qcow2") {
 		t.Errorf("the agent did not fetch the image: %v", files.Requests())
 	}

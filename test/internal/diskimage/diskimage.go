@@ -195,8 +195,13 @@ const (
 	DiskSize = partStart + partSize
 )
 
+// GrubEFI is the EFI loader the image's partition carries, when
+// installed (grub-efi-amd64-bin), for UEFI boot.
+const GrubEFI = "/usr/lib/grub/x86_64-efi/monolithic/grubx64.efi"
+
 // buildDisk writes img.Raw: MBR boot code, a partition table with one
-// active FAT16 partition, SYSLINUX, the kernel and the initramfs.
+// active FAT16 partition, SYSLINUX, the kernel and the initramfs (and,
+// with GrubEFI, GRUB as the partition's removable-media EFI loader).
 func buildDisk(ctx context.Context, opts Options, img *Image) error {
 	part := filepath.Join(opts.Dir, "boot.fat")
 	_ = os.Remove(part)
@@ -212,7 +217,23 @@ func buildDisk(ctx context.Context, opts Options, img *Image) error {
 		return err
 	}
 	env := []string{"MTOOLS_SKIP_CHECK=1"}
-	for src, dst := range map[string]string{img.Kernel: "::vmlinuz", img.Initrd: "::initrd", cfg: "::syslinux.cfg"} {
+	copies := map[string]string{img.Kernel: "::vmlinuz", img.Initrd: "::initrd", cfg: "::syslinux.cfg"}
+	// UEFI too, when GRUB is there: the partition is also found by OVMF,
+	// which runs the removable-media loader EFI/BOOT/BOOTX64.EFI
+	// (Debian's monolithic GRUB, sourcing grub.cfg beside it).
+	if _, err := os.Stat(GrubEFI); err == nil {
+		if _, err := run(ctx, "", env, "mmd", "-i", part, "::EFI", "::EFI/BOOT"); err != nil {
+			return err
+		}
+		grubCfg := filepath.Join(opts.Dir, "grub.cfg")
+		gc := fmt.Sprintf("serial --unit=0 --speed=115200\nterminal_input serial\nterminal_output serial\nset timeout=0\n"+
+			"linux /vmlinuz console=ttyS0 panic=-1 %s\ninitrd /initrd\nboot\n", opts.Append)
+		if err := os.WriteFile(grubCfg, []byte(gc), 0o644); err != nil {
+			return err
+		}
+		copies[GrubEFI], copies[grubCfg] = "::EFI/BOOT/BOOTX64.EFI", "::EFI/BOOT/grub.cfg"
+	}
+	for src, dst := range copies {
 		if _, err := run(ctx, "", env, "mcopy", "-o", "-i", part, src, dst); err != nil {
 			return err
 		}

@@ -23,6 +23,15 @@ type Conf struct {
 	// DeployInterfaces is [DEFAULT]enabled_deploy_interfaces; default
 	// "direct,custom-agent,ramdisk".
 	DeployInterfaces string
+	// BootInterfaces is [DEFAULT]enabled_boot_interfaces; default
+	// "ipxe,pxe".
+	BootInterfaces string
+	// NetworkInterfaces is [DEFAULT]enabled_network_interfaces; default
+	// "noop".
+	NetworkInterfaces string
+	// APIURL is [service_catalog]endpoint_override, the API as the
+	// agent reaches it; default http://GuestHost:<apiPort>.
+	APIURL string
 	// KernelAppend is added to [pxe]kernel_append_params after
 	// "console=ttyS0" (e.g. ipa-advertise-host=127.0.0.1
 	// ipa-advertise-port=<AgentPort>).
@@ -42,16 +51,25 @@ func (c Conf) Text(apiPort int) string {
 	if c.DeployInterfaces == "" {
 		c.DeployInterfaces = "direct,custom-agent,ramdisk"
 	}
+	if c.NetworkInterfaces == "" {
+		c.NetworkInterfaces = "noop"
+	}
+	if c.BootInterfaces == "" {
+		c.BootInterfaces = "ipxe,pxe"
+	}
+	if c.APIURL == "" {
+		c.APIURL = fmt.Sprintf("http://%s:%d", GuestHost, apiPort)
+	}
 	return fmt.Sprintf(`[DEFAULT]
 host = goironic-vm-test
 auth_strategy = noauth
 rpc_transport = none
 enabled_hardware_types = redfish
-enabled_boot_interfaces = ipxe,pxe
+enabled_boot_interfaces = %s
 enabled_deploy_interfaces = %s
 enabled_management_interfaces = redfish
 enabled_power_interfaces = redfish
-enabled_network_interfaces = noop
+enabled_network_interfaces = %s
 enabled_inspect_interfaces = no-inspect
 enabled_vendor_interfaces = no-vendor
 enabled_bios_interfaces = no-bios
@@ -77,7 +95,7 @@ kernel_append_params = console=ttyS0 %s
 tftp_master_path = %s
 
 [service_catalog]
-endpoint_override = http://%s:%d
+endpoint_override = %s
 
 [dhcp]
 dhcp_provider = none
@@ -85,7 +103,7 @@ dhcp_provider = none
 [conductor]
 automated_clean = %t
 sync_power_state_interval = %d
-%s`, c.DeployInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, filepath.Join(filepath.Dir(c.HTTPRoot), "master_images"), GuestHost, apiPort, c.AutomatedClean, c.PowerSync, c.Extra)
+%s`, c.BootInterfaces, c.DeployInterfaces, c.NetworkInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, filepath.Join(filepath.Dir(c.HTTPRoot), "master_images"), c.APIURL, c.AutomatedClean, c.PowerSync, c.Extra)
 }
 
 // Files is an HTTP server of local files for the guest (deploy kernel

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httputil"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -236,4 +238,29 @@ func (ns *NetNS) Dial(ctx context.Context, network, addr string) (net.Conn, erro
 		return err
 	})
 	return c, err
+}
+
+// Proxy is an HTTP proxy on the host's 127.0.0.1 that opens its
+// connections from the namespace: a conductor on the host whose
+// HTTP_PROXY is its URL reaches the agent at the guest's address on the
+// segment (agent_url) and checks image URLs where the guest fetches
+// them. Go's clients never proxy loopback addresses, so the BMC and the
+// file server on 127.0.0.1 are reached directly. It stops when t ends.
+func (ns *NetNS) Proxy(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &http.Transport{Proxy: nil, DialContext: ns.Dial, ResponseHeaderTimeout: 60 * time.Second}
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Scheme != "http" || r.URL.Host == "" {
+			http.Error(w, "this proxy only forwards http:// requests", http.StatusBadGateway)
+			return
+		}
+		(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.Out.Host = pr.In.Host }, Transport: tr}).ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + l.Addr().String()
 }

@@ -80,6 +80,14 @@ type Options struct {
 	// AgentPort, when not zero, is the host port forwarded to the
 	// guest's AgentGuestPort.
 	AgentPort int
+	// NetNS, when set, puts the machine on the namespace's segment: QEMU
+	// runs in it (ip netns exec) with its NIC on the namespace's tap,
+	// not on QEMU's user network (BootFile and AgentPort are unused).
+	NetNS *NetNS
+	// OVMFCode and OVMFVars, when set, make the machine UEFI (OVMF; a
+	// copy of OVMFVars is its variable store) and the BMC's boot mode
+	// "UEFI"; SeaBIOS and "Legacy" otherwise.
+	OVMFCode, OVMFVars string
 	// MemoryMiB defaults to 512 (the agent's ramdisk lives in memory).
 	MemoryMiB int
 	// Log receives the machine's and the BMC's events; nil discards.
@@ -143,16 +151,32 @@ func Start(t testing.TB, opts Options) *Node {
 	if opts.AgentPort != 0 {
 		userNet = append(userNet, fmt.Sprintf("hostfwd=tcp:127.0.0.1:%d-:%d", opts.AgentPort, AgentGuestPort))
 	}
-	m, err := redfishbmc.NewQEMU(redfishbmc.QEMUOptions{
+	qo := redfishbmc.QEMUOptions{
 		Binary: bin, Dir: dir, MemoryMiB: opts.MemoryMiB, MAC: opts.MAC, Disk: opts.Disk,
 		UserNet: strings.Join(userNet, ","), ExtraArgs: []string{"-uuid", opts.UUID}, Log: opts.Log,
-	})
+	}
+	if opts.NetNS != nil {
+		qo.Tap, qo.Wrapper, qo.UserNet = opts.NetNS.Tap, []string{"ip", "netns", "exec", opts.NetNS.Name}, ""
+	}
+	bootMode := "Legacy"
+	if opts.OVMFCode != "" {
+		vars := filepath.Join(dir, "OVMF_VARS.fd")
+		raw, err := os.ReadFile(opts.OVMFVars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(vars, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		qo.OVMFCode, qo.OVMFVars, bootMode = opts.OVMFCode, vars, "UEFI"
+	}
+	m, err := redfishbmc.NewQEMU(qo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Close)
 	ts := redfishbmc.ForTest(t, redfishbmc.Options{Log: opts.Log})
-	sys := ts.AddSystem(redfishbmc.SystemSpec{UUID: opts.UUID, BootMode: "Legacy", Machine: m,
+	sys := ts.AddSystem(redfishbmc.SystemSpec{UUID: opts.UUID, BootMode: bootMode, Machine: m,
 		NICs: []redfishbmc.NIC{{ID: "NIC1", MAC: opts.MAC}}})
 	return &Node{Machine: m, System: sys, RedfishURL: ts.URL, Username: "admin", Password: "password", opts: opts}
 }
