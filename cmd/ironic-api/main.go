@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"io"
-	"net"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -43,14 +42,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	addr, err := wire.ListenAddress(cfg)
+	ep, err := wire.APIEndpoint(cfg)
 	if err != nil {
 		return err
 	}
 	if s.PrintOptions {
 		return wire.PrintEffectiveOptions(cfg, stdout)
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := ep.Listen()
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"runtime/debug"
 	"time"
@@ -52,7 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	addr, err := wire.ListenAddress(cfg)
+	ep, err := wire.APIEndpoint(cfg)
 	if err != nil {
 		return err
 	}
@@ -62,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := cond.Register(ctx); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := ep.Listen()
 	if err != nil {
 		return err
 	}

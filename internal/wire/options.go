@@ -125,16 +125,28 @@ type logConfig struct {
 
 func (c *logConfig) Bind(b *option.Binder) { b.Bool(&c.Debug, "DEFAULT", "debug") }
 
-// listenConfig is where the API listens.
+// listenConfig is where and how the API listens.
 type listenConfig struct {
 	// HostIP and Port are [api]host_ip and port.
 	HostIP string
 	Port   int
+	// SSL is [api]enable_ssl_api: the API serves HTTPS only, with
+	// oslo.service's [ssl] options (see apiTLS).
+	SSL bool
+	// CertFile, KeyFile, CAFile, Version and Ciphers are [ssl]cert_file,
+	// key_file, ca_file, version and ciphers.
+	CertFile, KeyFile, CAFile, Version, Ciphers string
 }
 
 func (c *listenConfig) Bind(b *option.Binder) {
 	b.String(&c.HostIP, "api", "host_ip")
 	b.Int(&c.Port, "api", "port")
+	b.Bool(&c.SSL, "api", "enable_ssl_api")
+	b.String(&c.CertFile, "ssl", "cert_file")
+	b.String(&c.KeyFile, "ssl", "key_file")
+	b.String(&c.CAFile, "ssl", "ca_file")
+	b.String(&c.Version, "ssl", "version")
+	b.String(&c.Ciphers, "ssl", "ciphers")
 }
 
 // transportConfig is how the API reaches the conductors.

@@ -47,7 +47,7 @@ func TestBuildsBindOnlyImplemented(t *testing.T) {
 	if _, err := Authenticated(cfg, api, log); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ListenAddress(cfg); err != nil {
+	if _, err := APIEndpoint(cfg); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := amqpConfig(cfg, "test"); err == nil {

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -87,6 +88,10 @@ type Spec struct {
 	// LogTail is how many bytes of the log's end a failed test prints
 	// (DefaultLogTail when zero; negative prints the whole log).
 	LogTail int
+	// TLS, for an API served over HTTPS ([api]enable_ssl_api), is the
+	// client configuration the wait for its first answer uses; the URL is
+	// then https://.
+	TLS *tls.Config
 }
 
 // Service is a running program of a test.
@@ -131,6 +136,9 @@ func Start(ctx context.Context, t testing.TB, spec Spec) *Service {
 			s.Port = p
 		}
 		s.URL = fmt.Sprintf("http://127.0.0.1:%d", s.Port)
+		if spec.TLS != nil {
+			s.URL = fmt.Sprintf("https://127.0.0.1:%d", s.Port)
+		}
 	}
 	if err := os.WriteFile(s.ConfPath, []byte(spec.Config(s.Port)), 0o600); err != nil {
 		t.Fatal(err)
@@ -152,7 +160,8 @@ func Start(ctx context.Context, t testing.TB, spec Spec) *Service {
 	})
 	if s.URL != "" {
 		start := time.Now()
-		if err := WaitHTTP(ctx, s.URL+"/", or(spec.StartTimeout, DefaultStartTimeout), p); err != nil {
+		client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: spec.TLS}}
+		if err := waitHTTP(ctx, client, s.URL+"/", or(spec.StartTimeout, DefaultStartTimeout), p); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
 		t.Logf("%s up at %s after %s", s, s.URL, time.Since(start).Round(time.Millisecond))
@@ -177,9 +186,12 @@ func (s *Service) RequireRunning(t testing.TB) {
 // WaitHTTP polls GET url until it answers with any HTTP status, the
 // process p (if not nil) exits, or timeout passes.
 func WaitHTTP(ctx context.Context, url string, timeout time.Duration, p *Process) error {
+	return waitHTTP(ctx, &http.Client{Timeout: 2 * time.Second}, url, timeout, p)
+}
+
+func waitHTTP(ctx context.Context, client *http.Client, url string, timeout time.Duration, p *Process) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := &http.Client{Timeout: 2 * time.Second}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var done <-chan struct{}
