@@ -1,12 +1,18 @@
 package conf
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/goironic/ironic/option"
 )
 
 // DatabaseURL is an SQLAlchemy connection URL ([database]connection)
@@ -43,6 +49,19 @@ type DatabaseURL struct {
 	// IgnoredParams lists URL query parameters that have no meaning here
 	// and were dropped (e.g. "plugin"), so the caller can log them.
 	IgnoredParams []string
+	// TLS is the connection's TLS as the URL asks for it (SQLAlchemy's
+	// ssl_ca, ssl_cert, ssl_key and ssl_check_hostname, which it hands
+	// PyMySQL as its ssl dict); nil is none.
+	TLS *DatabaseTLS
+}
+
+// DatabaseTLS is what PyMySQL's ssl dict says: the CA file that verifies
+// the server (none: the server's certificate is not verified, as PyMySQL
+// does without a CA), the client's certificate and key, and whether the
+// server's name is checked (with a CA only; default true).
+type DatabaseTLS struct {
+	CAFile, CertFile, KeyFile string
+	CheckHostname             bool
 }
 
 // ParseDatabaseURL translates an SQLAlchemy URL into driver settings.
@@ -153,6 +172,7 @@ func parseMySQLURL(full, rest string) (DatabaseURL, error) {
 	out := DatabaseURL{Driver: "mysql", Database: p.database, User: p.user}
 
 	params := url.Values{}
+	var checkHostname *bool
 	for name, vals := range p.query {
 		v := vals[len(vals)-1]
 		switch name {
@@ -167,14 +187,34 @@ func parseMySQLURL(full, rest string) (DatabaseURL, error) {
 			}
 			goName := map[string]string{"connect_timeout": "timeout", "read_timeout": "readTimeout", "write_timeout": "writeTimeout"}[name]
 			params.Set(goName, strconv.FormatFloat(secs, 'f', -1, 64)+"s")
-		case "ssl", "ssl_ca", "ssl_cert", "ssl_key", "ssl_capath", "ssl_cipher", "ssl_verify_cert", "ssl_verify_identity", "ssl_disabled":
+		case "ssl_ca", "ssl_cert", "ssl_key":
+			if out.TLS == nil {
+				out.TLS = &DatabaseTLS{CheckHostname: true}
+			}
+			*map[string]*string{"ssl_ca": &out.TLS.CAFile, "ssl_cert": &out.TLS.CertFile, "ssl_key": &out.TLS.KeyFile}[name] = v
+		case "ssl_check_hostname":
+			b, err := option.ParseBool(v)
+			if err != nil {
+				return DatabaseURL{}, fmt.Errorf("conf: invalid database URL %q: ssl_check_hostname: %w", redactURL(full), err)
+			}
+			checkHostname = &b
+		case "ssl", "ssl_capath", "ssl_cipher", "ssl_verify_cert", "ssl_verify_identity", "ssl_disabled":
 			// Dropping TLS settings would silently downgrade security.
-			return DatabaseURL{}, fmt.Errorf("conf: database URL parameter %q (TLS) is not supported", name)
+			return DatabaseURL{}, fmt.Errorf("conf: database URL parameter %q (TLS) is not supported; use ssl_ca, ssl_cert, ssl_key and ssl_check_hostname", name)
 		default:
 			out.IgnoredParams = append(out.IgnoredParams, name)
 		}
 	}
 	sort.Strings(out.IgnoredParams)
+	if checkHostname != nil {
+		if out.TLS == nil {
+			return DatabaseURL{}, fmt.Errorf("conf: invalid database URL %q: ssl_check_hostname without ssl_ca, ssl_cert or ssl_key", redactURL(full))
+		}
+		out.TLS.CheckHostname = *checkHostname
+	}
+	if out.TLS != nil && out.TLS.KeyFile != "" && out.TLS.CertFile == "" {
+		return DatabaseURL{}, fmt.Errorf("conf: invalid database URL %q: ssl_key without ssl_cert", redactURL(full))
+	}
 	params.Set("parseTime", "true")
 	params.Set("loc", "UTC")
 
@@ -230,4 +270,64 @@ func redactURL(u string) string {
 		return u
 	}
 	return scheme + "://" + name + ":***" + rest[at:]
+}
+
+// Config loads the files and returns the client TLS configuration
+// PyMySQL's _create_ssl_ctx makes of them: with a CA, the server's
+// certificate must chain to it and, with CheckHostname, name the host
+// (PyMySQL checks server_hostname, the URL's host); without one, the
+// connection is encrypted but the server is not verified (CERT_NONE).
+// The client certificate is presented when set. A file that cannot be
+// read is an error here, at start-up.
+func (t *DatabaseTLS) Config() (*tls.Config, error) {
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
+	if t.CertFile != "" {
+		key := t.KeyFile
+		if key == "" {
+			key = t.CertFile // PyMySQL: the key may be in the certificate's file
+		}
+		cert, err := tls.LoadX509KeyPair(t.CertFile, key)
+		if err != nil {
+			return nil, fmt.Errorf("database URL ssl_cert, ssl_key: %w", err)
+		}
+		c.Certificates = []tls.Certificate{cert}
+	}
+	if t.CAFile == "" {
+		// As PyMySQL without ssl_ca: encrypted, not verified.
+		c.InsecureSkipVerify = true //nolint:gosec // PyMySQL's CERT_NONE without a CA, kept for compatibility
+		return c, nil
+	}
+	pem, err := os.ReadFile(t.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("database URL ssl_ca: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("database URL ssl_ca: no certificate in %s", t.CAFile)
+	}
+	c.RootCAs = pool
+	if !t.CheckHostname {
+		// The chain is verified, the name is not (ssl_check_hostname=false).
+		c.InsecureSkipVerify = true //nolint:gosec // the chain is verified below, only the name is not
+		c.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
+			if len(raw) == 0 {
+				return errors.New("the database server sent no certificate")
+			}
+			certs := make([]*x509.Certificate, len(raw))
+			for i, r := range raw {
+				cert, err := x509.ParseCertificate(r)
+				if err != nil {
+					return err
+				}
+				certs[i] = cert
+			}
+			inter := x509.NewCertPool()
+			for _, cert := range certs[1:] {
+				inter.AddCert(cert)
+			}
+			_, err := certs[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter})
+			return err
+		}
+	}
+	return c, nil
 }

@@ -112,7 +112,12 @@ func TestParseDatabaseURLErrors(t *testing.T) {
 		{"ironic.sqlite", "invalid database URL"},
 		{"mysql://u:secret@h:notaport/db", "invalid port"},
 		{"mysql://u:secret@h", "no database name"},
-		{"mysql://u:secret@h/db?ssl_ca=/ca.pem", "TLS"},
+		{"mysql://u:secret@h/db?ssl_cipher=HIGH", "TLS"},
+		{"mysql://u:secret@h/db?ssl_capath=/etc/ssl/certs", "TLS"},
+		{"mysql://u:secret@h/db?ssl_disabled=1", "TLS"},
+		{"mysql://u:secret@h/db?ssl_check_hostname=false", "ssl_check_hostname without"},
+		{"mysql://u:secret@h/db?ssl_ca=/ca.pem&ssl_check_hostname=maybe", "ssl_check_hostname"},
+		{"mysql://u:secret@h/db?ssl_key=/k.pem", "ssl_key without ssl_cert"},
 		{"mysql://u:secret@h/db?connect_timeout=soon", "connect_timeout"},
 		{"sqlite://host/x.db", "sqlite:///path"},
 		{"mysql://u:bad%zz@h/db", "password"},
@@ -127,5 +132,30 @@ func TestParseDatabaseURLErrors(t *testing.T) {
 				t.Errorf("error leaks the password: %v", err)
 			}
 		})
+	}
+}
+
+// TestParseDatabaseURLTLS: SQLAlchemy's ssl_* parameters become
+// PyMySQL's ssl dict (ssl_check_hostname defaults to true).
+func TestParseDatabaseURLTLS(t *testing.T) {
+	for _, tt := range []struct {
+		url  string
+		want DatabaseTLS
+	}{
+		{"mysql+pymysql://u:p@h/db?ssl_ca=/ca.pem", DatabaseTLS{CAFile: "/ca.pem", CheckHostname: true}},
+		{"mysql+pymysql://u:p@h/db?ssl_ca=/ca.pem&ssl_cert=/c.pem&ssl_key=/k.pem&ssl_check_hostname=false",
+			DatabaseTLS{CAFile: "/ca.pem", CertFile: "/c.pem", KeyFile: "/k.pem"}},
+		{"mysql://u:p@h/db?ssl_cert=/c.pem", DatabaseTLS{CertFile: "/c.pem", CheckHostname: true}},
+	} {
+		u, err := ParseDatabaseURL(tt.url)
+		if err != nil || u.TLS == nil || *u.TLS != tt.want {
+			t.Errorf("%s: %+v, %v; want %+v", tt.url, u.TLS, err, tt.want)
+		}
+		if strings.Contains(u.DSN, "ssl") || strings.Contains(u.DSN, "tls") {
+			t.Errorf("%s: the DSN carries TLS parameters: %s", tt.url, u.DSN)
+		}
+	}
+	if u, err := ParseDatabaseURL("mysql://u:p@h/db"); err != nil || u.TLS != nil {
+		t.Errorf("no ssl_*: TLS %+v, %v", u.TLS, err)
 	}
 }

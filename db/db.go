@@ -28,6 +28,7 @@ package db
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -73,6 +74,8 @@ type Store struct {
 	nodeCache     *nodeCache
 
 	cfg Config
+	// tls, for MySQL, is the connection's TLS (WithTLS).
+	tls *tls.Config
 }
 
 // Option adjusts a Store at Open.
@@ -83,6 +86,11 @@ func WithClock(c ironic.Clock) Option { return func(s *Store) { s.clock = c } }
 
 // WithUUIDs sets the source of UUIDs for new rows (default: random).
 func WithUUIDs(u ironic.UUIDSource) Option { return func(s *Store) { s.uuids = u } }
+
+// WithTLS makes MySQL connections use TLS with c (the database URL's
+// ssl_* parameters, conf.DatabaseTLS); a server without TLS is then an
+// error, never a plain-text fallback. SQLite ignores it.
+func WithTLS(c *tls.Config) Option { return func(s *Store) { s.tls = c } }
 
 // WithDefaultPortgroupMode sets the mode of portgroups created without one
 // (default: Config.DefaultPortgroupMode).
@@ -153,7 +161,18 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 		if _, ok := cfg.Params["time_zone"]; !ok {
 			cfg.Params["time_zone"] = "'+00:00'"
 		}
-		gdb, err = gorm.Open(mysql.New(mysql.Config{DSNConfig: cfg, DSN: cfg.FormatDSN()}), gcfg)
+		if s.tls == nil {
+			gdb, err = gorm.Open(mysql.New(mysql.Config{DSNConfig: cfg, DSN: cfg.FormatDSN()}), gcfg)
+			break
+		}
+		// A tls.Config travels in the driver's Config, not in a DSN (whose
+		// tls=<name> would need the driver's global registry).
+		cfg.TLS = s.tls.Clone()
+		conn, cerr := mysqldrv.NewConnector(cfg)
+		if cerr != nil {
+			return nil, fmt.Errorf("db: MySQL TLS: %w", cerr)
+		}
+		gdb, err = gorm.Open(mysql.New(mysql.Config{Conn: sql.OpenDB(conn), DSNConfig: cfg}), gcfg)
 	default:
 		return nil, fmt.Errorf("db: unsupported driver %q (want sqlite or mysql)", driver)
 	}

@@ -63,9 +63,10 @@ func lookBin(names ...string) string {
 }
 
 // StartMariaDB initialises a datadir under dir and starts mariadbd on it,
-// waiting until it answers (at most StartTimeout). The server gets SIGTERM
-// when the calling process dies.
-func StartMariaDB(ctx context.Context, dir string) (*Server, error) {
+// waiting until it answers (at most StartTimeout), with extra server
+// options after the usual ones (e.g. "--ssl-ca=..."). The server gets
+// SIGTERM when the calling process dies.
+func StartMariaDB(ctx context.Context, dir string, extra ...string) (*Server, error) {
 	serverBin, installBin, ok := Binaries()
 	if !ok {
 		return nil, errors.New("dbtest: MariaDB is not installed (mariadbd, mariadb-install-db)")
@@ -106,7 +107,7 @@ func StartMariaDB(ctx context.Context, dir string) (*Server, error) {
 		"--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0", "--max-connections=500",
 		"--character-set-server=utf8mb3", "--collation-server=utf8mb3_general_ci",
 	}, common...)
-	args = append(args, user...)
+	args = append(append(args, user...), extra...)
 	s.bin, s.args = serverBin, args
 	if err := s.launch(ctx); err != nil {
 		s.Stop()

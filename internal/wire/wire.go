@@ -92,6 +92,13 @@ func OpenDB(ctx context.Context, cfg *conf.Config, log *slog.Logger, opts ...db.
 	}
 	// Node lists reuse unchanged rows (SQLite only; see db.WithNodeCache).
 	opts = append([]db.Option{db.WithConfig(dc), db.WithNodeCache(20000)}, opts...)
+	if u.TLS != nil {
+		tc, err := u.TLS.Config()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, db.WithTLS(tc))
+	}
 	return db.Open(ctx, u.Driver, u.DSN, log, opts...)
 }
 

@@ -74,7 +74,7 @@ func (d Database) Open(t testing.TB) *sql.DB {
 // PrivateMariaDB starts a MariaDB server of t's own (for outage tests,
 // which stop it), stopped when t ends. It skips t when MariaDB is not
 // installed, or fails it when IRONIC_TEST_REQUIRE_MARIADB=1.
-func PrivateMariaDB(ctx context.Context, t testing.TB) *dbtest.Server {
+func PrivateMariaDB(ctx context.Context, t testing.TB, extra ...string) *dbtest.Server {
 	t.Helper()
 	if _, _, ok := dbtest.Binaries(); !ok {
 		Missing(t, "IRONIC_TEST_REQUIRE_MARIADB", "MariaDB is not installed (apt-get install mariadb-server)")
@@ -84,7 +84,7 @@ func PrivateMariaDB(ctx context.Context, t testing.TB) *dbtest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := dbtest.StartMariaDB(ctx, dir)
+	srv, err := dbtest.StartMariaDB(ctx, dir, extra...)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		t.Fatal(err)

@@ -1,9 +1,10 @@
-// Package apitls proves the API over HTTPS ([api]enable_ssl_api with
-// oslo.service's [ssl] options) with the real openstack CLI, on Python
-// Ironic 21.4 and on ours started with the same options and
-// certificates: what the CLI gets with the right CA, another CA, a
-// client certificate required and plain HTTP must be the same.
-package apitls
+// Package tlsconf proves TLS where ironic.conf asks for it, on Python
+// Ironic 21.4 and on ours with the same options and test-made
+// certificates: the API over HTTPS ([api]enable_ssl_api with
+// oslo.service's [ssl] options) with the real openstack CLI (the right
+// CA, another CA, plain HTTP, a client certificate required), and the
+// database URL's ssl_* parameters against a MariaDB that requires TLS.
+package tlsconf
 
 import (
 	"context"
