@@ -62,9 +62,13 @@ func NewTransport(cfg ClientConfig, hc *http.Client, ids ironic.UUIDSource, log 
 func NewClient(t *Transport, nodes oslo.NodeIDLookup) *oslo.Client { return oslo.NewClient(t, nodes) }
 
 // url is the conductor's endpoint: the host the hash ring names (the
-// topic's suffix), with [json_rpc]port unless the host carries a port.
+// topic's suffix, after "ironic.conductor_manager." or "."), with [json_rpc]port unless the host carries a port.
 func (t *Transport) url(topic string) (string, error) {
+	// 21.4's API, on json-rpc, names topics ".host" (an empty prefix).
 	host, ok := strings.CutPrefix(topic, rpc.Topic+".")
+	if !ok {
+		host, ok = strings.CutPrefix(topic, ".")
+	}
 	if !ok || host == "" {
 		return "", fmt.Errorf("jsonrpc: topic %q names no conductor host", topic)
 	}
