@@ -182,3 +182,41 @@ func decodeContext(o rawjson.Object) (*ironic.RequestContext, error) {
 	}
 	return rc, nil
 }
+
+// AppendContextDict writes rc as RequestContext.to_dict() does: the
+// members of a message's _context_* keys, as one JSON object (json-rpc
+// sends it as the "context" parameter).
+func AppendContextDict(dst []byte, rc *ironic.RequestContext) []byte {
+	members := appendContext(nil, rc)
+	dst = append(dst, '{')
+	first := true
+	for _, m := range splitContext(append(append([]byte("{"), members[2:]...), '}')) {
+		if !first {
+			dst = append(dst, ", "...)
+		}
+		first = false
+		dst = pyjson.AppendString(dst, strings.TrimPrefix(m.Key, "_context_"))
+		dst = append(dst, ": "...)
+		dst = append(dst, m.Raw...)
+	}
+	return append(dst, '}')
+}
+
+func splitContext(b []byte) rawjson.Object {
+	// appendContext writes valid JSON; an error cannot happen.
+	o, _ := rawjson.SplitObject(b)
+	return o
+}
+
+// DecodeContextDict reads a context written by RequestContext.to_dict().
+func DecodeContextDict(raw []byte) (*ironic.RequestContext, error) {
+	o, err := rawjson.SplitObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	prefixed := make(rawjson.Object, len(o))
+	for i, m := range o {
+		prefixed[i] = rawjson.Member{Key: "_context_" + m.Key, Raw: m.Raw}
+	}
+	return decodeContext(prefixed)
+}

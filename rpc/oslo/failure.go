@@ -205,3 +205,10 @@ func decodeFailure(b []byte) (*Failure, error) {
 	}
 	return f, nil
 }
+
+// Code is the HTTP status the failure carries in kwargs["code"], if any.
+func (f *Failure) Code() (int, bool) { return f.code() }
+
+// IsArgumentError reports whether the failure is Python's TypeError or
+// ValueError about the method's arguments (json-rpc's InvalidParams).
+func (f *Failure) IsArgumentError() bool { return f.Module == "builtins" }

@@ -1,0 +1,234 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/internal/pyjson"
+	"github.com/goironic/ironic/internal/rawjson"
+	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/rpc/oslo"
+)
+
+// ClientConfig is what a json-rpc client needs.
+type ClientConfig struct {
+	// Port is [json_rpc]port, used when the conductor's host name carries
+	// none.
+	Port int
+	// Timeout bounds each call ([DEFAULT]rpc_response_timeout); zero
+	// leaves only the caller's deadline.
+	Timeout time.Duration
+	// Username and Password are [json_rpc]http_basic_username/password,
+	// sent when Username is set (auth_strategy http_basic).
+	Username, Password string
+}
+
+// Transport sends oslo requests as json-rpc POSTs (oslo.Transport).
+type Transport struct {
+	cfg  ClientConfig
+	http *http.Client
+	ids  ironic.UUIDSource
+	log  *slog.Logger
+}
+
+var _ oslo.Transport = (*Transport)(nil)
+
+// NewTransport returns a transport using hc (http.DefaultClient if nil).
+// ids mints the ids of calls without a request id; may be nil.
+func NewTransport(cfg ClientConfig, hc *http.Client, ids ironic.UUIDSource, log *slog.Logger) *Transport {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	if ids == nil {
+		ids = ironic.RandomUUIDs{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Transport{cfg: cfg, http: hc, ids: ids, log: log}
+}
+
+// NewClient is rpc.ConductorAPI over json-rpc. nodes may be nil.
+func NewClient(t *Transport, nodes oslo.NodeIDLookup) *oslo.Client { return oslo.NewClient(t, nodes) }
+
+// url is the conductor's endpoint: the host the hash ring names (the
+// topic's suffix, after "ironic.conductor_manager." or "."), with [json_rpc]port unless the host carries a port.
+func (t *Transport) url(topic string) (string, error) {
+	// 21.4's API, on json-rpc, names topics ".host" (an empty prefix).
+	host, ok := strings.CutPrefix(topic, rpc.Topic+".")
+	if !ok {
+		host, ok = strings.CutPrefix(topic, ".")
+	}
+	if !ok || host == "" {
+		return "", fmt.Errorf("jsonrpc: topic %q names no conductor host", topic)
+	}
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(t.cfg.Port))
+	}
+	return "http://" + host, nil
+}
+
+// appendBody writes the request as ironic_lib's client builds it: the
+// kwargs, then context and rpc.version in params; id for a call.
+func appendBody(dst []byte, req *oslo.Request, id string) ([]byte, error) {
+	dst = append(dst, `{"jsonrpc": "2.0", "method": `...)
+	dst = pyjson.AppendString(dst, req.Method)
+	dst = append(dst, `, "params": {`...)
+	var err error
+	for _, a := range req.Args {
+		dst = pyjson.AppendString(dst, a.Name)
+		dst = append(dst, ": "...)
+		if dst, err = pyjson.Append(dst, a.Value); err != nil {
+			return dst, fmt.Errorf("jsonrpc: %s(%s): %w", req.Method, a.Name, err)
+		}
+		dst = append(dst, ", "...)
+	}
+	dst = append(dst, `"context": `...)
+	dst = oslo.AppendContextDict(dst, req.Context)
+	dst = append(dst, `, "rpc.version": `...)
+	dst = pyjson.AppendString(dst, req.Version)
+	dst = append(dst, '}')
+	if id != "" {
+		dst = append(dst, `, "id": `...)
+		dst = pyjson.AppendString(dst, id)
+	}
+	return append(dst, '}'), nil
+}
+
+// Call sends req and returns the reply's result (nil for null).
+func (t *Transport) Call(ctx context.Context, topic string, req *oslo.Request) ([]byte, error) {
+	id := t.ids.NewUUID()
+	if req.Context != nil && req.Context.RequestID != "" {
+		id = req.Context.RequestID
+	}
+	return t.post(ctx, topic, req, id)
+}
+
+// Cast sends req as a notification: the server answers 204 at once.
+func (t *Transport) Cast(ctx context.Context, topic string, req *oslo.Request) error {
+	_, err := t.post(ctx, topic, req, "")
+	return err
+}
+
+var errCallDeadline = errors.New("rpc_response_timeout")
+
+func (t *Transport) post(ctx context.Context, topic string, req *oslo.Request, id string) ([]byte, error) {
+	url, err := t.url(topic)
+	if err != nil {
+		return nil, err
+	}
+	body, err := appendBody(nil, req, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, t.cfg.Timeout, errCallDeadline)
+		defer cancel()
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if t.cfg.Username != "" {
+		hreq.SetBasicAuth(t.cfg.Username, t.cfg.Password)
+	}
+	resp, err := t.http.Do(hreq)
+	if err != nil {
+		t.log.DebugContext(ctx, "RPC failed", "method", req.Method, "url", url, "error", err)
+		if errors.Is(context.Cause(ctx), errCallDeadline) {
+			return nil, ironic.Errorf(ironic.TemporaryFailure,
+				"Timed out waiting for a reply to %s from the conductor at %s; please retry.", req.Method, url)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, ironic.Errorf(ironic.TemporaryFailure,
+			"Could not reach the conductor at %s to call %s; please retry.", url, req.Method)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, ironic.Errorf(ironic.TemporaryFailure,
+			"Lost the connection to the conductor at %s while calling %s; please retry.", url, req.Method)
+	}
+	if id == "" {
+		return nil, nil
+	}
+	return decodeReply(data)
+}
+
+// decodeReply reads a reply as ironic_lib's client does: an error whose
+// data.class names one of Ironic's exceptions is raised as that class
+// with its code; any other error is "Unexpected error raised by RPC".
+func decodeReply(data []byte) ([]byte, error) {
+	unexpected := ironic.Errorf(ironic.IronicException, "Unexpected error raised by RPC")
+	o, err := rawjson.SplitObject(data)
+	if err != nil {
+		return nil, unexpected
+	}
+	var result, rerr []byte
+	for _, m := range o {
+		switch m.Key {
+		case "result":
+			result = m.Raw
+		case "error":
+			rerr = m.Raw
+		}
+	}
+	if rerr != nil && !rawjson.IsNull(rerr) {
+		return nil, decodeError(rerr)
+	}
+	if result == nil || rawjson.IsNull(result) {
+		return nil, nil
+	}
+	return result, nil
+}
+
+func decodeError(raw []byte) error {
+	unexpected := ironic.Errorf(ironic.IronicException, "Unexpected error raised by RPC")
+	o, err := rawjson.SplitObject(raw)
+	if err != nil {
+		return unexpected
+	}
+	var message, class string
+	code := int64(http.StatusInternalServerError)
+	for _, m := range o {
+		switch m.Key {
+		case "message":
+			message, _ = rawjson.DecodeString(m.Raw)
+		case "code":
+			if c, err := rawjson.DecodeInt(m.Raw); err == nil {
+				code = c
+			}
+		case "data":
+			if d, err := rawjson.SplitObject(m.Raw); err == nil {
+				for _, dm := range d {
+					if dm.Key == "class" {
+						class, _ = rawjson.DecodeString(dm.Raw)
+					}
+				}
+			}
+		}
+	}
+	name, ok := strings.CutPrefix(class, oslo.IronicExceptionModule+".")
+	if !ok || name == "" || strings.Contains(name, ".") {
+		return unexpected
+	}
+	f := &ironic.Fault{Class: ironic.Class(name), Message: message}
+	if int(code) != f.Class.Code() {
+		f.Status = int(code)
+	}
+	return f
+}
