@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/goironic/ironic/internal/certpool"
 	"github.com/goironic/ironic/option"
 )
 
@@ -191,7 +191,14 @@ func parseMySQLURL(full, rest string) (DatabaseURL, error) {
 			if out.TLS == nil {
 				out.TLS = &DatabaseTLS{CheckHostname: true}
 			}
-			*map[string]*string{"ssl_ca": &out.TLS.CAFile, "ssl_cert": &out.TLS.CertFile, "ssl_key": &out.TLS.KeyFile}[name] = v
+			switch name {
+			case "ssl_ca":
+				out.TLS.CAFile = v
+			case "ssl_cert":
+				out.TLS.CertFile = v
+			default:
+				out.TLS.KeyFile = v
+			}
 		case "ssl_check_hostname":
 			b, err := option.ParseBool(v)
 			if err != nil {
@@ -297,13 +304,9 @@ func (t *DatabaseTLS) Config() (*tls.Config, error) {
 		c.InsecureSkipVerify = true //nolint:gosec // PyMySQL's CERT_NONE without a CA, kept for compatibility
 		return c, nil
 	}
-	pem, err := os.ReadFile(t.CAFile)
+	pool, err := certpool.Load(t.CAFile)
 	if err != nil {
 		return nil, fmt.Errorf("database URL ssl_ca: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("database URL ssl_ca: no certificate in %s", t.CAFile)
 	}
 	c.RootCAs = pool
 	if !t.CheckHostname {

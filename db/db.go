@@ -161,16 +161,15 @@ func Open(ctx context.Context, driver, dsn string, log *slog.Logger, opts ...Opt
 		if _, ok := cfg.Params["time_zone"]; !ok {
 			cfg.Params["time_zone"] = "'+00:00'"
 		}
-		if s.tls == nil {
-			gdb, err = gorm.Open(mysql.New(mysql.Config{DSNConfig: cfg, DSN: cfg.FormatDSN()}), gcfg)
-			break
+		// The connection's TLS (WithTLS) travels in the driver's Config,
+		// not in a DSN (whose tls=<name> needs the driver's global
+		// registry), so connections come from a connector on cfg.
+		if s.tls != nil {
+			cfg.TLS = s.tls.Clone()
 		}
-		// A tls.Config travels in the driver's Config, not in a DSN (whose
-		// tls=<name> would need the driver's global registry).
-		cfg.TLS = s.tls.Clone()
 		conn, cerr := mysqldrv.NewConnector(cfg)
 		if cerr != nil {
-			return nil, fmt.Errorf("db: MySQL TLS: %w", cerr)
+			return nil, fmt.Errorf("db: bad MySQL settings: %w", cerr)
 		}
 		gdb, err = gorm.Open(mysql.New(mysql.Config{Conn: sql.OpenDB(conn), DSNConfig: cfg}), gcfg)
 	default:

@@ -2,11 +2,12 @@ package wire
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/goironic/ironic/internal/certpool"
 )
 
 // sslVersions are the [ssl]version values oslo.service's sslutils takes
@@ -49,13 +50,9 @@ func apiTLS(c listenConfig) (*tls.Config, error) {
 	if c.CAFile == "" {
 		return t, nil
 	}
-	pem, err := os.ReadFile(c.CAFile)
+	pool, err := certpool.Load(c.CAFile)
 	if err != nil {
 		return nil, fmt.Errorf("[ssl]ca_file: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("[ssl]ca_file: no certificate in %s", c.CAFile)
 	}
 	t.ClientCAs, t.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	if c.Version != "" {

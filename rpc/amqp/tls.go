@@ -5,8 +5,9 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
+
+	"github.com/goironic/ironic/internal/certpool"
 )
 
 // tlsConfig is the TLS of [oslo_messaging_rabbit]ssl = true, as
@@ -32,14 +33,11 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 		return nil, fmt.Errorf("[oslo_messaging_rabbit]ssl_version: Invalid SSL version : %s", c.SSLVersion)
 	}
 	if c.SSLCAFile != "" {
-		pem, err := os.ReadFile(c.SSLCAFile)
+		pool, err := certpool.Load(c.SSLCAFile)
 		if err != nil {
 			return nil, fmt.Errorf("[oslo_messaging_rabbit]ssl_ca_file: %w", err)
 		}
-		tc.RootCAs = x509.NewCertPool()
-		if !tc.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("[oslo_messaging_rabbit]ssl_ca_file: no certificate in %s", c.SSLCAFile)
-		}
+		tc.RootCAs = pool
 	}
 	if c.SSLCertFile != "" {
 		key := c.SSLKeyFile
