@@ -160,9 +160,9 @@ type Config struct {
 	Power     Power
 	Inventory Inventory
 	// UEFI, nil for a machine booted by BIOS.
-	UEFI UEFI
-	HTTP      *http.Client
-	Clock     Clock
+	UEFI  UEFI
+	HTTP  *http.Client
+	Clock Clock
 	// Rand returns a float in [0, 1) (the heartbeat jitter and the
 	// lookup back-off).
 	Rand func() float64
