@@ -208,7 +208,7 @@ func TestDebianCPIOListsTheRamdisk(t *testing.T) {
 		}
 		pos[strings.ReplaceAll(strings.TrimSuffix(filepath.Base(p), ".ko"), "-", "_")] = i
 	}
-	for _, want := range []string{"virtio_net", "virtio_pci", "virtio_blk", "virtio_scsi", "ata_piix", "ahci", "sd_mod", "sr_mod", "cdrom", "isofs", "vfat", "fat", "nls_utf8", "e1000", "8021q", "bonding"} {
+	for _, want := range []string{"virtio_net", "virtio_pci", "virtio_blk", "virtio_scsi", "ata_piix", "ahci", "sd_mod", "sr_mod", "cdrom", "isofs", "vfat", "fat", "nls_utf8", "efivarfs", "e1000", "8021q", "bonding"} {
 		if _, ok := pos[want]; !ok {
 			t.Errorf("module %s not in the ramdisk", want)
 		}

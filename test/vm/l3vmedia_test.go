@@ -93,14 +93,12 @@ func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Imag
 	dir := t.TempDir()
 	mode, firmware, appendParams := "bios", vm.Options{}, "console=ttyS0 ipa-debug=1"
 	if uefi {
+		// Ironic 21.4 asks the agent to install the boot loader of a UEFI
+		// whole disk image (root_uuid = the MBR's disk identifier); the
+		// agent writes the NVRAM entry of the ESP's loader (IPA's
+		// manage_uefi) and the deploy must not need
+		// ipa-ignore-bootloader-failure.
 		mode, firmware = "uefi", vm.Options{OVMFCode: ovmfCode, OVMFVars: ovmfVars}
-		// Ironic 21.4 asks the agent to install the bootloader of a UEFI
-		// whole disk image (root_uuid = the MBR's disk identifier); our
-		// agent has no efibootmgr and fails as IPA's grub2-install path
-		// does, so carry on as IPA's ipa-ignore-bootloader-failure does:
-		// OVMF boots the disk's removable-media loader without an NVRAM
-		// entry.
-		appendParams += " ipa-ignore-bootloader-failure=1"
 	}
 	const (
 		nodeUUID = "5d1c9a56-3e0a-4c56-9d7b-000000006900"
