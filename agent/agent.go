@@ -56,6 +56,17 @@ type Power interface {
 	Reboot(ctx context.Context) error
 }
 
+// UEFI is the UEFI side of image.install_bootloader (agent/disk.Manager
+// satisfies it).
+type UEFI interface {
+	// BootMode is how the machine booted: "uefi" or "bios".
+	BootMode() string
+	// ManageUEFI is IPA's efi_utils.manage_uefi: the boot entries of the
+	// loaders on dev's EFI system partition written to the firmware's
+	// variables; false when the partition holds no loader.
+	ManageUEFI(ctx context.Context, dev, efiPartUUID string) (bool, error)
+}
+
 // Inventory is IPA's list_hardware_info (agent/hardware.Reader).
 type Inventory interface {
 	Inventory(ctx context.Context) (hardware.Inventory, error)
@@ -148,8 +159,10 @@ type Config struct {
 	Disks     Disks
 	Power     Power
 	Inventory Inventory
-	HTTP      *http.Client
-	Clock     Clock
+	// UEFI, nil for a machine booted by BIOS.
+	UEFI  UEFI
+	HTTP  *http.Client
+	Clock Clock
 	// Rand returns a float in [0, 1) (the heartbeat jitter and the
 	// lookup back-off).
 	Rand func() float64

@@ -388,14 +388,16 @@ func (a *Agent) prepareImage(ctx context.Context, st *state, p map[string]any, w
 	return msg, nil
 }
 
-// installBootloader is image.install_bootloader as IPA runs it in a
-// ramdisk without efibootmgr (no UEFI NVRAM records): nothing to do for
-// a whole disk image without a root UUID (or the 0x00000000 disk
-// identifier); otherwise IPA's grub2-install path, which this ramdisk
+// installBootloader is image.install_bootloader as IPA 9.4 runs it: on
+// a machine booted by UEFI, the boot entries of the loaders on the
+// disk's EFI system partition (efi_utils.manage_uefi, written to the
+// firmware's variables without efibootmgr); failing that, nothing to do
+// for a whole disk image without a root UUID (or the 0x00000000 disk
+// identifier), otherwise IPA's grub2-install path, which this ramdisk
 // does not carry: it fails as IPA's would, with DeviceNotFound for a
-// disk identifier (no partition has that UUID) or CommandExecutionError,
-// unless ignore_bootloader_failure (the parameter, else
-// ipa-ignore-bootloader-failure) says to carry on.
+// disk identifier (no partition has that UUID) or CommandExecutionError.
+// A failure is only logged when ignore_bootloader_failure (the
+// parameter, else ipa-ignore-bootloader-failure) says to carry on.
 func (a *Agent) installBootloader(ctx context.Context, st *state, p map[string]any) error {
 	dev, err := a.disks().RootDevice(ctx, rootHints(st))
 	if err != nil {
@@ -405,7 +407,29 @@ func (a *Agent) installBootloader(ctx context.Context, st *state, p map[string]a
 	if v, ok := p["ignore_bootloader_failure"].(bool); ok {
 		ignore = v
 	}
-	a.log.WarnContext(ctx, "efibootmgr is not available in the ramdisk")
+	mode := "bios"
+	if a.cfg.UEFI != nil {
+		mode = a.cfg.UEFI.BootMode()
+	}
+	if target, _ := p["target_boot_mode"].(string); target != "" && target != mode {
+		a.log.WarnContext(ctx, fmt.Sprintf("Boot mode mismatch: target boot mode is %s, current boot mode is %s. "+
+			"Installing boot loader may fail or work incorrectly.", target, mode))
+	}
+	if mode == "uefi" {
+		efiPart, _ := p["efi_system_part_uuid"].(string)
+		done, err := a.cfg.UEFI.ManageUEFI(ctx, dev.Name, efiPart)
+		if re := fromDiskError(err); re != nil {
+			err = re
+		}
+		if err != nil {
+			a.log.ErrorContext(ctx, "error setting up bootloader", "error", err)
+			if !ignore {
+				return err
+			}
+		} else if done {
+			return nil
+		}
+	}
 	root, _ := p["root_uuid"].(string)
 	if root == "" || root == "0x00000000" {
 		a.log.InfoContext(ctx, "not using grub2-install since root UUID is not provided: assuming a whole disk image")

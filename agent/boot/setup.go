@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -459,7 +460,13 @@ func (s *Setup) loadModules(ctx context.Context) ([]string, map[string]error) {
 		}
 		p, params, _ := strings.Cut(p, " ")
 		if err := s.Modules.LoadModule(p, strings.TrimSpace(params)); err != nil {
-			s.Log.ErrorContext(ctx, "loading module", "module", p, "err", err)
+			if errors.Is(err, syscall.ENODEV) {
+				// The module's init found nothing to drive on this
+				// machine (efivarfs after a BIOS boot).
+				s.Log.InfoContext(ctx, "module not for this machine", "module", p, "err", err)
+			} else {
+				s.Log.ErrorContext(ctx, "loading module", "module", p, "err", err)
+			}
 			if failed == nil {
 				failed = map[string]error{}
 			}

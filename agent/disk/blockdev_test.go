@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/blockdevices.golden.json")
+var update = flag.Bool("update", false, "rewrite the goldens under testdata (blockdevices.golden.json, uefi/)")
 
 // TestBlockDevicesGolden lists the recorded sysfs tree (vda, loop0 and
 // zram0 recorded from a QEMU guest; sda, sdb, sdc, sr0, ram0 and fd0

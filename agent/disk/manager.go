@@ -24,6 +24,9 @@ type Config struct {
 	// DevRoot is where device nodes live ("/dev"): a device named
 	// "/dev/vda" is opened as DevRoot/vda, so tests write to regular files.
 	DevRoot string
+	// EFIRoot is where the kernel shows UEFI firmware ("/sys/firmware/efi",
+	// absent after a BIOS boot), its efivars directory the variables.
+	EFIRoot string
 	// TempDir holds downloaded images that must be converted (IPA's
 	// tempfile.gettempdir()); "" is os.TempDir().
 	TempDir string
@@ -39,7 +42,7 @@ type Config struct {
 
 // DefaultConfig is IPA's defaults on a real machine.
 func DefaultConfig() Config {
-	return Config{SysRoot: "/sys", DevRoot: "/dev", DownloadRetries: 9, RetryInterval: 10 * time.Second, ConnectTimeout: 60 * time.Second}
+	return Config{SysRoot: "/sys", DevRoot: "/dev", EFIRoot: "/sys/firmware/efi", DownloadRetries: 9, RetryInterval: 10 * time.Second, ConnectTimeout: 60 * time.Second}
 }
 
 // Manager is the agent's disk side. Its zero value is not usable; build
@@ -52,6 +55,8 @@ type Manager struct {
 	sleep  func(ctx context.Context, d time.Duration) error
 	uuid   func() [16]byte
 	node   atomic.Pointer[string]
+	// mounter mounts the EFI system partition and efivarfs.
+	mounter Mounter
 }
 
 // Option sets one of the Manager's dependencies.
@@ -90,6 +95,7 @@ func New(cfg Config, opts ...Option) *Manager {
 	def := DefaultConfig()
 	cfg.SysRoot = cmp.Or(cfg.SysRoot, def.SysRoot)
 	cfg.DevRoot = cmp.Or(cfg.DevRoot, def.DevRoot)
+	cfg.EFIRoot = cmp.Or(cfg.EFIRoot, def.EFIRoot)
 	cfg.TempDir = cmp.Or(cfg.TempDir, os.TempDir())
 	if cfg.DownloadRetries == 0 {
 		cfg.DownloadRetries = def.DownloadRetries
@@ -97,7 +103,7 @@ func New(cfg Config, opts ...Option) *Manager {
 	cfg.DownloadRetries = max(cfg.DownloadRetries, 0)
 	cfg.RetryInterval = cmp.Or(cfg.RetryInterval, def.RetryInterval)
 	cfg.ConnectTimeout = cmp.Or(cfg.ConnectTimeout, def.ConnectTimeout)
-	m := &Manager{cfg: cfg, client: &http.Client{}, log: slog.New(slog.DiscardHandler), now: time.Now, sleep: sleepCtx, uuid: func() [16]byte { return uuid.New() }}
+	m := &Manager{cfg: cfg, client: &http.Client{}, log: slog.New(slog.DiscardHandler), now: time.Now, sleep: sleepCtx, uuid: func() [16]byte { return uuid.New() }, mounter: sysMounter{}}
 	for _, o := range opts {
 		o(m)
 	}

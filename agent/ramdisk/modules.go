@@ -18,7 +18,9 @@ import (
 // DefaultModules are the modules the deploy ramdisk loads (with what
 // they depend on): the virtio devices of a QEMU/KVM guest, IDE/SATA and
 // SCSI disks and CD-ROMs, NVMe, the file systems of config drives and
-// virtual media (ISO 9660, FAT with its code pages), and Intel's e1000
+// virtual media (ISO 9660, FAT with its code pages and the kernel's
+// default FAT I/O charset, ascii), efivarfs (the
+// UEFI boot entries image.install_bootloader writes), and Intel's e1000
 // and e1000e NICs (QEMU's default NICs for pc and q35 machines), and
 // 802.1Q VLANs and bonding (network_data's vlan and bond links).
 // Built-in ones (modules.builtin) are skipped.
@@ -26,7 +28,7 @@ func DefaultModules() []string {
 	return []string{
 		"virtio_pci", "virtio_net", "virtio_blk", "virtio_scsi",
 		"ata_piix", "ahci", "sd_mod", "sr_mod", "cdrom", "nvme",
-		"isofs", "vfat", "nls_cp437", "nls_utf8", "nls_iso8859_1",
+		"isofs", "vfat", "nls_cp437", "nls_utf8", "nls_iso8859_1", "nls_ascii", "efivarfs",
 		"e1000", "e1000e", "8021q", "bonding",
 	}
 }

@@ -39,6 +39,7 @@ func ramdiskConfig(p boot.Params, cfg *agent.Config) (debug bool, bootIF string)
 func ramdiskDeps(cfg *agent.Config) {
 	disks := disk.New(disk.DefaultConfig(), disk.WithLogger(cfg.Logger))
 	cfg.Disks = disks
+	cfg.UEFI = disks
 	cfg.OnLookup = disks.SetNodeUUID
 	cfg.Power = power{boot.LinuxPower{}}
 	cfg.Dmesg = agent.KernelLog

@@ -1,12 +1,14 @@
 package vm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,14 +95,12 @@ func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Imag
 	dir := t.TempDir()
 	mode, firmware, appendParams := "bios", vm.Options{}, "console=ttyS0 ipa-debug=1"
 	if uefi {
+		// Ironic 21.4 asks the agent to install the boot loader of a UEFI
+		// whole disk image (root_uuid = the MBR's disk identifier); the
+		// agent writes the NVRAM entry of the ESP's loader (IPA's
+		// manage_uefi) and the deploy must not need
+		// ipa-ignore-bootloader-failure.
 		mode, firmware = "uefi", vm.Options{OVMFCode: ovmfCode, OVMFVars: ovmfVars}
-		// Ironic 21.4 asks the agent to install the bootloader of a UEFI
-		// whole disk image (root_uuid = the MBR's disk identifier); our
-		// agent has no efibootmgr and fails as IPA's grub2-install path
-		// does, so carry on as IPA's ipa-ignore-bootloader-failure does:
-		// OVMF boots the disk's removable-media loader without an NVRAM
-		// entry.
-		appendParams += " ipa-ignore-bootloader-failure=1"
 	}
 	const (
 		nodeUUID = "5d1c9a56-3e0a-4c56-9d7b-000000006900"
@@ -234,6 +234,9 @@ func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Imag
 	t.Logf("phase deploy: CLI deploy to active %s", time.Since(t0).Round(time.Millisecond))
 	console := waitDeployed(ctx, t, node, nodeUUID, t0)
 	checkFirmware(t, node, uefi, console, "Booting from Hard Disk")
+	if uefi {
+		checkBootEntry(t, node, console)
+	}
 	// Every connection to the API came from the static address; to the
 	// file server from it or from the conductor's proxy (192.0.2.1,
 	// Ironic's HEAD of the image URL).
@@ -276,6 +279,39 @@ func deployL3(ctx context.Context, t *testing.T, cli string, img *diskimage.Imag
 		t.Errorf("the agent did not fetch the image: %v", files.Requests())
 	}
 	t.Logf("%s: wall time %s", mode, time.Since(start).Round(time.Millisecond))
+}
+
+// checkBootEntry checks that the agent's install_bootloader wrote the
+// NVRAM entry of the image's loader and the firmware booted it: OVMF's variable store holds an
+// EFI_LOAD_OPTION described "ironic1" whose file path is the ESP's
+// \EFI\BOOT\BOOTX64.EFI (the description, then within the hard-drive
+// media node's 42 bytes and the file-path node's header, the path).
+func checkBootEntry(t *testing.T, node *vm.Node, console string) {
+	t.Helper()
+	vars, err := node.UEFIVariables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	utf16le := func(s string) []byte {
+		var b []byte
+		for _, r := range s {
+			b = append(b, byte(r), 0)
+		}
+		return b
+	}
+	desc := utf16le("ironic1\x00")
+	i := bytes.Index(vars, desc)
+	if i < 0 {
+		t.Fatalf("no boot entry \"ironic1\" in the machine's NVRAM")
+	}
+	rest := vars[i+len(desc):]
+	if j := bytes.Index(rest, utf16le(`\EFI\BOOT\BOOTX64.EFI`)); j != 42+4 {
+		t.Errorf("the \"ironic1\" entry's file path is at %d bytes after its description, want 46: % x", j, rest[:min(len(rest), 96)])
+	}
+	// And OVMF booted the disk through it (the first in BootOrder).
+	if !regexp.MustCompile(`BdsDxe: starting Boot[0-9A-F]{4} "ironic1" from HD\(1,MBR,0x[0-9A-F]+,0x800,0x[0-9A-F]+\)/\\EFI\\BOOT\\BOOTX64\.EFI`).MatchString(console) {
+		t.Errorf("the firmware did not boot the \"ironic1\" entry:\n%s", tail(console, 3000))
+	}
 }
 
 // checkFirmware checks the boot mode of the run whose console is

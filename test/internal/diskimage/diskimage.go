@@ -200,7 +200,9 @@ const (
 const GrubEFI = "/usr/lib/grub/x86_64-efi/monolithic/grubx64.efi"
 
 // buildDisk writes img.Raw: MBR boot code, a partition table with one
-// active FAT16 partition, SYSLINUX, the kernel and the initramfs (and,
+// active FAT16 partition of type 0xEF (the EFI system partition, which
+// the agent's install_bootloader looks for as ironic_lib's
+// find_efi_partition does: parted's "esp" flag), SYSLINUX, the kernel and the initramfs (and,
 // with GrubEFI, GRUB as the partition's removable-media EFI loader).
 func buildDisk(ctx context.Context, opts Options, img *Image) error {
 	part := filepath.Join(opts.Dir, "boot.fat")
@@ -241,7 +243,7 @@ func buildDisk(ctx context.Context, opts Options, img *Image) error {
 	if err := writeAt(img.Raw, 0, nil, DiskSize, true); err != nil {
 		return err
 	}
-	table := fmt.Sprintf("label: dos\nstart=%d, size=%d, type=6, bootable\n", partStart/512, partSize/512)
+	table := fmt.Sprintf("label: dos\nstart=%d, size=%d, type=ef, bootable\n", partStart/512, partSize/512)
 	if err := sfdisk(ctx, img.Raw, table); err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func readTable(t *testing.T, disk string) sfdiskTable {
 
 // TestBuildAndConfigDrive checks the image without booting it (test/vm
 // boots it): syslinux's MBR code and the boot signature, one active
-// FAT16 partition at 1 MiB holding SYSLINUX, the kernel and the
+// FAT16 partition of type 0xEF (the ESP) at 1 MiB holding SYSLINUX, the kernel and the
 // initramfs with tinyinit and the modules (checkInitramfs); the qcow2 converts back to
 // the same bytes; AddConfigDrive appends a partition whose ISO 9660
 // label is config-2.
@@ -70,7 +70,7 @@ func TestBuildAndConfigDrive(t *testing.T) {
 		t.Errorf("disk: %d bytes, MBR code %v, signature % x", len(raw), string(raw[:len(mbr)]) == string(mbr), raw[510:512])
 	}
 	tab := readTable(t, img.Raw)
-	if p := tab.PartitionTable.Partitions; tab.PartitionTable.Label != "dos" || len(p) != 1 || p[0].Start != 2048 || !p[0].Bootable || p[0].Type != "6" {
+	if p := tab.PartitionTable.Partitions; tab.PartitionTable.Label != "dos" || len(p) != 1 || p[0].Start != 2048 || !p[0].Bootable || p[0].Type != "ef" {
 		t.Errorf("partition table %+v", tab.PartitionTable)
 	}
 	out, err := exec.Command("mdir", "-a", "-b", "-i", img.Raw+"@@1M", "::").CombinedOutput()

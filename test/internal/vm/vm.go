@@ -106,6 +106,8 @@ type Node struct {
 	// Username and Password are the BMC's credentials.
 	Username, Password string
 	opts               Options
+	// varsFile is the machine's copy of OVMFVars ("" for BIOS).
+	varsFile string
 }
 
 // Require skips t (fails it with RequireEnv=1) unless QEMU is installed.
@@ -178,7 +180,17 @@ func Start(t testing.TB, opts Options) *Node {
 	ts := redfishbmc.ForTest(t, redfishbmc.Options{Log: opts.Log})
 	sys := ts.AddSystem(redfishbmc.SystemSpec{UUID: opts.UUID, BootMode: bootMode, Machine: m,
 		NICs: []redfishbmc.NIC{{ID: "NIC1", MAC: opts.MAC}}})
-	return &Node{Machine: m, System: sys, RedfishURL: ts.URL, Username: "admin", Password: "password", opts: opts}
+	return &Node{Machine: m, System: sys, RedfishURL: ts.URL, Username: "admin", Password: "password", opts: opts, varsFile: qo.OVMFVars}
+}
+
+// UEFIVariables is the content of the machine's OVMF variable store (its
+// NVRAM: the boot entries the firmware and the agent wrote); an error
+// for a BIOS machine.
+func (n *Node) UEFIVariables() ([]byte, error) {
+	if n.varsFile == "" {
+		return nil, errors.New("not a UEFI machine")
+	}
+	return os.ReadFile(n.varsFile)
 }
 
 // DriverInfo is the node's driver_info for the redfish hardware type.
