@@ -57,6 +57,12 @@ type Config struct {
 	SSLKeyFile                     string
 	SSLVersion                     string
 	SSLEnforceHostnameVerification bool
+	// SSLEnforceFIPSMode is ssl_enforce_fips_mode: with SSL, the process
+	// must run Go's FIPS 140-3 module (GODEBUG=fips140=on or only);
+	// oslo.messaging turns OpenSSL's FIPS mode on, which a Go process
+	// cannot do once started, so its absence stops start-up as Python's
+	// lack of FIPS_mode does.
+	SSLEnforceFIPSMode bool
 	// Executors is [DEFAULT]executor_thread_pool_size (64): how many
 	// requests a server runs at once.
 	Executors int

@@ -19,6 +19,7 @@ func (c *Config) Bind(b *option.Binder) {
 	b.String(&c.SSLKeyFile, "oslo_messaging_rabbit", "ssl_key_file")
 	b.String(&c.SSLVersion, "oslo_messaging_rabbit", "ssl_version")
 	b.Bool(&c.SSLEnforceHostnameVerification, "oslo_messaging_rabbit", "ssl_enforce_hostname_verification")
+	b.Bool(&c.SSLEnforceFIPSMode, "oslo_messaging_rabbit", "ssl_enforce_fips_mode")
 }
 
 // DefaultConfig is oslo.messaging's defaults, as Ironic sets them.

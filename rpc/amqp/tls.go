@@ -1,6 +1,7 @@
 package amqp
 
 import (
+	"crypto/fips140"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -19,6 +20,11 @@ import (
 func (c Config) tlsConfig() (*tls.Config, error) {
 	if !c.SSL {
 		return nil, nil
+	}
+	if c.SSLEnforceFIPSMode && !fips140.Enabled() {
+		return nil, errors.New("[oslo_messaging_rabbit]ssl_enforce_fips_mode: FIPS mode is not enabled in this process. " +
+			"Start it with GODEBUG=fips140=on (Go's FIPS 140-3 module) or set " +
+			"'[oslo_messaging_rabbit] ssl_enforce_fips_mode' to 'False'")
 	}
 	tc := &tls.Config{MinVersion: tls.VersionTLS12}
 	switch strings.ToLower(c.SSLVersion) {

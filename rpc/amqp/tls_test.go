@@ -2,7 +2,10 @@ package amqp_test
 
 import (
 	"context"
+	"crypto/fips140"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,5 +85,31 @@ func TestTLSOptions(t *testing.T) {
 		if _, err := amqp.NewClient(tt.cfg, nil, nil); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", name, err, tt.want)
 		}
+	}
+}
+
+// TestTLSFIPSMode: ssl_enforce_fips_mode stops start-up unless Go's FIPS
+// 140-3 module is on. The test runs itself again with GODEBUG=fips140=on
+// to see the other answer.
+func TestTLSFIPSMode(t *testing.T) {
+	cfg := amqp.Config{SSL: true, SSLEnforceFIPSMode: true}
+	_, err := amqp.NewClient(cfg, nil, nil)
+	if fips140.Enabled() {
+		if err != nil {
+			t.Fatalf("FIPS on: %v", err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), "GODEBUG=fips140=on") {
+		t.Fatalf("FIPS off: err = %v, want the FIPS refusal", err)
+	}
+	if _, err := amqp.NewClient(amqp.Config{SSLEnforceFIPSMode: true}, nil, nil); err != nil {
+		t.Errorf("without ssl the option is not read (as oslo.messaging): %v", err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTLSFIPSMode$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "GODEBUG=fips140=on")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestTLSFIPSMode") {
+		t.Fatalf("with GODEBUG=fips140=on: %v\n%s", err, out)
 	}
 }
