@@ -133,12 +133,13 @@ func (a *Agent) Inspect(ctx context.Context) (string, error) {
 		}
 	}
 	if len(missing) > 0 {
-		// stevedore's missing entry points: nothing is collected.
-		fail = append(fail, "Failed to load collector "+pySet(missing))
-		if _, err := a.callInspector(ctx, data, fail); err != nil {
+		// stevedore's missing entry points: nothing is collected, the
+		// failure is posted and raised.
+		msg := "Failed to load collector " + pySet(missing)
+		if _, err := a.callInspector(ctx, data, failures{msg}); err != nil {
 			return "", err
 		}
-		return "", &InspectionError{Message: *fail.text()}
+		return "", &InspectionError{Message: msg}
 	}
 	for _, n := range names {
 		if err := known[n](ctx, data, &fail); err != nil {

@@ -57,6 +57,7 @@ type fakeInspector struct {
 	bodies [][]byte
 	status int
 	answer string
+	onPost func()
 }
 
 func (f *fakeInspector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -73,6 +74,9 @@ func (f *fakeInspector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(f.status)
 	}
 	_, _ = io.WriteString(w, f.answer)
+	if f.onPost != nil {
+		f.onPost()
+	}
 }
 
 func (f *fakeInspector) posted() [][]byte {
@@ -194,6 +198,39 @@ func TestInspectionThenLookup(t *testing.T) {
 	}
 }
 
+// TestInspectionWithoutAPIURL: without ipa-api-url the agent posts its
+// data and serves its API, looking nothing up (IPA: "No ipa-api-url
+// configured, Heartbeat and lookup skipped for inspector.").
+func TestInspectionWithoutAPIURL(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	f := &fakeInspector{answer: `{"uuid":"u"}`}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	a := inspectAgent(srv.URL+"/v1/continue", newFakeClock(), nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		// Once the command API answers, the agent is past inspection.
+		defer cancel()
+		for ctx.Err() == nil {
+			if resp, err := http.Get("http://" + ln.Addr().String() + "/v1/commands/"); err == nil {
+				resp.Body.Close()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	if err := a.Run(ctx, ln); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.posted()) != 1 || a.nodeUUID() != "" {
+		t.Errorf("%d posts, node %q", len(f.posted()), a.nodeUUID())
+	}
+}
+
 // TestInspectionGivesUp: inspector never reachable: after 5 attempts the
 // run ends with the connection error (IPA's process dies and is
 // restarted), having looked nothing up.
@@ -226,7 +263,7 @@ func TestInspectionFailures(t *testing.T) {
 	}{
 		"inspector 400": {status: 400, wantErr: "stopping inspection, as inspector returned an error"},
 		"unknown collector": {collectors: "default,extra-hardware",
-			wantErr:  "The following errors were encountered:\n* Failed to load collector {'extra-hardware'}",
+			wantErr:  "Failed to load collector {'extra-hardware'}",
 			wantBody: `{"error":"The following errors were encountered:\n* Failed to load collector {'extra-hardware'}"}`},
 		"no inventory": {inventory: hardware.Reader{Root: "/nonexistent"},
 			wantErr:  "The following errors were encountered:\n* collector default failed: listing network interfaces: open /nonexistent/sys/class/net: no such file or directory",
