@@ -38,6 +38,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if s.PrintOptions {
 		return wire.PrintEffectiveOptions(cfg, stdout)
 	}
+	if err := srv.Listen(); err != nil {
+		return err
+	}
 	if err := cond.Register(ctx); err != nil {
 		return err
 	}

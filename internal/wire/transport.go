@@ -14,6 +14,7 @@ import (
 	"github.com/goironic/ironic/db"
 	"github.com/goironic/ironic/option"
 	"github.com/goironic/ironic/rpc"
+	"github.com/goironic/ironic/rpc/amqp"
 	"github.com/goironic/ironic/rpc/jsonrpc"
 )
 
@@ -120,8 +121,13 @@ type idleCloser struct{ c *http.Client }
 
 func (i idleCloser) Close() error { i.c.CloseIdleConnections(); return nil }
 
-// RPCServer serves the conductor's RPC API until its context ends.
+// RPCServer serves the conductor's RPC API.
 type RPCServer interface {
+	// Listen takes the server's address, if it has one, so that calls
+	// wait for Run rather than fail: the conductor calls it before it
+	// registers, as 21.4 starts its RPC server before init_host.
+	Listen() error
+	// Run serves until ctx ends.
 	Run(ctx context.Context) error
 }
 
@@ -134,7 +140,8 @@ func ConductorServer(cfg *conf.Config, cond rpc.ConductorAPI, store *db.Store, l
 		return nil, err
 	}
 	if t == transportOslo {
-		return osloServer(cfg, cond, store, log)
+		s, err := osloServer(cfg, cond, store, log)
+		return osloRPCServer{s}, err
 	}
 	host := bound[conductor.Config](cfg.Binder(), compConductor).Host
 	rlog := log.With("component", "rpc")
@@ -146,18 +153,36 @@ func ConductorServer(cfg *conf.Config, cond rpc.ConductorAPI, store *db.Store, l
 	}, nil
 }
 
+// osloRPCServer is the RabbitMQ server, which has no address: its
+// queues are declared when it runs.
+type osloRPCServer struct{ *amqp.Server }
+
+func (osloRPCServer) Listen() error { return nil }
+
 // jsonrpcServer is the conductor's JSON-RPC endpoint.
 type jsonrpcServer struct {
 	addr, host string
 	h          http.Handler
 	log        *slog.Logger
+	ln         net.Listener
 }
 
-func (s *jsonrpcServer) Run(ctx context.Context) error {
+func (s *jsonrpcServer) Listen() error {
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		return fmt.Errorf("json-rpc: [json_rpc]host_ip, port: %w", err)
 	}
-	s.log.InfoContext(ctx, "serving RPC", "transport", transportJSONRPC, "host", s.host, "address", ln.Addr().String())
-	return Serve(ctx, ln, s.h, s.log)
+	s.ln = ln
+	return nil
+}
+
+// Run serves on the listener of Listen, which it calls if nobody did.
+func (s *jsonrpcServer) Run(ctx context.Context) error {
+	if s.ln == nil {
+		if err := s.Listen(); err != nil {
+			return err
+		}
+	}
+	s.log.InfoContext(ctx, "serving RPC", "transport", transportJSONRPC, "host", s.host, "address", s.ln.Addr().String())
+	return Serve(ctx, s.ln, s.h, s.log)
 }

@@ -60,6 +60,17 @@ func TestJSONRPCTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	// A second conductor on the same address cannot start.
+	again, err := ConductorServer(cfg, fake, store, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.Listen(); err == nil || !strings.Contains(err.Error(), "[json_rpc]host_ip, port") {
+		t.Errorf("a second listener on the port: %v", err)
+	}
 	sctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(sctx) }()
@@ -77,14 +88,7 @@ func TestJSONRPCTransport(t *testing.T) {
 	defer client.Close()
 	fake.SetResult("GetSupportedBootDevices", []string{"pxe", "disk"})
 	topic := rpc.Topic + ".127.0.0.1"
-	var devs []string
-	for {
-		devs, err = calls.GetSupportedBootDevices(ctx, topic, "1be26c0b-03f2-4d2e-ae87-c02d7f33c123")
-		if err == nil || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond) // the listener is not up yet
-	}
+	devs, err := calls.GetSupportedBootDevices(ctx, topic, "1be26c0b-03f2-4d2e-ae87-c02d7f33c123")
 	if err != nil || strings.Join(devs, ",") != "pxe,disk" {
 		t.Fatalf("boot devices %v, %v", devs, err)
 	}

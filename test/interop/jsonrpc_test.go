@@ -35,12 +35,7 @@ func (d *deployment) startJSONRPCConductor(python bool, host string, port int) *
 // json-rpc client) calls our ironic-conductor's JSON-RPC server.
 func TestJSONRPCPythonAPIGoConductor(t *testing.T) {
 	t.Parallel()
-	const host = "127.0.0.5"
-	d, port := jsonrpcDeployment(t, host)
-	d.createSchema(true)
-	cond := d.startJSONRPCConductor(false, host, port)
-	api := d.startAPI(true, "py-api-jsonrpc")
-	jsonrpcCalls(t, d, api, cond, "0e0a6f21-8c55-4a8e-9d3b-5a7c1f2e3d01")
+	jsonrpcPair(t, true, "127.0.0.5", "0e0a6f21-8c55-4a8e-9d3b-5a7c1f2e3d01")
 }
 
 // TestJSONRPCGoAPIPythonConductor: our ironic-api's json-rpc client calls
@@ -48,12 +43,19 @@ func TestJSONRPCPythonAPIGoConductor(t *testing.T) {
 // WSGI server).
 func TestJSONRPCGoAPIPythonConductor(t *testing.T) {
 	t.Parallel()
-	const host = "127.0.0.4"
+	jsonrpcPair(t, false, "127.0.0.4", "7b3d9e42-1f6a-4c2b-8e5d-0a9c4b6f2e02")
+}
+
+// jsonrpcPair runs jsonrpcCalls on an API and a conductor of different
+// implementations on json-rpc: Python's API (pythonAPI) and our
+// conductor, or ours and Python's, the schema made by the API's side; the
+// conductor is host, a loopback address.
+func jsonrpcPair(t *testing.T, pythonAPI bool, host, uuid string) {
 	d, port := jsonrpcDeployment(t, host)
-	d.createSchema(false)
-	cond := d.startJSONRPCConductor(true, host, port)
-	api := d.startAPI(false, "go-api-jsonrpc")
-	jsonrpcCalls(t, d, api, cond, "7b3d9e42-1f6a-4c2b-8e5d-0a9c4b6f2e02")
+	d.createSchema(pythonAPI)
+	cond := d.startJSONRPCConductor(!pythonAPI, host, port)
+	api := d.startAPI(pythonAPI, "api-jsonrpc")
+	jsonrpcCalls(t, d, api, cond, uuid)
 }
 
 // jsonrpcCalls sends, through api, conductor calls of each kind to cond
