@@ -40,7 +40,7 @@ func loadText(t *testing.T, text string) *conf.Config {
 // serves JSON-RPC on [json_rpc]host_ip:port and the API's client reaches
 // it from the conductor's host name, the hash ring's topic, with
 // [json_rpc]port appended as ironic_lib's client does; a fault keeps
-// its class and status.
+// its class and status; a cast arrives as a notification.
 func TestJSONRPCTransport(t *testing.T) {
 	port := freePort(t)
 	cfg := loadText(t, fmt.Sprintf("[DEFAULT]\nhost = 127.0.0.1\nrpc_transport = json-rpc\nauth_strategy = noauth\n"+
@@ -95,6 +95,20 @@ func TestJSONRPCTransport(t *testing.T) {
 	fake.SetError("InjectNMI", ironic.Errorf(ironic.NodeLocked, "Node x is locked by host 127.0.0.1, please retry after the current operation is completed."))
 	if f := ironic.AsFault(calls.InjectNMI(ctx, topic, "1be26c0b-03f2-4d2e-ae87-c02d7f33c123")); f.Class != ironic.NodeLocked || f.HTTPStatus() != 409 {
 		t.Errorf("fault %+v", f)
+	}
+	// A cast is a JSON-RPC notification, run by the conductor.
+	seen := make(chan oslotest.Call, 1)
+	fake.SetNotify(seen)
+	if err := calls.ContinueNodeClean(ctx, topic, "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-seen:
+		if c.Method != "ContinueNodeClean" {
+			t.Errorf("cast arrived as %+v", c)
+		}
+	case <-ctx.Done():
+		t.Fatal("cast never arrived")
 	}
 	// Another host name: another address, which nothing serves.
 	_, err = calls.GetSupportedBootDevices(ctx, rpc.Topic+".127.0.0.2", "1be26c0b-03f2-4d2e-ae87-c02d7f33c123")
