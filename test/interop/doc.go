@@ -14,7 +14,9 @@
 //     the same pairs on json-rpc ([DEFAULT]rpc_transport = json-rpc, no
 //     broker), ironic_lib 5.3's client and server against ours, through
 //     the REST API (create, properties, update, NodeLocked, provisioning,
-//     power, delete).
+//     power, delete); TestJSONRPCMixedRing: the mixed ring on json-rpc,
+//     both conductors on one [json_rpc]port, each at its own loopback
+//     address.
 //
 // The tests build ./cmd/ironic-api, ./cmd/ironic-conductor and
 // ./cmd/ironic-dbsync. They skip when Python Ironic or the CLI is missing
