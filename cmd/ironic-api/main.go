@@ -1,7 +1,9 @@
 // Command ironic-api is the REST API half of a split Ironic deployment: it
 // reads the database directly and reaches the conductors over
 // oslo.messaging on RabbitMQ ([DEFAULT]rpc_transport = oslo,
-// transport_url = rabbit://...), exactly like Python's ironic-api.
+// transport_url = rabbit://...) or over json-rpc ([DEFAULT]rpc_transport
+// = json-rpc: each conductor at its host name and [json_rpc]port),
+// exactly like Python's ironic-api.
 package main
 
 import (
@@ -25,7 +27,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Store.Close()
 	cfg, log, store := s.Cfg, s.Log, s.Store
-	client, calls, err := wire.OsloClient(cfg, store, log)
+	client, calls, err := wire.ConductorClient(cfg, store, log)
 	if err != nil {
 		return err
 	}

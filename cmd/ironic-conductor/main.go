@@ -1,7 +1,9 @@
 // Command ironic-conductor is the conductor half of a split Ironic
 // deployment: it registers in the conductors table, serves the conductor
 // RPC API on its queues over oslo.messaging on RabbitMQ
-// ([DEFAULT]rpc_transport = oslo), and runs the periodic jobs.
+// ([DEFAULT]rpc_transport = oslo) or as JSON-RPC on [json_rpc]host_ip
+// and port ([DEFAULT]rpc_transport = json-rpc), and runs the periodic
+// jobs.
 package main
 
 import (
@@ -29,12 +31,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cond := wire.Conductor(cfg, store, reg, log)
-	srv, err := wire.OsloServer(cfg, cond, store, log)
+	srv, err := wire.ConductorServer(cfg, cond, store, log)
 	if err != nil {
 		return err
 	}
 	if s.PrintOptions {
 		return wire.PrintEffectiveOptions(cfg, stdout)
+	}
+	if err := srv.Listen(); err != nil {
+		return err
 	}
 	if err := cond.Register(ctx); err != nil {
 		return err

@@ -70,6 +70,7 @@ const (
 	compConductor       = "conductor"
 	compRouter          = "rpc/router"
 	compAMQP            = "rpc/amqp"
+	compJSONRPC         = "rpc/jsonrpc"
 	compAPI             = "apiv1"
 	compPolicy          = "apiv1/policy"
 	compAuth            = "apiv1/auth"
@@ -102,6 +103,7 @@ func bindAll(b *option.Binder) {
 	bound[conductor.Config](b, compConductor)
 	bound[rpc.RouterConfig](b, compRouter)
 	bound[amqp.Config](b, compAMQP)
+	bound[jsonrpcConfig](b, compJSONRPC)
 	bound[apiv1.Config](b, compAPI)
 	bound[policy.Config](b, compPolicy)
 	bound[auth.Config](b, compAuth)
@@ -152,7 +154,7 @@ func (c *listenConfig) Bind(b *option.Binder) {
 // transportConfig is how the API reaches the conductors.
 type transportConfig struct {
 	// RPCTransport is [DEFAULT]rpc_transport: the split binaries need
-	// "oslo"; the all-in-one runs its conductor in-process whatever it
+	// "oslo" or "json-rpc"; the all-in-one runs its conductor in-process whatever it
 	// says, and warns when it is not "none".
 	RPCTransport string
 }

@@ -50,8 +50,11 @@ func TestBuildsBindOnlyImplemented(t *testing.T) {
 	if _, err := APIEndpoint(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := amqpConfig(cfg, "test"); err == nil {
+	if _, _, err := rpcTransport(cfg, "test"); err == nil {
 		t.Error("rpc_transport = none: the split binaries' transport accepted it")
+	}
+	if _, err := amqpConfig(cfg); err != nil { // the split binaries' oslo transport
+		t.Fatal(err)
 	}
 
 	implemented, err := Implemented(cfg)

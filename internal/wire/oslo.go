@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/goironic/ironic/conductor"
@@ -11,25 +10,17 @@ import (
 	"github.com/goironic/ironic/rpc/amqp"
 )
 
-// amqpConfig is the RabbitMQ transport's configuration, after checking
-// that [DEFAULT]rpc_transport asks for it.
-func amqpConfig(cfg *conf.Config, prog string) (amqp.Config, error) {
+// amqpConfig is the RabbitMQ transport's configuration.
+func amqpConfig(cfg *conf.Config) (amqp.Config, error) {
 	b := cfg.Binder()
-	tc := bound[transportConfig](b, compTransport)
 	ac := bound[amqp.Config](b, compAMQP)
-	if err := b.Err(); err != nil {
-		return amqp.Config{}, err
-	}
-	if tc.RPCTransport != "oslo" {
-		return amqp.Config{}, fmt.Errorf("%s needs [DEFAULT]rpc_transport = oslo (with transport_url = rabbit://...), not %q; the all-in-one `ironic` runs API and conductor in one process", prog, tc.RPCTransport)
-	}
-	return ac, nil
+	return ac, b.Err()
 }
 
-// OsloClient is the API's conductor client over RabbitMQ. The caller
+// osloClient is the API's conductor client over RabbitMQ. The caller
 // closes the returned client.
-func OsloClient(cfg *conf.Config, store *db.Store, log *slog.Logger) (*amqp.Client, rpc.ConductorAPI, error) {
-	ac, err := amqpConfig(cfg, "ironic-api")
+func osloClient(cfg *conf.Config, store *db.Store, log *slog.Logger) (*amqp.Client, rpc.ConductorAPI, error) {
+	ac, err := amqpConfig(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -40,9 +31,9 @@ func OsloClient(cfg *conf.Config, store *db.Store, log *slog.Logger) (*amqp.Clie
 	return c, amqp.NewConductorAPI(c, store), nil
 }
 
-// OsloServer serves cond on this host's conductor queues.
-func OsloServer(cfg *conf.Config, cond rpc.ConductorAPI, store *db.Store, log *slog.Logger) (*amqp.Server, error) {
-	ac, err := amqpConfig(cfg, "ironic-conductor")
+// osloServer serves cond on this host's conductor queues.
+func osloServer(cfg *conf.Config, cond rpc.ConductorAPI, store *db.Store, log *slog.Logger) (*amqp.Server, error) {
+	ac, err := amqpConfig(cfg)
 	if err != nil {
 		return nil, err
 	}

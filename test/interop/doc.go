@@ -9,7 +9,14 @@
 //   - TestGoAPIPythonConductor: our ironic-api in front of Python's
 //     ironic-conductor, on a schema created by our ironic-dbsync;
 //   - TestMixedRing: both conductors at once behind both APIs; every node
-//     is served by the conductor that both APIs' hash rings agree on.
+//     is served by the conductor that both APIs' hash rings agree on;
+//   - TestJSONRPCPythonAPIGoConductor, TestJSONRPCGoAPIPythonConductor:
+//     the same pairs on json-rpc ([DEFAULT]rpc_transport = json-rpc, no
+//     broker), ironic_lib 5.3's client and server against ours, through
+//     the REST API (create, properties, update, NodeLocked, provisioning,
+//     power, delete); TestJSONRPCMixedRing: the mixed ring on json-rpc,
+//     both conductors on one [json_rpc]port, each at its own loopback
+//     address.
 //
 // The tests build ./cmd/ironic-api, ./cmd/ironic-conductor and
 // ./cmd/ironic-dbsync. They skip when Python Ironic or the CLI is missing

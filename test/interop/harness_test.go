@@ -72,17 +72,24 @@ func newDeployment(t *testing.T) *deployment {
 	t.Helper()
 	openstack := requirements(t)
 	broker := rabbittest.Shared(t)
+	d := newDeploymentOn(t, openstack, cluster.INI{"DEFAULT": {"rpc_transport": "oslo", "transport_url": broker.TransportURL()}})
+	d.broker = broker
+	return d
+}
+
+// newDeploymentOn is newDeployment with the transport's options given
+// (no broker unless they name one).
+func newDeploymentOn(t *testing.T, openstack string, transport cluster.INI) *deployment {
+	t.Helper()
 	db := cluster.NewDatabase(t, nil, "interop")
 	cluster.Build(t, cluster.API, cluster.Conductor, cluster.DBSync)
 	ctx := cluster.TestContext(t, testBudget, 30*time.Second)
 
-	d := &deployment{Deployment: cluster.NewDeployment(ctx, t, nil), openstack: openstack, broker: broker}
+	d := &deployment{Deployment: cluster.NewDeployment(ctx, t, nil), openstack: openstack}
 	d.StartTimeout = startTimeout
 	d.Config = cluster.INI{
 		"DEFAULT": {
 			"auth_strategy":                 "noauth",
-			"rpc_transport":                 "oslo",
-			"transport_url":                 broker.TransportURL(),
 			"use_stderr":                    "true",
 			"debug":                         "false",
 			"enabled_hardware_types":        "fake-hardware",
@@ -102,7 +109,7 @@ func newDeployment(t *testing.T) *deployment {
 		"api":      {"host_ip": "127.0.0.1", "api_workers": "1"},
 		"database": {"connection": db.URL()},
 		"dhcp":     {"dhcp_provider": "none"},
-	}.Merged(cluster.StateConfig(t, d.Dir))
+	}.Merged(transport, cluster.StateConfig(t, d.Dir))
 	d.db = db.Open(t)
 	t.Cleanup(func() { _ = d.db.Close() })
 	return d

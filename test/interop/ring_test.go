@@ -2,7 +2,9 @@ package interop
 
 import (
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/goironic/ironic/rpc"
@@ -32,11 +34,42 @@ const (
 func TestMixedRing(t *testing.T) {
 	t.Parallel()
 	d := newDeployment(t)
+	mixedRing(t, d, ringGo, ringPy, ringNodesPerHost, func(python bool, host string) *cluster.Service {
+		return d.Start(program(python, false), host)
+	}, d.waitConductor)
+}
+
+// TestJSONRPCMixedRing is TestMixedRing on json-rpc, one node per
+// conductor: both conductors listen on one [json_rpc]port, each on the
+// loopback address that is its host name, and both APIs reach each at
+// the host name their rings give.
+func TestJSONRPCMixedRing(t *testing.T) {
+	t.Parallel()
+	const goHost, pyHost = "127.0.0.6", "127.0.0.7"
+	openstack := requirements(t)
+	port, err := cluster.FreePortOn(goHost, pyHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDeploymentOn(t, openstack, cluster.JSONRPC(port))
+	mixedRing(t, d, goHost, pyHost, 1, func(python bool, host string) *cluster.Service {
+		return d.Start(program(python, false), host, cluster.JSONRPCConductor(host))
+	}, func(s *cluster.Service) {
+		cluster.WaitJSONRPCConductor(d.Ctx, t, d.db, net.JoinHostPort(s.Name, strconv.Itoa(port)), s, startTimeout)
+	})
+}
+
+// mixedRing is TestMixedRing's scenario on d with our conductor as
+// ringGo and Python's as ringPy, started by start and waited for by
+// wait, and perHost nodes per conductor.
+func mixedRing(t *testing.T, d *deployment, ringGo, ringPy string, perHost int,
+	start func(python bool, host string) *cluster.Service, wait func(*cluster.Service)) {
+	t.Helper()
 	d.createSchema(false)
 	// Both conductors register before either API builds its ring.
-	conds := []*cluster.Service{d.Start(program(false, false), ringGo), d.Start(program(true, false), ringPy)}
+	conds := []*cluster.Service{start(false, ringGo), start(true, ringPy)}
 	for _, c := range conds {
-		d.waitConductor(c)
+		wait(c)
 	}
 	apis := []*cluster.Service{d.startAPI(false, "go-api-ring"), d.startAPI(true, "py-api-ring")}
 	for _, a := range apis {
@@ -49,21 +82,26 @@ func TestMixedRing(t *testing.T) {
 	var nodes []placed
 	ring := rpc.NewHashRing([]string{ringGo, ringPy}, hashPartitionExponent)
 	count := map[string]int{}
-	for i := 1; len(nodes) < 2*ringNodesPerHost; i++ {
+	for i := 1; len(nodes) < 2*perHost; i++ {
 		if i > 1000 {
-			t.Fatalf("no %d nodes per host among 1000 UUIDs: the ring is lopsided (%v)", ringNodesPerHost, count)
+			t.Fatalf("no %d nodes per host among 1000 UUIDs: the ring is lopsided (%v)", perHost, count)
 		}
 		uuid := fmt.Sprintf("5e1f0000-0000-4000-8000-%012x", i)
 		host := ring.Get(uuid)
-		if count[host] < ringNodesPerHost {
+		if count[host] < perHost {
 			count[host]++
 			nodes = append(nodes, placed{uuid, host})
 		}
 	}
 
 	for i, n := range nodes {
-		// The k-th node of a host goes through the k-th API.
+		// The k-th node of a host goes through the k-th API, counted
+		// from Python's for our conductor: with one node per host, each
+		// conductor is driven by the other implementation's API.
 		k := 0
+		if n.host == ringGo {
+			k = 1
+		}
 		for _, p := range nodes[:i] {
 			if p.host == n.host {
 				k++

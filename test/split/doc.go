@@ -4,7 +4,9 @@
 // RabbitMQ (rpc/amqp/rabbittest), driven through the REST API and the real
 // `openstack baremetal` CLI. They cover the node lifecycle spread over two
 // conductors, a conductor killed with SIGKILL, a broker restart and a
-// database outage.
+// database outage. TestJSONRPCSplit runs the deployment on json-rpc
+// instead of RabbitMQ: each conductor listens on its own loopback
+// address, which is its host name.
 //
 // The tests skip when RabbitMQ, MariaDB or the CLI is missing, unless the
 // environment says they are expected: IRONIC_TEST_REQUIRE_RABBITMQ=1,

@@ -114,6 +114,8 @@ type splitCluster struct {
 	apiURL     string
 	conductors map[string]*cluster.Service
 	rest       *cluster.Client
+	// perHost is a conductor's own configuration (nil: none).
+	perHost func(host string) cluster.INI
 }
 
 // startCluster creates the schema with ironic-dbsync, starts a conductor
@@ -123,10 +125,17 @@ type splitCluster struct {
 // logged.
 func startCluster(ctx context.Context, t *testing.T, db cluster.Database, broker *rabbittest.Broker, extra cluster.INI, hosts ...string) *splitCluster {
 	t.Helper()
+	return startDeployment(ctx, t, baseConfig(db.URL(), broker.TransportURL()).Merged(extra), nil, hosts...)
+}
+
+// startDeployment is startCluster with the deployment's configuration
+// given, and perHost's (if not nil) on top of it for each conductor.
+func startDeployment(ctx context.Context, t *testing.T, config cluster.INI, perHost func(host string) cluster.INI, hosts ...string) *splitCluster {
+	t.Helper()
 	cluster.Build(t, cluster.API, cluster.Conductor, cluster.DBSync)
-	d := cluster.NewDeployment(ctx, t, baseConfig(db.URL(), broker.TransportURL()).Merged(extra))
+	d := cluster.NewDeployment(ctx, t, config)
 	d.StartTimeout, d.StopGrace = startTimeout, stopGrace
-	c := &splitCluster{Deployment: d, t: t, ctx: ctx, conductors: map[string]*cluster.Service{}}
+	c := &splitCluster{Deployment: d, t: t, ctx: ctx, conductors: map[string]*cluster.Service{}, perHost: perHost}
 	d.DBSync(cluster.Ours(cluster.DBSync), "create_schema")
 	for _, h := range hosts {
 		c.startConductor(h)
@@ -143,7 +152,11 @@ func startCluster(ctx context.Context, t *testing.T, db cluster.Database, broker
 // serves its RPC queues.
 func (c *splitCluster) startConductor(host string) *cluster.Service {
 	c.t.Helper()
-	p := c.Start(cluster.Ours(cluster.Conductor), host)
+	var over []cluster.INI
+	if c.perHost != nil {
+		over = append(over, c.perHost(host))
+	}
+	p := c.Start(cluster.Ours(cluster.Conductor), host, over...)
 	c.conductors[host] = p
 	c.WaitLog(p, "serving RPC", 1, startTimeout)
 	return p

@@ -39,10 +39,19 @@ func TestConductorKilledMidDeploy(t *testing.T) {
 	ctx := testContext(t, takeoverBudget)
 	db := sharedDatabase(t)
 	c := startCluster(ctx, t, db, broker, quickTakeover(4), "cond-a", "cond-b")
+	killMidDeploy(t, c, db, 5, "cond-a", "cond-b")
+}
 
+// killMidDeploy is TestConductorKilledMidDeploy on a running deployment
+// of two conductors, survivor and victim, with nodes of test number
+// test: whatever the transport, the victim's deployments are failed and
+// its nodes served by the survivor.
+func killMidDeploy(t *testing.T, c *splitCluster, db cluster.Database, test int, survivor, victim string) {
+	t.Helper()
+	ctx := c.ctx
 	var uuids []string
 	for i := range takeoverNodes {
-		uuids = append(uuids, nodeUUID(5, i))
+		uuids = append(uuids, nodeUUID(test, i))
 	}
 	c.createNodes(uuids...)
 	c.makeAvailable(takeoverTimeout, uuids...)
@@ -52,55 +61,55 @@ func TestConductorKilledMidDeploy(t *testing.T) {
 	for _, n := range c.nodes() {
 		byHost[deref(n.Conductor)] = append(byHost[deref(n.Conductor)], n.UUID)
 	}
-	mine, theirs := byHost["cond-a"], byHost["cond-b"]
+	mine, theirs := byHost[survivor], byHost[victim]
 	slices.Sort(mine)
 	slices.Sort(theirs)
-	t.Logf("cond-a: %v; cond-b: %v", mine, theirs)
+	t.Logf("%s: %v; %s: %v", survivor, mine, victim, theirs)
 	if len(mine) == 0 || len(theirs) == 0 || len(mine)+len(theirs) != takeoverNodes {
 		t.Fatalf("the nodes are not spread over both conductors: %v", byHost)
 	}
 
-	// Deploy every node, without waiting; kill cond-b once its nodes are
+	// Deploy every node, without waiting; kill the victim once its nodes are
 	// deploying (each deployment then sleeps at least twice deploy_delay).
 	for _, u := range uuids {
 		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "active"}, nil)
 	}
-	c.eventually(takeoverTimeout, "cond-b's nodes deploying", func() (bool, string) {
+	c.eventually(takeoverTimeout, "the victim's nodes deploying", func() (bool, string) {
 		nodes := c.nodes()
 		return allNodes(pick(nodes, theirs), func(n node) bool { return n.ProvisionState == "deploying" })
 	})
 	killed := time.Now()
-	if err := c.conductors["cond-b"].Kill(); err != nil {
-		t.Fatalf("killing cond-b: %v", err)
+	if err := c.conductors[victim].Kill(); err != nil {
+		t.Fatalf("killing %s: %v", victim, err)
 	}
-	// The database now holds what cond-b left behind.
+	// The database now holds what the victim left behind.
 	var orphans []string
 	for _, n := range pick(c.nodes(), theirs) {
 		switch {
-		case n.ProvisionState == "deploying" && deref(n.Reservation) == "cond-b":
+		case n.ProvisionState == "deploying" && deref(n.Reservation) == victim:
 			orphans = append(orphans, n.UUID)
 		case n.ProvisionState == "active" && n.Reservation == nil:
 			// Finished between the poll and the kill (a loaded machine).
-			t.Logf("cond-b finished deploying %s before it was killed", n.UUID)
+			t.Logf("the victim finished deploying %s before it was killed", n.UUID)
 		default:
-			t.Errorf("cond-b's node right after the kill: %s", n)
+			t.Errorf("the victim's node right after the kill: %s", n)
 		}
 	}
 	slices.Sort(orphans)
 	if len(orphans) == 0 {
-		t.Fatalf("no node of cond-b was left deploying by the kill")
+		t.Fatalf("no node of the victim was left deploying by the kill")
 	}
-	t.Logf("cond-b killed with %d nodes deploying: %v", len(orphans), orphans)
+	t.Logf("the victim killed with %d nodes deploying: %v", len(orphans), orphans)
 
 	// The survivor finishes its own deployments.
-	c.eventually(takeoverTimeout, "cond-a's nodes active", func() (bool, string) {
+	c.eventually(takeoverTimeout, "the survivor's nodes active", func() (bool, string) {
 		return allNodes(pick(c.nodes(), mine), func(n node) bool {
 			return n.ProvisionState == "active" && n.TargetProvisionState == nil && n.Reservation == nil && n.LastError == nil
 		})
 	})
 
-	// cond-b is no longer alive, and the API maps every node to cond-a.
-	c.eventually(takeoverTimeout, "cond-b listed as not alive", func() (bool, string) {
+	// The victim is no longer alive, and the API maps every node to the survivor.
+	c.eventually(takeoverTimeout, "the victim listed as not alive", func() (bool, string) {
 		var doc struct {
 			Conductors []conductor `json:"conductors"`
 		}
@@ -109,21 +118,21 @@ func TestConductorKilledMidDeploy(t *testing.T) {
 		for _, cd := range doc.Conductors {
 			alive[cd.Hostname] = cd.Alive
 		}
-		return !alive["cond-b"] && alive["cond-a"], fmt.Sprint(doc.Conductors)
+		return !alive[victim] && alive[survivor], fmt.Sprint(doc.Conductors)
 	})
-	t.Logf("cond-b listed as not alive %s after the kill", time.Since(killed).Round(time.Second))
-	c.eventually(takeoverTimeout, "every node mapped to cond-a", func() (bool, string) {
-		return allNodes(c.nodes(), func(n node) bool { return deref(n.Conductor) == "cond-a" })
+	t.Logf("the victim listed as not alive %s after the kill", time.Since(killed).Round(time.Second))
+	c.eventually(takeoverTimeout, "every node mapped to the survivor", func() (bool, string) {
+		return allNodes(c.nodes(), func(n node) bool { return deref(n.Conductor) == survivor })
 	})
 
-	// cond-a's orphan check released cond-b's locks and failed the
+	// The survivor's orphan check released the victim's locks and failed the
 	// deployments it left.
-	c.eventually(takeoverTimeout, "cond-b's orphaned nodes in deploy failed, unreserved", func() (bool, string) {
+	c.eventually(takeoverTimeout, "the victim's orphaned nodes in deploy failed, unreserved", func() (bool, string) {
 		return allNodes(pick(c.nodes(), orphans), func(n node) bool {
 			return n.ProvisionState == "deploy failed" && n.Reservation == nil
 		})
 	})
-	t.Logf("cond-b's nodes failed %s after the kill", time.Since(killed).Round(time.Second))
+	t.Logf("the victim's nodes failed %s after the kill", time.Since(killed).Round(time.Second))
 	for _, n := range pick(c.nodes(), orphans) {
 		if deref(n.LastError) != takeoverAbort || deref(n.TargetProvisionState) != "active" || n.Maintenance {
 			t.Errorf("orphaned node %s: want last_error %q, target active, not in maintenance", n, takeoverAbort)
@@ -143,36 +152,36 @@ func TestConductorKilledMidDeploy(t *testing.T) {
 			t.Errorf("node %s: no ERROR history entry %q in %+v", n.UUID, takeoverAbort, hist.History)
 		}
 	}
-	if got := c.conductors["cond-a"].LogCount("Forcibly removed reservation of conductor cond-b"); got < len(orphans) {
-		t.Errorf("cond-a logged %d forcible releases of cond-b's reservations, want at least %d", got, len(orphans))
+	if got := c.conductors[survivor].LogCount("Forcibly removed reservation of conductor " + victim); got < len(orphans) {
+		t.Errorf("%s logged %d forcible releases of %s's reservations, want at least %d", survivor, got, victim, len(orphans))
 	}
 	if t.Failed() {
 		t.FailNow()
 	}
 
-	// The survivor serves cond-b's former nodes: undeploy every orphan,
+	// The survivor serves the victim's former nodes: undeploy every orphan,
 	// then deploy one of them again.
 	for _, u := range orphans {
 		c.must(http.StatusAccepted, http.MethodPut, "/v1/nodes/"+u+"/states/provision", map[string]any{"target": "deleted"}, nil)
 	}
-	c.eventually(takeoverTimeout, "cond-b's former nodes undeployed", func() (bool, string) {
+	c.eventually(takeoverTimeout, "the victim's former nodes undeployed", func() (bool, string) {
 		return allNodes(pick(c.nodes(), orphans), func(n node) bool {
 			return n.ProvisionState == "available" && n.TargetProvisionState == nil && n.Reservation == nil && n.LastError == nil
 		})
 	})
 	c.provision(orphans[0], "active", "active", takeoverTimeout)
 
-	// cond-b's former nodes that are active now (the one redeployed, and
-	// any it finished before the kill) end with cond-a's affinity: it
+	// The victim's former nodes that are active now (the one redeployed, and
+	// any it finished before the kill) end with the survivor's affinity: it
 	// deployed or took them over.
 	const affinityQuery = "SELECT n.uuid, c.hostname FROM nodes n JOIN conductors c ON n.conductor_affinity = c.id"
 	for _, u := range theirs {
 		if slices.Contains(orphans, u) && u != orphans[0] {
 			continue
 		}
-		c.eventually(takeoverTimeout, "node "+u+" deployed or taken over by cond-a", func() (bool, string) {
+		c.eventually(takeoverTimeout, "node "+u+" deployed or taken over by the survivor", func() (bool, string) {
 			h := dbQuery(ctx, t, db, affinityQuery)[u]
-			return h == "cond-a", "conductor_affinity " + h
+			return h == survivor, "conductor_affinity " + h
 		})
 	}
 
@@ -182,7 +191,7 @@ func TestConductorKilledMidDeploy(t *testing.T) {
 				n.ProvisionState != "wait call-back"
 		})
 	})
-	c.requireRunning("cond-b")
+	c.requireRunning(victim)
 }
 
 // quickTakeover is the configuration of the takeover tests: a dead

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -141,4 +142,25 @@ func DiscoverHosts(ctx context.Context, url string) ([]string, error) {
 		return nil, errors.New("GET /v1/conductors: no conductors")
 	}
 	return hosts, nil
+}
+
+// CheckNodeLocked requires r to be Ironic's 409 for node uuid locked by
+// host (NodeLocked), with Ironic's error body.
+func CheckNodeLocked(t testing.TB, r Response, uuid, host string) {
+	t.Helper()
+	var body struct {
+		ErrorMessage string `json:"error_message"`
+	}
+	var fault struct {
+		Faultstring string  `json:"faultstring"`
+		Faultcode   string  `json:"faultcode"`
+		Debuginfo   *string `json:"debuginfo"`
+	}
+	if r.Status != http.StatusConflict || json.Unmarshal(r.Body, &body) != nil || json.Unmarshal([]byte(body.ErrorMessage), &fault) != nil {
+		t.Fatalf("a call on a locked node: %s, want 409 with Ironic's error body", r)
+	}
+	want := fmt.Sprintf("Node %s is locked by host %s, please retry after the current operation is completed.", uuid, host)
+	if !strings.HasPrefix(fault.Faultstring, want) || fault.Faultcode != "Client" || fault.Debuginfo != nil {
+		t.Errorf("409 body %+v, want faultstring %q, faultcode Client", fault, want)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"regexp"
 	"strings"
@@ -98,8 +99,28 @@ func PrivateMariaDB(ctx context.Context, t testing.TB, extra ...string) *dbtest.
 // RPC queue on the broker at amqpURL, failing the test if s exits first.
 func WaitConductor(ctx context.Context, t testing.TB, db *sql.DB, amqpURL string, s *Service, timeout time.Duration) {
 	t.Helper()
+	waitConductor(ctx, t, db, s, timeout, func() (bool, error) { return consuming(amqpURL, rpc.Topic+"."+s.Name) })
+}
+
+// WaitJSONRPCConductor is WaitConductor on json-rpc: registered, and
+// accepting connections on addr ([json_rpc]host_ip:port).
+func WaitJSONRPCConductor(ctx context.Context, t testing.TB, db *sql.DB, addr string, s *Service, timeout time.Duration) {
+	t.Helper()
+	waitConductor(ctx, t, db, s, timeout, func() (bool, error) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false, nil //nolint:nilerr // not listening yet
+		}
+		return true, c.Close()
+	})
+}
+
+// waitConductor waits until s is registered with fake-hardware and
+// serving reports true.
+func waitConductor(ctx context.Context, t testing.TB, db *sql.DB, s *Service, timeout time.Duration, serving func() (bool, error)) {
+	t.Helper()
 	start := time.Now()
-	Eventually(ctx, t, timeout, fmt.Sprintf("%s registered and consuming", s), func() (bool, string) {
+	Eventually(ctx, t, timeout, fmt.Sprintf("%s registered and serving", s), func() (bool, string) {
 		s.RequireRunning(t)
 		var n int
 		err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM conductors c
@@ -111,11 +132,11 @@ func WaitConductor(ctx context.Context, t testing.TB, db *sql.DB, amqpURL string
 		if n == 0 {
 			return false, "not registered"
 		}
-		ok, err := consuming(amqpURL, rpc.Topic+"."+s.Name)
+		ok, err := serving()
 		if err != nil {
 			t.Fatalf("waiting for %s: %v", s, err)
 		}
-		return ok, "registered, not consuming"
+		return ok, "registered, not serving"
 	})
 	t.Logf("%s ready after %s", s, time.Since(start).Round(time.Millisecond))
 }
