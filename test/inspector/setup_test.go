@@ -242,4 +242,22 @@ func (e *env) abort(uuid string) {
 		}
 		return false, fmt.Sprint(summary(e.toIronic.Requests()))
 	})
+	// Inspector's power off clears last_error (change_node_power_state
+	// does, in 21.4 as in ours), so what waitState saw depends on whether
+	// that PUT came first. The abort's message is the newest error of the
+	// node's history either way.
+	var h struct {
+		History []struct {
+			Event    string `json:"event"`
+			Severity string `json:"severity"`
+		} `json:"history"`
+	}
+	e.api.JSON(e.ctx, e.t, 200, "GET", "/v1/nodes/"+uuid+"/history?detail=true", nil, &h)
+	for i := len(h.History) - 1; i >= 0; i-- {
+		if h.History[i].Severity == "ERROR" {
+			e.lastError = h.History[i].Event
+			return
+		}
+	}
+	e.t.Errorf("no error in node %s's history after the abort: %+v", uuid, h.History)
 }
