@@ -88,7 +88,7 @@ func TestCreatePortsFromBMC(t *testing.T) {
 	i := &Inspect{cfg: Config{Log: slog.New(slog.DiscardHandler)}}
 	task := &fake.Task{Node: &fake.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"},
 		PortList: []drivers.Port{{UUID: "p0", Address: "52:54:00:00:00:01"}},
-		Drv: &drivers.Driver{Management: &macManagement{macs: []string{"52:54:00:00:00:01", "52:54:00:AA:00:02", "not-a-mac"}}}}
+		Drv:      &drivers.Driver{Management: &macManagement{macs: []string{"52:54:00:00:00:01", "52:54:00:AA:00:02", "not-a-mac"}}}}
 	if err := i.createPortsFromBMC(ctx, task); err != nil {
 		t.Fatal(err)
 	}
