@@ -149,6 +149,23 @@ type Config struct {
 	// CommandLog, when set, receives every command request as one JSON
 	// line (name, params, wait, agent_token): the record tests compare.
 	CommandLog io.Writer
+	// InspectionCallbackURL is ipa-inspection-callback-url: when set,
+	// the agent first inspects the machine and posts the data there
+	// (Inspect), then looks its node up as usual (with the node UUID
+	// inspector answered) or, without APIURL, only serves its API.
+	InspectionCallbackURL string
+	// InspectionCollectors is ipa-inspection-collectors, comma-separated
+	// (default "default"; "logs" is the other one this agent has).
+	InspectionCollectors string
+	// InspectionDHCPWaitTimeout is ipa-inspection-dhcp-wait-timeout: how
+	// long inspection waits for the PXE NIC (BootIF), or every NIC with
+	// InspectionDHCPAllInterfaces (ipa-inspection-dhcp-all-interfaces),
+	// to have an IPv4 address. Zero does not wait (IPA's default is 60 s,
+	// which cmd/ironic-agent sets).
+	InspectionDHCPWaitTimeout   time.Duration
+	InspectionDHCPAllInterfaces bool
+	// BootIF is the PXE NIC's MAC (BOOTIF, aa:bb:cc:dd:ee:ff).
+	BootIF string
 	// OnLookup, when set, is called with the node's UUID once a lookup
 	// succeeds (cmd/ironic-agent names the node in agent/disk's
 	// messages with it); it must not block.
@@ -189,6 +206,9 @@ func (c *Config) defaults() {
 	}
 	if c.ForcedHeartbeatGap == 0 {
 		c.ForcedHeartbeatGap = 5 * time.Second
+	}
+	if c.InspectionCollectors == "" {
+		c.InspectionCollectors = DefaultInspectionCollectors
 	}
 	if c.RescuePasswordFile == "" {
 		c.RescuePasswordFile = "/etc/ipa-rescue-config/ipa-rescue-password"
@@ -263,13 +283,17 @@ func New(cfg Config) *Agent {
 // Handler is the command API (IPA's api/app.py routes).
 func (a *Agent) Handler() http.Handler { return &api{a: a} }
 
-// Run is IPA's IronicPythonAgent.run: look the node up (when an API URL
+// Run is IPA's IronicPythonAgent.run: inspect (when an inspection
+// callback URL is set; see Inspect), look the node up (when an API URL
 // is set), serve the command API on ln (nil listens on
 // Config.ListenAddress) and heartbeat until ctx ends or
 // rescue.finalize_rescue stops the agent. A lookup that times out is an
 // error, as in IPA (whose service manager then restarts it).
 func (a *Agent) Run(ctx context.Context, ln net.Listener) (err error) {
 	a.startedAt = a.cfg.Clock.Now()
+	if err := a.runInspection(ctx); err != nil {
+		return err
+	}
 	if a.cfg.APIURL != "" {
 		content, err := a.lookup(ctx)
 		if err != nil {

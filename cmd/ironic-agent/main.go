@@ -77,6 +77,8 @@ func run(ctx context.Context, args []string, inRamdisk bool, stderr io.Writer) e
 		fs.StringVar(&cfg.Root, "root", "/", "root of the /proc and /sys trees the inventory reads")
 		fs.StringVar(&cfg.RescuePasswordFile, "rescue-password-file", "", "where finalize_rescue writes the password hash")
 		fs.StringVar(&bootIF, "bootif", "", "BOOTIF (pxe_interface)")
+		fs.StringVar(&cfg.InspectionCallbackURL, "inspection-callback-url", "", "inspect first and post the data here (ipa-inspection-callback-url)")
+		fs.StringVar(&cfg.InspectionCollectors, "inspection-collectors", agent.DefaultInspectionCollectors, "inspection collectors (ipa-inspection-collectors)")
 		fs.StringVar(&logFile, "log-file", "", "the agent's log file (also sent by collect_system_logs)")
 		cmdLog := fs.String("command-log", "", "file recording every command request as JSON lines")
 		fs.BoolVar(&cfg.IgnoreBootloaderFailure, "ignore-bootloader-failure", false, "carry on when no boot loader can be installed (ipa-ignore-bootloader-failure)")
@@ -121,7 +123,15 @@ func run(ctx context.Context, args []string, inRamdisk bool, stderr io.Writer) e
 	if inRamdisk {
 		ramdiskDeps(&cfg)
 	}
-	cfg.Inventory = hardware.Reader{Root: cfg.Root, BootIF: bootIF}
+	inv := hardware.Reader{Root: cfg.Root, BootIF: bootIF}
+	if cfg.Disks != nil {
+		// The inventory's disks (inspection's root_disk and local_gb).
+		inv.Disks = cfg.Disks
+	}
+	cfg.Inventory = inv
+	if cfg.BootIF == "" && bootIF != "" {
+		cfg.BootIF, _ = boot.NormalizeBootIF(bootIF)
+	}
 	err := agent.New(cfg).Run(ctx, nil)
 	if err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/goironic/ironic/agent"
 	"github.com/goironic/ironic/agent/boot"
@@ -22,15 +24,32 @@ func ramdiskConfig(p boot.Params, cfg *agent.Config) (debug bool, bootIF string)
 	cfg.ListenAddress = net.JoinHostPort(p.ListenHost, strconv.Itoa(p.ListenPort))
 	cfg.LookupTimeout = p.LookupTimeout
 	cfg.LookupInterval = p.LookupInterval
+	cfg.InspectionCallbackURL = p.InspectionCallbackURL
+	cfg.BootIF = p.BootIF
 	// Parameters IPA 9.4 reads that boot.Params does not type.
-	cfg.IronicAPIVersion = p.All["ipa-ironic-api-version"]
-	if v, ok := p.All["ipa-ignore-bootloader-failure"]; ok {
-		cfg.IgnoreBootloaderFailure = v == "1" || v == "true" || v == "True" || v == "yes" || v == "on"
+	cfg.InspectionCollectors = p.All["ipa-inspection-collectors"]
+	cfg.InspectionDHCPWaitTimeout = 60 * time.Second
+	if v, ok := p.All["ipa-inspection-dhcp-wait-timeout"]; ok {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			cfg.InspectionDHCPWaitTimeout = time.Duration(n) * time.Second
+		}
 	}
+	cfg.InspectionDHCPAllInterfaces = isTrue(p.All["ipa-inspection-dhcp-all-interfaces"])
+	cfg.IronicAPIVersion = p.All["ipa-ironic-api-version"]
+	cfg.IgnoreBootloaderFailure = isTrue(p.All["ipa-ignore-bootloader-failure"])
 	if p.Debug != nil {
 		debug = *p.Debug
 	}
 	return debug, p.BootIF
+}
+
+// isTrue is a boolean kernel parameter (oslo.config's true forms).
+func isTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }
 
 // ramdiskDeps gives the agent the machine: agent/disk's Manager (told

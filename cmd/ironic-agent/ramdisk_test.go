@@ -31,3 +31,30 @@ func TestRamdiskConfig(t *testing.T) {
 		t.Errorf("cfg %+v debug %v", cfg, debug)
 	}
 }
+
+// TestRamdiskInspectionConfig: the inspection parameters Ironic's
+// managed inspection writes (ipa-inspection-callback-url, the
+// collectors from [inspector]extra_kernel_params) and IPA's DHCP wait.
+func TestRamdiskInspectionConfig(t *testing.T) {
+	for name, tc := range map[string]struct {
+		cmdline                      string
+		collectors, callback, bootIF string
+		wait                         time.Duration
+	}{
+		"managed inspection": {cmdline: "ipa-inspection-callback-url=http://192.0.2.1:5050/v1/continue ipa-inspection-collectors=default,logs BOOTIF=52:54:00:12:34:56",
+			callback: "http://192.0.2.1:5050/v1/continue", collectors: "default,logs", bootIF: "52:54:00:12:34:56", wait: 60 * time.Second},
+		"dhcp wait": {cmdline: "ipa-inspection-dhcp-wait-timeout=0 ipa-inspection-dhcp-all-interfaces=yes"},
+		"bad wait":  {cmdline: "ipa-inspection-dhcp-wait-timeout=x", wait: 60 * time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, _ := boot.ParseCmdline(tc.cmdline)
+			var cfg agent.Config
+			ramdiskConfig(p, &cfg)
+			all := name == "dhcp wait"
+			if cfg.InspectionCallbackURL != tc.callback || cfg.InspectionCollectors != tc.collectors || cfg.BootIF != tc.bootIF ||
+				cfg.InspectionDHCPWaitTimeout != tc.wait || cfg.InspectionDHCPAllInterfaces != all {
+				t.Errorf("cfg %+v", cfg)
+			}
+		})
+	}
+}

@@ -143,7 +143,7 @@ func waitState(ctx context.Context, t *testing.T, call func(string, string, any)
 		if st == want {
 			return n
 		}
-		if st == "deploy failed" || st == "clean failed" || st == "error" {
+		if st == "deploy failed" || st == "clean failed" || st == "inspect failed" || st == "error" {
 			t.Fatalf("node %s: %s, last_error %v\nconsole:\n%s", uuid, st, n["last_error"], tail(node.Console(), 6000))
 		}
 		select {

@@ -29,6 +29,9 @@ type Conf struct {
 	// NetworkInterfaces is [DEFAULT]enabled_network_interfaces; default
 	// "noop".
 	NetworkInterfaces string
+	// InspectInterfaces is [DEFAULT]enabled_inspect_interfaces; default
+	// "no-inspect".
+	InspectInterfaces string
 	// APIURL is [service_catalog]endpoint_override, the API as the
 	// agent reaches it; default http://GuestHost:<apiPort>.
 	APIURL string
@@ -57,6 +60,9 @@ func (c Conf) Text(apiPort int) string {
 	if c.BootInterfaces == "" {
 		c.BootInterfaces = "ipxe,pxe"
 	}
+	if c.InspectInterfaces == "" {
+		c.InspectInterfaces = "no-inspect"
+	}
 	if c.APIURL == "" {
 		c.APIURL = fmt.Sprintf("http://%s:%d", GuestHost, apiPort)
 	}
@@ -70,7 +76,7 @@ enabled_deploy_interfaces = %s
 enabled_management_interfaces = redfish
 enabled_power_interfaces = redfish
 enabled_network_interfaces = %s
-enabled_inspect_interfaces = no-inspect
+enabled_inspect_interfaces = %s
 enabled_vendor_interfaces = no-vendor
 enabled_bios_interfaces = no-bios
 enabled_raid_interfaces = no-raid
@@ -103,7 +109,7 @@ dhcp_provider = none
 [conductor]
 automated_clean = %t
 sync_power_state_interval = %d
-%s`, c.BootInterfaces, c.DeployInterfaces, c.NetworkInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, filepath.Join(filepath.Dir(c.HTTPRoot), "master_images"), c.APIURL, c.AutomatedClean, c.PowerSync, c.Extra)
+%s`, c.BootInterfaces, c.DeployInterfaces, c.NetworkInterfaces, c.InspectInterfaces, apiPort, c.DBPath, c.HTTPURL, c.HTTPRoot, c.KernelAppend, filepath.Join(filepath.Dir(c.HTTPRoot), "master_images"), c.APIURL, c.AutomatedClean, c.PowerSync, c.Extra)
 }
 
 // Files is an HTTP server of local files for the guest (deploy kernel

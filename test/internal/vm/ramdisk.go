@@ -68,6 +68,8 @@ type DeploySpec struct {
 	Files map[string]string
 	// Extra is added to the all-in-one's ironic.conf (Conf.Extra).
 	Extra string
+	// InspectInterfaces is Conf.InspectInterfaces.
+	InspectInterfaces string
 	// DiskSize is the blank disk's size (default 256 MiB).
 	DiskSize int64
 }
@@ -103,7 +105,7 @@ func StartDeploy(ctx context.Context, t testing.TB, s DeploySpec) *Deploy {
 		t.Fatal(err)
 	}
 	conf := Conf{DBPath: filepath.Join(s.Dir, "ironic.sqlite"), HTTPURL: d.Files.URL, HTTPRoot: filepath.Join(s.Dir, "httproot"),
-		DeployInterfaces: "direct", AutomatedClean: true, Extra: s.Extra,
+		DeployInterfaces: "direct", AutomatedClean: true, Extra: s.Extra, InspectInterfaces: s.InspectInterfaces,
 		KernelAppend: "ipa-debug=1 ipa-advertise-host=127.0.0.1 ipa-advertise-port=" + strconv.Itoa(agentPort)}
 	if err := os.Mkdir(conf.HTTPRoot, 0o755); err != nil {
 		t.Fatal(err)
