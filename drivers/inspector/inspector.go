@@ -15,6 +15,7 @@ package inspector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
@@ -119,6 +120,9 @@ func (i *Inspect) Validate(ctx context.Context, task drivers.Task) error {
 // otherwise inspector is called once the node's lock is released, so
 // that it can drive the node through the API.
 func (i *Inspect) InspectHardware(ctx context.Context, task drivers.Task) (states.Provision, error) {
+	if err := i.createPortsFromBMC(ctx, task); err != nil {
+		return "", err
+	}
 	manages, err := i.ironicManagesBoot(ctx, task, i.cfg.RequireManagedBoot)
 	if err != nil {
 		return "", err
@@ -151,6 +155,39 @@ func (i *Inspect) InspectHardware(ctx context.Context, task drivers.Task) (state
 		}
 	})
 	return states.InspectWait, nil
+}
+
+// macLister is the management interface's optional get_mac_addresses
+// (the redfish one has it).
+type macLister interface {
+	GetMACAddresses(ctx context.Context, task drivers.Task) ([]string, error)
+}
+
+// createPortsFromBMC is inspect_hardware's first part: the MACs of the
+// NICs the management interface reports enabled become ports (a
+// management interface without get_mac_addresses skips it).
+func (i *Inspect) createPortsFromBMC(ctx context.Context, task drivers.Task) error {
+	var lister macLister
+	if drv := task.Driver(); drv != nil {
+		lister, _ = drv.Management.(macLister)
+	}
+	if lister == nil {
+		i.cfg.Log.DebugContext(ctx, "pre-creating ports prior to inspection not supported", "node", task.NodeUUID())
+		return nil
+	}
+	macs, err := lister.GetMACAddresses(ctx, task)
+	switch {
+	case ironic.IsClass(err, ironic.UnsupportedDriverExtension):
+		i.cfg.Log.DebugContext(ctx, "pre-creating ports prior to inspection not supported", "node", task.NodeUUID())
+		return nil
+	case err != nil:
+		return err
+	case len(macs) == 0:
+		i.cfg.Log.WarnContext(ctx, fmt.Sprintf("Not attempting to create any port as no NICs were discovered in 'enabled' state for node %s: %s",
+			task.NodeUUID(), "[]"))
+		return nil
+	}
+	return deployutil.CreatePortsIfNotExist(ctx, task, macs, i.cfg.Log)
 }
 
 // Abort asks inspector to stop.

@@ -2,11 +2,14 @@ package inspector
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/drivers"
+	"github.com/goironic/ironic/drivers/fake"
 )
 
 // kernelParams is _parse_kernel_params over shlex.split.
@@ -61,5 +64,49 @@ func TestCallbackEndpoint(t *testing.T) {
 		if !ironic.IsClass(err, ironic.InvalidParameterValue) {
 			t.Errorf("%q: %v, want InvalidParameterValue", loop, err)
 		}
+	}
+}
+
+// macManagement is a management interface that reports NICs, as
+// redfish's get_mac_addresses does.
+type macManagement struct {
+	fake.Management
+	macs []string
+	err  error
+}
+
+func (m *macManagement) GetMACAddresses(context.Context, drivers.Task) ([]string, error) {
+	return m.macs, m.err
+}
+
+// inspect_hardware first creates ports for the NICs the management
+// interface reports (existing ones and invalid addresses skipped); one
+// without get_mac_addresses, or answering UnsupportedDriverExtension,
+// creates none; another error fails the inspection before anything else.
+func TestCreatePortsFromBMC(t *testing.T) {
+	ctx := context.Background()
+	i := &Inspect{cfg: Config{Log: slog.New(slog.DiscardHandler)}}
+	task := &fake.Task{Node: &fake.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"},
+		PortList: []drivers.Port{{UUID: "p0", Address: "52:54:00:00:00:01"}},
+		Drv:      &drivers.Driver{Management: &macManagement{macs: []string{"52:54:00:00:00:01", "52:54:00:AA:00:02", "not-a-mac"}}}}
+	if err := i.createPortsFromBMC(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range task.PortList {
+		got = append(got, p.Address)
+	}
+	if diff := cmp.Diff([]string{"52:54:00:00:00:01", "52:54:00:aa:00:02"}, got); diff != "" {
+		t.Errorf("ports (-want +got):\n%s", diff)
+	}
+	for _, m := range []drivers.ManagementInterface{&fake.Management{}, &macManagement{err: ironic.Errorf(ironic.UnsupportedDriverExtension, "no")}} {
+		task.Drv.Management = m
+		if err := i.createPortsFromBMC(ctx, task); err != nil {
+			t.Errorf("%T: %v", m, err)
+		}
+	}
+	task.Drv.Management = &macManagement{err: ironic.Errorf(ironic.RedfishError, "Redfish exception occurred. Error: down")}
+	if err := i.createPortsFromBMC(ctx, task); !ironic.IsClass(err, ironic.RedfishError) {
+		t.Errorf("a BMC error: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package redfish
 import (
 	"context"
 	"fmt"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -320,20 +319,8 @@ func (i *Inspect) InspectHardware(ctx context.Context, task drivers.Task) (state
 	if len(macs) == 0 {
 		i.c.log.WarnContext(ctx, "Not attempting to create any port as no NICs were discovered in 'enabled' state", "node", task.NodeUUID())
 	}
-	for _, mac := range macs {
-		if _, err := net.ParseMAC(mac); err != nil || strings.Count(mac, ":") != 5 {
-			i.c.log.WarnContext(ctx, fmt.Sprintf("Ignoring NIC address %s for node %s because it is not a valid MAC", mac, task.NodeUUID()))
-			continue
-		}
-		err := task.CreatePort(ctx, strings.ToLower(mac))
-		switch {
-		case ironic.IsClass(err, ironic.MACAlreadyExists):
-			i.c.log.InfoContext(ctx, fmt.Sprintf("Port already exists for MAC address %s for node %s", mac, task.NodeUUID()))
-		case err != nil:
-			return "", err
-		default:
-			i.c.log.InfoContext(ctx, fmt.Sprintf("Port created for MAC address %s for node %s", mac, task.NodeUUID()))
-		}
+	if err := deployutil.CreatePortsIfNotExist(ctx, task, macs, i.c.log); err != nil {
+		return "", err
 	}
 	i.c.log.WarnContext(ctx, fmt.Sprintf("No PXE enabled NIC was found for node %s.", task.NodeUUID()))
 	return states.Manageable, nil

@@ -159,8 +159,11 @@ func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task
 	defer s.close()
 	params := &orderedParams{}
 	// deploy_utils.build_agent_options, which Ironic's deploy interfaces
-	// pass in and ours leave to the boot interface.
-	if b.cfg.APIURL != "" {
+	// pass in and ours leave to the boot interface. Inspection's
+	// parameters are the inspector interface's alone (21.4's
+	// _start_managed_inspection adds ipa-api-url only for fast track,
+	// which inspection here never is).
+	if b.cfg.APIURL != "" && !inspecting(task) {
 		params.set("ipa-api-url", strings.TrimRight(b.cfg.APIURL, "/"))
 	}
 	extra := make([]string, 0, len(ramdiskParams))
@@ -242,6 +245,13 @@ func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task
 	}
 	b.c.log.DebugContext(ctx, fmt.Sprintf("Node %s is set to one time boot from %s", task.NodeUUID(), drivers.BootDeviceCDROM))
 	return nil
+}
+
+// inspecting is whether the node boots the ramdisk for in-band
+// inspection.
+func inspecting(task drivers.Task) bool {
+	s := task.ProvisionState()
+	return s == states.Inspecting || s == states.InspectWait
 }
 
 // needPrepareRamdisk is driver_utils.need_prepare_ramdisk: only a node

@@ -401,3 +401,30 @@ func TestVirtualMediaBuildsRealISO(t *testing.T) {
 		t.Errorf("ISO left: %v", err)
 	}
 }
+
+// For in-band inspection the ISO's command line holds the inspector
+// interface's parameters (the callback URL), the token and boot_method,
+// and no ipa-api-url: 21.4's _start_managed_inspection passes no agent
+// options, as its deploy interfaces do.
+func TestVirtualMediaPrepareRamdiskInspection(t *testing.T) {
+	v := newVMRig(t, redfishbmc.SystemSpec{})
+	ctx := context.Background()
+	v.task.Node.ProvisionState = states.Inspecting
+	params := map[string]any{"ipa-inspection-callback-url": "http://192.0.2.1:5050/v1/continue", "ipa-inspection-collectors": "default,logs", "nofb": nil}
+	if err := v.drv.Boot.PrepareRamdisk(ctx, v.task, params, drivers.RamdiskDeploy); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.iso.specs) != 1 {
+		t.Fatalf("%d builds", len(v.iso.specs))
+	}
+	want := []string{"nofb nomodeset vga=normal ir_pub_id=0d9e5c4e-8a1b-4f7e-9a51-6c3b1f0a2e11 ipa-inspection-callback-url=http://192.0.2.1:5050/v1/continue ipa-inspection-collectors=default,logs nofb ipa-agent-token=tok boot_method=vmedia"}
+	if diff := cmp.Diff(want, v.iso.specs[0].KernelParams); diff != "" {
+		t.Errorf("kernel params (-want +got):\n%s", diff)
+	}
+	if err := v.drv.Boot.CleanUpRamdisk(ctx, v.task, drivers.RamdiskDeploy); err != nil {
+		t.Fatal(err)
+	}
+	if p := v.published(); len(p) != 0 {
+		t.Errorf("left published: %v", p)
+	}
+}

@@ -47,16 +47,7 @@ var (
 func normalise(reqs []inspector.Request, ids map[string]string) []string {
 	var out []string
 	for _, r := range reqs {
-		line := r.Method + " " + r.Path
-		if v := r.Header.Get("X-Openstack-Ironic-Api-Version"); v != "" {
-			line += " [" + v + "]"
-		}
-		if v := r.Header.Get("X-Openstack-Ironic-Inspector-Api-Version"); v != "" {
-			line += " [inspector " + v + "]"
-		}
-		if r.Body != "" {
-			line += " " + canonicalJSON(r.Body)
-		}
+		line := r.Line()
 		line = uuidRE.ReplaceAllStringFunc(line, func(u string) string {
 			if id, ok := ids[u]; ok {
 				return id
@@ -77,17 +68,6 @@ func normalise(reqs []inspector.Request, ids map[string]string) []string {
 		out = append(out, line)
 	}
 	return out
-}
-
-// canonicalJSON re-encodes a JSON body with sorted keys (bodies that are
-// not JSON stay as they are).
-func canonicalJSON(s string) string {
-	var v any
-	if json.Unmarshal([]byte(s), &v) != nil {
-		return s
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // check compares the scenario's exchange with its golden, or (with

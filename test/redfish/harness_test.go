@@ -249,7 +249,9 @@ func (e *env) cliResult(r osc.Result) map[string]any {
 	return out
 }
 
-func loadGolden(t *testing.T) *run {
+func loadGolden(t *testing.T) *run { t.Helper(); return loadGoldenAt(t, goldenPath) }
+
+func loadGoldenAt(t *testing.T, goldenPath string) *run {
 	t.Helper()
 	raw, err := os.ReadFile(goldenPath)
 	if err != nil {

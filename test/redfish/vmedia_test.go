@@ -2,7 +2,6 @@ package redfish
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -40,17 +39,7 @@ func TestVirtualMediaScenario(t *testing.T) {
 	if *update {
 		cluster.RequirePython(t, "ironic.cmd.singleprocess, sushy", "python3-ironic python3-sushy")
 	}
-	golden := func() *run {
-		raw, err := os.ReadFile(vmediaGolden)
-		if err != nil {
-			t.Fatalf("%v (record it with -update)", err)
-		}
-		var r run
-		if err := json.Unmarshal(raw, &r); err != nil {
-			t.Fatal(err)
-		}
-		return &r
-	}
+	golden := func() *run { return loadGoldenAt(t, vmediaGolden) }
 	if pythonOK {
 		ref = runVMediaScenario(t, bin, true)
 		if *update {

@@ -28,52 +28,107 @@ const inspectRun = 4 * time.Minute
 // API; the conductor's status poll stores the inventory and the node is
 // manageable, its inventory (API 1.81) the VM's disk and NIC.
 func TestInspectVM(t *testing.T) {
-	vm.Require(t)
-	inspector.Require(t)
-	cli := cluster.RequireCLI(t)
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cluster.Build(t, cluster.AllInOne)
-	dir := t.TempDir()
-	deploy := vm.DeployRamdisk(ctx, t, dir)
-
 	const (
 		nodeUUID = "1be2c9b4-6e8f-4c1a-9d3e-000000006900"
 		mac      = "52:54:00:69:00:01"
-		diskSize = 5 << 30 // guess_root_disk wants 4 GiB or more
 	)
-	inspPort, err := vm.FreePort(6900, 6919)
+	r := startInspectVM(t, inspectVMSpec{uuid: nodeUUID, mac: mac, ports: [2]int{6900, 6919}})
+	r.call("POST", "/v1/nodes", map[string]any{"uuid": nodeUUID, "driver": "redfish", "boot_interface": "ipxe",
+		"inspect_interface": "inspector", "driver_info": r.d.DriverInfo,
+		"properties": map[string]any{"capabilities": "boot_mode:bios"}})
+	r.call("POST", "/v1/ports", map[string]any{"node_uuid": nodeUUID, "address": mac})
+	r.inspect(t)
+	if pd, _ := r.call("GET", "/v1/nodes/"+nodeUUID+"/inventory", nil)["plugin_data"].(map[string]any); pd == nil || pd["root_disk"] == nil {
+		t.Errorf("plugin_data without root_disk: %v", pd)
+	}
+	ports := r.call("GET", "/v1/ports?node="+nodeUUID, nil)["ports"].([]any)
+	if len(ports) != 1 {
+		t.Errorf("ports %v, want the one PXE port", ports)
+	}
+	// Inspector logs the body it received: our agent's configuration.
+	if got := r.insp.Process.LogTail(1 << 20); !strings.Contains(got, "Received data from the ramdisk") || !strings.Contains(got, "generic_hardware_manager") {
+		t.Errorf("inspector's log does not show the agent's data:\n%s", tail(got, 3000))
+	}
+	t.Logf("wall time %s", time.Since(r.start).Round(time.Millisecond))
+}
+
+// inspectVMSpec is one VM inspection's node and services.
+type inspectVMSpec struct {
+	uuid, mac string
+	// ports is the range inspector's port is taken from.
+	ports [2]int
+	// bootInterfaces is [DEFAULT]enabled_boot_interfaces ("" for
+	// vm.Conf's); extra is more ironic.conf.
+	bootInterfaces, extra string
+}
+
+// inspectVMRun is a QEMU node, our all-in-one and the real inspector,
+// ready for the node to be created.
+type inspectVMRun struct {
+	spec  inspectVMSpec
+	ctx   context.Context
+	start time.Time
+	cli   string
+	// dir holds the all-in-one's state (http_root is dir/httproot).
+	dir  string
+	d    *vm.Deploy
+	insp *inspector.Inspector
+	call func(method, path string, body any) map[string]any
+}
+
+// inspectDiskSize is the VM's disk: guess_root_disk wants 4 GiB or more.
+const inspectDiskSize = 5 << 30
+
+// startInspectVM builds our ramdisk and starts the node (powered off),
+// the all-in-one with the inspector interface and ironic-inspector, all
+// bounded by 10 minutes.
+func startInspectVM(t *testing.T, s inspectVMSpec) *inspectVMRun {
+	t.Helper()
+	vm.Require(t)
+	inspector.Require(t)
+	r := &inspectVMRun{spec: s, cli: cluster.RequireCLI(t), start: time.Now()}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	r.ctx = ctx
+	cluster.Build(t, cluster.AllInOne)
+	dir := t.TempDir()
+	r.dir = dir
+	deploy := vm.DeployRamdisk(ctx, t, dir)
+	inspPort, err := vm.FreePort(s.ports[0], s.ports[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := vm.StartDeploy(ctx, t, vm.DeploySpec{UUID: nodeUUID, MAC: mac, Dir: dir, Ramdisk: deploy, DiskSize: diskSize,
-		InspectInterfaces: "inspector,no-inspect",
-		Extra: fmt.Sprintf("\n[inspector]\nauth_type = none\nendpoint_override = http://127.0.0.1:%d\n"+
+	r.d = vm.StartDeploy(ctx, t, vm.DeploySpec{UUID: s.uuid, MAC: s.mac, Dir: dir, Ramdisk: deploy, DiskSize: inspectDiskSize,
+		InspectInterfaces: "inspector,no-inspect", BootInterfaces: s.bootInterfaces,
+		Extra: s.extra + fmt.Sprintf("\n[inspector]\nauth_type = none\nendpoint_override = http://127.0.0.1:%d\n"+
 			"callback_endpoint_override = http://%s:%d\nstatus_check_period = 2\n", inspPort, vm.GuestHost, inspPort)})
-	insp := inspector.Start(ctx, t, inspector.Options{IronicURL: d.API.URL, Port: inspPort})
-	t.Logf("phase setup: ramdisk, node, API and inspector %s", time.Since(start).Round(time.Millisecond))
-
-	c := cluster.NewClient(d.API.URL, "1.82")
-	call := func(method, path string, body any) map[string]any {
+	r.insp = inspector.Start(ctx, t, inspector.Options{IronicURL: r.d.API.URL, Port: inspPort})
+	t.Logf("phase setup: ramdisk, node, API and inspector %s", time.Since(r.start).Round(time.Millisecond))
+	c := cluster.NewClient(r.d.API.URL, "1.82")
+	r.call = func(method, path string, body any) map[string]any {
 		t.Helper()
 		return c.Object(ctx, t, method, path, body)
 	}
-	call("POST", "/v1/nodes", map[string]any{"uuid": nodeUUID, "driver": "redfish", "boot_interface": "ipxe",
-		"inspect_interface": "inspector", "driver_info": d.DriverInfo,
-		"properties": map[string]any{"capabilities": "boot_mode:bios"}})
-	call("POST", "/v1/ports", map[string]any{"node_uuid": nodeUUID, "address": mac})
-	provision(ctx, t, call, nodeUUID, "manage", "manageable")
+	return r
+}
 
+// inspect manages the created node, inspects it with the CLI and checks
+// that it ends manageable with the VM's properties and inventory (its
+// disk and NIC, API 1.81), the callback on the kernel command line and
+// the agent's post on the console, and the machine off.
+func (r *inspectVMRun) inspect(t *testing.T) map[string]any {
+	t.Helper()
+	uuid := r.spec.uuid
+	provision(r.ctx, t, r.call, uuid, "manage", "manageable")
 	t0 := time.Now()
-	o := osc.New(ctx, cli, t.TempDir(), d.API.URL, "1.78")
-	o.OK(t, "node", "inspect", nodeUUID)
-	n := waitState(ctx, t, call, d.Node, nodeUUID, "manageable", inspectRun)
+	o := osc.New(r.ctx, r.cli, t.TempDir(), r.d.API.URL, "1.78")
+	o.OK(t, "node", "inspect", uuid)
+	n := waitState(r.ctx, t, r.call, r.d.Node, uuid, "manageable", inspectRun)
 	t.Logf("phase inspect: CLI inspect to manageable %s", time.Since(t0).Round(time.Millisecond))
 	if n["last_error"] != nil {
 		t.Errorf("last_error = %v", n["last_error"])
 	}
-	con := d.Node.Console()
+	con := r.d.Node.Console()
 	for _, want := range []string{"ipa-inspection-callback-url=http://" + vm.GuestHost, "posting collected data to inspector"} {
 		if !strings.Contains(con, want) {
 			t.Errorf("the console lacks %q:\n%s", want, tail(con, 6000))
@@ -85,7 +140,7 @@ func TestInspectVM(t *testing.T) {
 			t.Errorf("properties[%s] = %v, want %s (%v)", k, props[k], want, props)
 		}
 	}
-	inv := call("GET", "/v1/nodes/"+nodeUUID+"/inventory", nil)
+	inv := r.call("GET", "/v1/nodes/"+uuid+"/inventory", nil)
 	in, _ := inv["inventory"].(map[string]any)
 	var disks, nics []string
 	for _, x := range asList(in["disks"]) {
@@ -94,27 +149,16 @@ func TestInspectVM(t *testing.T) {
 	for _, x := range asList(in["interfaces"]) {
 		nics = append(nics, fmt.Sprint(x["mac_address"]))
 	}
-	if !slices.Contains(disks, fmt.Sprintf("/dev/sda:%d", diskSize)) || !slices.Contains(nics, mac) {
-		t.Errorf("inventory disks %v, NICs %v; want /dev/sda of %d bytes and %s", disks, nics, diskSize, mac)
+	if !slices.Contains(disks, fmt.Sprintf("/dev/sda:%d", inspectDiskSize)) || !slices.Contains(nics, r.spec.mac) {
+		t.Errorf("inventory disks %v, NICs %v; want /dev/sda of %d bytes and %s", disks, nics, inspectDiskSize, r.spec.mac)
 	}
-	if pd, _ := inv["plugin_data"].(map[string]any); pd == nil || pd["root_disk"] == nil {
-		t.Errorf("plugin_data without root_disk: %v", inv["plugin_data"])
-	}
-	ports := call("GET", "/v1/ports?node="+nodeUUID, nil)["ports"].([]any)
-	if len(ports) != 1 {
-		t.Errorf("ports %v, want the one PXE port", ports)
-	}
-	if err := d.Node.WaitOff(bootCtxOf(ctx, t)); err != nil {
+	if err := r.d.Node.WaitOff(bootCtxOf(r.ctx, t)); err != nil {
 		t.Error(err)
 	}
-	if st := call("GET", "/v1/nodes/"+nodeUUID, nil)["power_state"]; st != "power off" {
+	if st := r.call("GET", "/v1/nodes/"+uuid, nil)["power_state"]; st != "power off" {
 		t.Errorf("power_state %v, want power off", st)
 	}
-	// Inspector logs the body it received: our agent's configuration.
-	if got := insp.Process.LogTail(1 << 20); !strings.Contains(got, "Received data from the ramdisk") || !strings.Contains(got, "generic_hardware_manager") {
-		t.Errorf("inspector's log does not show the agent's data:\n%s", tail(got, 3000))
-	}
-	t.Logf("wall time %s", time.Since(start).Round(time.Millisecond))
+	return n
 }
 
 func asList(v any) []map[string]any {

@@ -2,6 +2,7 @@ package inspector
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"log"
 	"net/http"
@@ -153,4 +154,32 @@ func (p *Proxy) set(mode string, d time.Duration, status int) {
 	p.mu.Lock()
 	p.mode, p.delay, p.status = mode, d, status
 	p.mu.Unlock()
+}
+
+// Line is the request as the comparisons write it: "METHOD path", the
+// Ironic and inspector API versions asked for ("[1.76]", "[inspector
+// 1.12]") and the body, JSON re-encoded with sorted keys.
+func (r Request) Line() string {
+	line := r.Method + " " + r.Path
+	if v := r.Header.Get("X-Openstack-Ironic-Api-Version"); v != "" {
+		line += " [" + v + "]"
+	}
+	if v := r.Header.Get("X-Openstack-Ironic-Inspector-Api-Version"); v != "" {
+		line += " [inspector " + v + "]"
+	}
+	if r.Body != "" {
+		line += " " + CanonicalJSON(r.Body)
+	}
+	return line
+}
+
+// CanonicalJSON re-encodes a JSON body with sorted keys (bodies that are
+// not JSON stay as they are).
+func CanonicalJSON(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }

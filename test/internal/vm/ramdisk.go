@@ -70,6 +70,8 @@ type DeploySpec struct {
 	Extra string
 	// InspectInterfaces is Conf.InspectInterfaces.
 	InspectInterfaces string
+	// BootInterfaces is Conf.BootInterfaces.
+	BootInterfaces string
 	// DiskSize is the blank disk's size (default 256 MiB).
 	DiskSize int64
 }
@@ -106,7 +108,8 @@ func StartDeploy(ctx context.Context, t testing.TB, s DeploySpec) *Deploy {
 	}
 	conf := Conf{DBPath: filepath.Join(s.Dir, "ironic.sqlite"), HTTPURL: d.Files.URL, HTTPRoot: filepath.Join(s.Dir, "httproot"),
 		DeployInterfaces: "direct", AutomatedClean: true, Extra: s.Extra, InspectInterfaces: s.InspectInterfaces,
-		KernelAppend: "ipa-debug=1 ipa-advertise-host=127.0.0.1 ipa-advertise-port=" + strconv.Itoa(agentPort)}
+		BootInterfaces: s.BootInterfaces,
+		KernelAppend:   "ipa-debug=1 ipa-advertise-host=127.0.0.1 ipa-advertise-port=" + strconv.Itoa(agentPort)}
 	if err := os.Mkdir(conf.HTTPRoot, 0o755); err != nil {
 		t.Fatal(err)
 	}
