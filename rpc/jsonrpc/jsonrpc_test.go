@@ -24,7 +24,20 @@ func setup(t *testing.T, cfg jsonrpc.ClientConfig) (*oslotest.Fake, rpc.Conducto
 	srv := httptest.NewServer(jsonrpc.NewServer("cond-a", fake, nil, nil))
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	return fake, jsonrpc.NewClient(jsonrpc.NewTransport(cfg, srv.Client(), nil, nil), nil), rpc.Topic + "." + host
+	return fake, jsonrpc.NewClient(newTransport(t, cfg, srv.Client()), nil), rpc.Topic + "." + host
+}
+
+// newTransport is a transport for cfg, noauth unless cfg says otherwise.
+func newTransport(t *testing.T, cfg jsonrpc.ClientConfig, hc *http.Client) *jsonrpc.Transport {
+	t.Helper()
+	if cfg.AuthStrategy == "" && cfg.DefaultAuthStrategy == "" {
+		cfg.AuthStrategy = jsonrpc.NoAuth
+	}
+	tr, err := jsonrpc.NewTransport(cfg, hc, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 func testCtx(t *testing.T) context.Context {
@@ -95,7 +108,7 @@ func TestBadRequests(t *testing.T) {
 	srv := httptest.NewServer(jsonrpc.NewServer("cond-a", oslotest.New(), nil, nil))
 	defer srv.Close()
 	for _, tc := range []struct{ method, body, want string }{
-		{"GET", "", `{"error": {"code": 405, "message": "Only POST method can be used"}}`},
+		{"GET", "", `{"error":{"code":405,"message":"Only POST method can be used"}}`},
 		{"POST", "{", `{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Invalid JSON received by RPC server"}}`},
 		{"POST", "[1]", `{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid request object received by RPC server"}}`},
 		{"POST", `{"jsonrpc": "1.0", "method": "x", "id": 3}`, `{"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Invalid request object received by RPC server"}}`},
@@ -143,7 +156,7 @@ func TestConnectionErrors(t *testing.T) {
 	}
 	dead := l.Addr().String()
 	l.Close()
-	api := jsonrpc.NewClient(jsonrpc.NewTransport(jsonrpc.ClientConfig{}, nil, nil, nil), nil)
+	api := jsonrpc.NewClient(newTransport(t, jsonrpc.ClientConfig{}, nil), nil)
 	f := ironic.AsFault(api.DestroyNode(testCtx(t), rpc.Topic+"."+dead, "n1"))
 	if f.Class != ironic.TemporaryFailure || !strings.Contains(f.Message, "Could not reach the conductor") {
 		t.Errorf("dead conductor: %+v", f)
@@ -153,14 +166,14 @@ func TestConnectionErrors(t *testing.T) {
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
 	defer slow.Close()
 	defer close(block)
-	api = jsonrpc.NewClient(jsonrpc.NewTransport(jsonrpc.ClientConfig{Timeout: 200 * time.Millisecond}, nil, nil, nil), nil)
+	api = jsonrpc.NewClient(newTransport(t, jsonrpc.ClientConfig{Timeout: 200 * time.Millisecond}, nil), nil)
 	f = ironic.AsFault(api.DestroyNode(testCtx(t), rpc.Topic+"."+strings.TrimPrefix(slow.URL, "http://"), "n1"))
 	if f.Class != ironic.TemporaryFailure || !strings.Contains(f.Message, "Timed out") {
 		t.Errorf("deadline: %+v", f)
 	}
 
 	// The port comes from the config when the host has none.
-	_, err = jsonrpc.NewClient(jsonrpc.NewTransport(jsonrpc.ClientConfig{Port: 1}, nil, nil, nil), nil).
+	_, err = jsonrpc.NewClient(newTransport(t, jsonrpc.ClientConfig{Port: 1}, nil), nil).
 		GetSupportedBootDevices(testCtx(t), rpc.Topic+".127.0.0.1", "n1")
 	if f := ironic.AsFault(err); !strings.Contains(f.Message, "127.0.0.1:1") {
 		t.Errorf("port: %+v", f)

@@ -59,8 +59,13 @@ type rpcError struct {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		writeJSON(w, http.StatusMethodNotAllowed,
-			[]byte(`{"error": {"code": 405, "message": "Only POST method can be used"}}`))
+		// webob's json_body: no spaces, no charset.
+		body := `{"error":{"code":405,"message":"Only POST method can be used"}}`
+		h := w.Header()
+		h["Content-Type"] = []string{"application/json"}
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		_, _ = io.WriteString(w, body)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
