@@ -74,6 +74,11 @@ type answer struct {
 
 func post(t *testing.T, url string, hdr map[string]string) answer {
 	t.Helper()
+	return postWith(t, http.DefaultClient, url, hdr)
+}
+
+func postWith(t *testing.T, hc *http.Client, url string, hdr map[string]string) answer {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url,
 		strings.NewReader(`{"jsonrpc": "2.0", "method": "get_supported_boot_devices", "params": {"node_id": "n1", "context": {}}, "id": 1}`))
 	if err != nil {
@@ -82,7 +87,7 @@ func post(t *testing.T, url string, hdr map[string]string) answer {
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goironic/ironic"
+	"github.com/goironic/ironic/internal/keystoneauth"
+	"github.com/goironic/ironic/rpc"
 	"github.com/goironic/ironic/rpc/jsonrpc"
 	"github.com/goironic/ironic/rpc/oslo/oslotest"
 )
+
+type rpcClient = rpc.ConductorAPI
 
 func requirePyClient(t *testing.T) {
 	t.Helper()
@@ -122,5 +127,105 @@ func TestPythonClientHTTPBasicTLS(t *testing.T) {
 	}
 	if n := len(fake.Calls()); n != 5 {
 		t.Errorf("the server ran %d calls, want the first run's 5", n)
+	}
+}
+
+// startPyServer runs testdata/pyserver.py with conf as its ironic.conf
+// until the test ends (bounded to two minutes) and returns its port.
+func startPyServer(t *testing.T, conf string) int {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "ironic.conf")
+	if err := os.WriteFile(f, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd := exec.CommandContext(ctx, "/usr/bin/python3", "testdata/pyserver.py", f)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("pyserver.py stderr:\n%s", stderr.String())
+		}
+	})
+	ready := make(chan int, 1)
+	go func() {
+		b := make([]byte, 64)
+		n, _ := io.ReadAtLeast(stdout, b, len("READY 1"))
+		var port int
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b[:n])), "READY "); ok {
+			port, _ = strconv.Atoi(rest)
+		}
+		ready <- port
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case port := <-ready:
+		if port == 0 {
+			t.Fatalf("pyserver.py did not start:\n%s", stderr.String())
+		}
+		return port
+	case <-time.After(time.Minute):
+		t.Fatalf("pyserver.py not ready after a minute:\n%s", stderr.String())
+	}
+	return 0
+}
+
+// TestGoClientCallsPythonServer: our client calls 21.4's ironic_lib
+// json-rpc server (WSGIService) under http_basic with use_ssl, its
+// certificate from oslo.service's [ssl] options: a result carrying the
+// context, a fault's class and code, a wrong password refused. Its 401
+// is byte for byte the body and WWW-Authenticate ours sends.
+func TestGoClientCallsPythonServer(t *testing.T) {
+	requirePyClient(t)
+	p := newPKI(t)
+	port := startPyServer(t, "[json_rpc]\nauth_strategy = http_basic\nhttp_basic_auth_user_file = "+userFile(t)+
+		"\nhost_ip = 127.0.0.1\nport = 0\nuse_ssl = true\n[ssl]\ncert_file = "+p.cert+"\nkey_file = "+p.key+"\n")
+	topic := ".127.0.0.1:" + strconv.Itoa(port)
+	client := func(password, ca string) rpcClient {
+		return jsonrpc.NewClient(newTransport(t, jsonrpc.ClientConfig{AuthStrategy: jsonrpc.HTTPBasic, UseSSL: true,
+			Username: "admin", Password: password, Session: keystoneauth.Options{CAFile: ca}}, nil), nil)
+	}
+	ctx := testCtx(t)
+	got, err := client("password", p.ca).GetSupportedBootDevices(ctx, topic, "n1")
+	if err != nil || strings.Join(got, " ") != "pxe n1 req-1 admin" {
+		t.Errorf("get_supported_boot_devices: %q %v", got, err)
+	}
+	err = client("password", p.ca).DoProvisioningAction(ctx, topic, "n1", "deploy")
+	if f := ironic.AsFault(err); f.Class != ironic.NodeLocked || f.HTTPStatus() != http.StatusConflict ||
+		!strings.HasPrefix(f.Message, "Node n1 is locked by host py-conductor") {
+		t.Errorf("NodeLocked: %+v", f)
+	}
+	_, err = client("wrong", p.ca).GetSupportedBootDevices(ctx, topic, "n1")
+	if f := ironic.AsFault(err); f.Message != "Unexpected error raised by RPC" {
+		t.Errorf("wrong password: %+v", f)
+	}
+	_, err = client("password", p.otherCA).GetSupportedBootDevices(ctx, topic, "n1")
+	if f := ironic.AsFault(err); f.Class != ironic.TemporaryFailure {
+		t.Errorf("wrong CA: %+v", f)
+	}
+
+	// The same unauthenticated POST to 21.4 and to ours.
+	hc, err := keystoneauth.HTTPClient(keystoneauth.Options{CAFile: p.ca, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ours := authServer(t, jsonrpc.ServerConfig{AuthStrategy: jsonrpc.HTTPBasic, HTTPBasicAuthUserFile: userFile(t)}, nil)
+	for _, hdr := range []map[string]string{nil, {"Authorization": "Basic YWRtaW46d3Jvbmc="}} {
+		py := postWith(t, hc, "https://127.0.0.1:"+strconv.Itoa(port), hdr)
+		go1 := post(t, ours.URL, hdr)
+		if py.status != go1.status || py.body != go1.body ||
+			py.header.Get("WWW-Authenticate") != go1.header.Get("WWW-Authenticate") ||
+			py.header.Get("Content-Type") != go1.header.Get("Content-Type") {
+			t.Errorf("%v: 21.4 answers %d %s %v\nours %d %s %v", hdr, py.status, py.body, py.header, go1.status, go1.body, go1.header)
+		}
 	}
 }
