@@ -27,6 +27,9 @@ type rpcClient = rpc.ConductorAPI
 func requirePyClient(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat("/usr/lib/python3/dist-packages/ironic_lib/json_rpc/client.py"); err != nil {
+		if os.Getenv("IRONIC_TEST_REQUIRE_PYTHON") == "1" {
+			t.Fatal("python3-ironic-lib is not installed (IRONIC_TEST_REQUIRE_PYTHON=1)")
+		}
 		t.Skip("python3-ironic-lib is not installed")
 	}
 }
