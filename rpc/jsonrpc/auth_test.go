@@ -130,7 +130,7 @@ func TestHTTPBasic(t *testing.T) {
 		}
 	}
 	if got := post(t, srv.URL, map[string]string{"Authorization": "Basic YWRtaW46cGFzc3dvcmQ="}); got.status != 200 ||
-		!strings.Contains(got.body, `"result": ["pxe"]`) {
+		!strings.Contains(got.body, `"result":["pxe"]`) {
 		t.Errorf("admin:password: %d %s", got.status, got.body)
 	}
 

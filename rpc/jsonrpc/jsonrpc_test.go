@@ -103,20 +103,30 @@ func TestCallCastAndFaults(t *testing.T) {
 	}
 }
 
+// badRequests are malformed requests with ironic_lib's answers (checked
+// against 21.4's server by TestServerAnswersAsPython).
+var badRequests = []struct{ method, body, want string }{
+	{"GET", "", `{"error":{"code":405,"message":"Only POST method can be used"}}`},
+	{"POST", "{", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Invalid JSON received by RPC server"}}`},
+	{"POST", "[1]", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request object received by RPC server"}}`},
+	{"POST", `{"jsonrpc":"1.0","method":"x","id":3}`, `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid request object received by RPC server"}}`},
+	{"POST", `{"jsonrpc":"2.0","method":"x","params":[],"id":"a"}`, `{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"Invalid request object received by RPC server"}}`},
+	{"POST", `{"jsonrpc":"2.0","method":"no_such","params":{},"id":1}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method no_such was not found"}}`},
+	{"POST", `{"jsonrpc":"2.0","method":"destroy_node","params":{"context":5},"id":1}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Context must be a dictionary, if provided"}}`},
+	{"POST", `{"jsonrpc":"2.0","method":"no_such","params":{}}`, ``},
+	{"POST", `{"jsonrpc": "2.0", "method": "no_such", "params": {"context": 5}, "id": [1, {"a": "b"}]}`, `{"jsonrpc":"2.0","id":[1,{"a":"b"}],"error":{"code":-32601,"message":"Method no_such was not found"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "caf\u00e9", "id": "\u00e9t\u00e9"}`, `{"jsonrpc":"2.0","id":"\u00e9t\u00e9","error":{"code":-32601,"message":"Method caf\u00e9 was not found"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "", "id": 2}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Invalid request object received by RPC server"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "x", "id": 2.50}`, `{"jsonrpc":"2.0","id":2.5,"error":{"code":-32601,"message":"Method x was not found"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "x", "id": 1e2}`, `{"jsonrpc":"2.0","id":100.0,"error":{"code":-32601,"message":"Method x was not found"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "init_host", "params": {}, "id": 1}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method init_host was not found"}}`},
+}
+
 // TestBadRequests: malformed bodies get ironic_lib's JSON-RPC errors.
 func TestBadRequests(t *testing.T) {
 	srv := httptest.NewServer(jsonrpc.NewServer("cond-a", oslotest.New(), nil, nil))
 	defer srv.Close()
-	for _, tc := range []struct{ method, body, want string }{
-		{"GET", "", `{"error":{"code":405,"message":"Only POST method can be used"}}`},
-		{"POST", "{", `{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Invalid JSON received by RPC server"}}`},
-		{"POST", "[1]", `{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid request object received by RPC server"}}`},
-		{"POST", `{"jsonrpc": "1.0", "method": "x", "id": 3}`, `{"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Invalid request object received by RPC server"}}`},
-		{"POST", `{"jsonrpc": "2.0", "method": "x", "params": [], "id": "a"}`, `{"jsonrpc": "2.0", "id": "a", "error": {"code": -32600, "message": "Invalid request object received by RPC server"}}`},
-		{"POST", `{"jsonrpc": "2.0", "method": "no_such", "params": {}, "id": 1}`, `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method no_such was not found"}}`},
-		{"POST", `{"jsonrpc": "2.0", "method": "destroy_node", "params": {"context": 5}, "id": 1}`, `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Context must be a dictionary, if provided"}}`},
-		{"POST", `{"jsonrpc": "2.0", "method": "no_such", "params": {}}`, ``},
-	} {
+	for _, tc := range badRequests {
 		req, _ := http.NewRequest(tc.method, srv.URL, strings.NewReader(tc.body))
 		resp, err := srv.Client().Do(req)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,6 +230,44 @@ func TestGoClientCallsPythonServer(t *testing.T) {
 			py.header.Get("WWW-Authenticate") != go1.header.Get("WWW-Authenticate") ||
 			py.header.Get("Content-Type") != go1.header.Get("Content-Type") {
 			t.Errorf("%v: 21.4 answers %d %s %v\nours %d %s %v", hdr, py.status, py.body, py.header, go1.status, go1.body, go1.header)
+		}
+	}
+}
+
+// TestServerAnswersAsPython: 21.4's json-rpc server (noauth) and ours
+// answer the same requests, malformed ones included, with the same
+// status, Content-Type and body, byte for byte.
+func TestServerAnswersAsPython(t *testing.T) {
+	requirePyClient(t)
+	port := startPyServer(t, "[json_rpc]\nauth_strategy = noauth\nhost_ip = 127.0.0.1\nport = 0\n")
+	fake := oslotest.New()
+	fake.SetResult("GetSupportedBootDevices", []string{"pxe", "n1", "r1", "admin"})
+	ours := httptest.NewServer(jsonrpc.NewServer("127.0.0.1", fake, nil, nil))
+	defer ours.Close()
+	cases := append([]struct{ method, body, want string }{
+		{"POST", `{"jsonrpc": "2.0", "method": "get_supported_boot_devices", "params": {"node_id": "n1", ` +
+			`"context": {"request_id": "r1", "roles": ["admin"]}, "rpc.version": "1.0"}, "id": "r1"}`, ""},
+		{"POST", `{"jsonrpc": "2.0", "method": "destroy_node", "params": {"node_id": "n1", "context": {}}}`, ""},
+	}, badRequests...)
+	for _, tc := range cases {
+		var answers [2]answer
+		for i, url := range []string{"http://127.0.0.1:" + strconv.Itoa(port), ours.URL} {
+			req, err := http.NewRequest(tc.method, url, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			answers[i] = answer{resp.StatusCode, string(b), resp.Header}
+		}
+		py, go1 := answers[0], answers[1]
+		if py.status != go1.status || py.body != go1.body || py.header.Get("Content-Type") != go1.header.Get("Content-Type") {
+			t.Errorf("%s %s:\n21.4: %d %q %s\nours: %d %q %s", tc.method, tc.body,
+				py.status, py.header.Get("Content-Type"), py.body, go1.status, go1.header.Get("Content-Type"), go1.body)
 		}
 	}
 }

@@ -27,6 +27,9 @@ class Manager(object):
     def get_supported_boot_devices(self, context, node_id):
         return ['pxe', node_id, context.request_id, ','.join(context.roles)]
 
+    def destroy_node(self, context, node_id):
+        pass
+
     def do_provisioning_action(self, context, node_id, action):
         raise exception.NodeLocked(node=node_id, host='py-conductor')
 
