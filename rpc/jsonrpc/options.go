@@ -23,24 +23,16 @@ func (c *ClientConfig) Bind(b *option.Binder) {
 	b.Bool(&c.UseSSL, s, "use_ssl")
 	b.String(&c.Username, s, "http_basic_username")
 	b.String(&c.Password, s, "http_basic_password")
-	o := &c.Session
+	c.Session.BindSession(b, s)
+	// The password plugin's options the other sections do not read.
 	for _, f := range []struct {
 		p    *string
 		name string
 	}{
-		{&o.AuthType, "auth_type"}, {&o.AuthURL, "auth_url"},
-		{&o.Username, "username"}, {&o.UserID, "user_id"}, {&o.Password, "password"},
-		{&o.ProjectName, "project_name"}, {&o.ProjectID, "project_id"},
-		{&o.UserDomainName, "user_domain_name"}, {&o.UserDomainID, "user_domain_id"},
-		{&o.ProjectDomainName, "project_domain_name"}, {&o.ProjectDomainID, "project_domain_id"},
-		{&o.DomainName, "domain_name"}, {&o.DomainID, "domain_id"},
-		{&o.SystemScope, "system_scope"},
-		{&o.CAFile, "cafile"}, {&o.CertFile, "certfile"}, {&o.KeyFile, "keyfile"},
+		{&c.Session.DomainName, "domain_name"}, {&c.Session.DomainID, "domain_id"},
 		{&c.DefaultDomainID, "default_domain_id"}, {&c.DefaultDomainName, "default_domain_name"},
 		{&c.TrustID, "trust_id"},
 	} {
 		b.String(f.p, s, f.name)
 	}
-	b.Bool(&o.Insecure, s, "insecure")
-	b.Seconds(&o.Timeout, s, "timeout")
 }
