@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -405,38 +405,41 @@ func newPKI(t *testing.T) testPKI {
 	return p
 }
 
-// TestTLS: use_ssl serves HTTPS with the [ssl] certificate; the client
-// verifies it with [json_rpc]cafile, refuses a server its CA did not
-// sign, and takes it with insecure.
-func TestTLS(t *testing.T) {
-	p := newPKI(t)
+// basicTLSServer serves a fake conductor under http_basic with use_ssl,
+// its certificate signed by p's CA; it returns the fake and the port.
+func basicTLSServer(t *testing.T, p testPKI) (*oslotest.Fake, int) {
+	t.Helper()
 	cert, err := tls.LoadX509KeyPair(p.cert, p.key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := jsonrpc.ServerConfig{AuthStrategy: jsonrpc.HTTPBasic, HTTPBasicAuthUserFile: userFile(t), UseSSL: true}
 	fake := oslotest.New()
-	fake.SetResult("GetSupportedBootDevices", []string{"pxe"})
-	h, err := jsonrpc.NewHandler(cfg, jsonrpc.NewServer("c", fake, nil, nil), authenticators(nil))
+	h, err := jsonrpc.NewHandler(cfg, jsonrpc.NewServer("127.0.0.1", fake, nil, nil), authenticators(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fake, serve(t, h, func(l net.Listener) (net.Listener, error) {
+		return cfg.Listener(l, &tls.Config{Certificates: []tls.Certificate{cert}})
+	})
+}
+
+// TestTLS: use_ssl serves HTTPS with the [ssl] certificate; the client
+// verifies it with [json_rpc]cafile, refuses a server its CA did not
+// sign, and takes it with insecure.
+func TestTLS(t *testing.T) {
+	p := newPKI(t)
+	fake, port := basicTLSServer(t, p)
+	fake.SetResult("GetSupportedBootDevices", []string{"pxe"})
+	topic := rpc.Topic + ".127.0.0.1:" + strconv.Itoa(port)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cfg.Listener(l, nil); err == nil || !strings.Contains(err.Error(), "cert_file and key_file") {
+	defer l.Close()
+	if _, err := (jsonrpc.ServerConfig{UseSSL: true}).Listener(l, nil); err == nil || !strings.Contains(err.Error(), "cert_file and key_file") {
 		t.Errorf("no certificate: %v", err)
 	}
-	tl, err := cfg.Listener(l, &tls.Config{Certificates: []tls.Certificate{cert}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: log.New(io.Discard, "", 0)}
-	go func() { _ = srv.Serve(tl) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	topic := rpc.Topic + "." + l.Addr().String()
 
 	call := func(c jsonrpc.ClientConfig) error {
 		c.AuthStrategy, c.UseSSL, c.Username, c.Password = jsonrpc.HTTPBasic, true, "admin", "password"

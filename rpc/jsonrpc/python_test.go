@@ -2,7 +2,6 @@ package jsonrpc_test
 
 import (
 	"context"
-	"crypto/tls"
 	"io"
 	"log"
 	"net"
@@ -96,19 +95,7 @@ func TestPythonClientCallsGoServer(t *testing.T) {
 func TestPythonClientHTTPBasicTLS(t *testing.T) {
 	requirePyClient(t)
 	p := newPKI(t)
-	cert, err := tls.LoadX509KeyPair(p.cert, p.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := jsonrpc.ServerConfig{AuthStrategy: jsonrpc.HTTPBasic, HTTPBasicAuthUserFile: userFile(t), UseSSL: true}
-	fake := oslotest.New()
-	h, err := jsonrpc.NewHandler(cfg, jsonrpc.NewServer("127.0.0.1", fake, nil, nil), authenticators(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := serve(t, h, func(l net.Listener) (net.Listener, error) {
-		return cfg.Listener(l, &tls.Config{Certificates: []tls.Certificate{cert}})
-	})
+	fake, port := basicTLSServer(t, p)
 	conf := func(password, ca string) string {
 		return "[json_rpc]\nauth_strategy = http_basic\nhttp_basic_username = admin\nhttp_basic_password = " + password +
 			"\nuse_ssl = true\ncafile = " + ca + "\n"
