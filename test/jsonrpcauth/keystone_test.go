@@ -84,8 +84,8 @@ func runPyClient(t *testing.T, port int, conf string) ([]byte, error) {
 // TestKeystone: under auth_strategy keystone, 21.4's client with the
 // ironic service user's [json_rpc] password options makes its five calls
 // through our server; a member without admin gets 403 (keystoneauth's
-// Forbidden), a wrong password never reaches the server. Our client does
-// the same with the same options.
+// Forbidden). Our client does the same with the same options, and a
+// wrong password is KeystoneUnauthorized before any call.
 func TestKeystone(t *testing.T) {
 	ks := keystone.ForTest(t, keystone.Options{})
 	fake, port := server(t, ks)
@@ -96,14 +96,11 @@ func TestKeystone(t *testing.T) {
 		t.Fatalf("python client as ironic: %v\n%s", err, out)
 	}
 	oslotest.CheckPyClientRun(t, fake, out)
-	for name, tc := range map[string]struct{ conf, want string }{
-		"member":         {clientSection(ks, "demo-member", keystone.UserPassword, "demo"), "keystoneauth1.exceptions.http.Forbidden"},
-		"wrong password": {clientSection(ks, "ironic", "wrong", "service"), "keystoneauth1.exceptions.http.Unauthorized"},
-	} {
-		out, err := runPyClient(t, port, tc.conf)
-		if err == nil || !strings.Contains(string(out), tc.want) {
-			t.Errorf("python client, %s: %v, want %s in\n%s", name, err, tc.want, out)
-		}
+	// (A wrong password is Keystone's business: our client's run below
+	// covers it without another Python start.)
+	out, err = runPyClient(t, port, clientSection(ks, "demo-member", keystone.UserPassword, "demo"))
+	if want := "keystoneauth1.exceptions.http.Forbidden"; err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("python client as a member: %v, want %s in\n%s", err, want, out)
 	}
 	if n := len(fake.Calls()); n != 5 {
 		t.Errorf("the server ran %d calls, want 5", n)
