@@ -38,7 +38,8 @@ svc = json_rpc.WSGIService(Manager(), objects_base.IronicObjectSerializer(is_ser
                            context.RequestContext.from_dict)
 svc.start()
 print('READY %d' % svc.server.port, flush=True)
-# Not svc.wait(): with use_ssl it returns at once (oslo.service's
-# launcher, which ironic-conductor runs under, waits in its own way).
+# Not svc.wait(): oslo.service's wsgi.Server.wait only waits for the
+# requests in flight, so it returns at once and the process would exit
+# (ironic-conductor's oslo.service launcher keeps its process alive).
 while True:
     eventlet.sleep(3600)
