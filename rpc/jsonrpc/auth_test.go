@@ -203,8 +203,20 @@ func TestNoAuth(t *testing.T) {
 	if _, err := jsonrpc.NewHandler(jsonrpc.ServerConfig{AuthStrategy: "ldap"}, jsonrpc.NewServer("c", fake, nil, nil), nil); err == nil {
 		t.Error("unknown strategy accepted")
 	}
-	if _, err := jsonrpc.NewTransport(jsonrpc.ClientConfig{AuthStrategy: "ldap"}, nil, nil, nil); err == nil {
+	if _, err := jsonrpc.New(jsonrpc.ClientConfig{AuthStrategy: "ldap"}, nil, nil, nil); err == nil {
 		t.Error("client: unknown strategy accepted")
+	}
+	// NewTransport: a Config built by hand with no strategy is noauth; one
+	// New refuses fails every call with New's error.
+	got, err = jsonrpc.NewClient(jsonrpc.NewTransport(jsonrpc.ClientConfig{}, nil, nil, nil), nil).
+		GetSupportedBootDevices(testCtx(t), topicOf(srv), "n1")
+	if err != nil || len(got) != 1 {
+		t.Errorf("NewTransport, zero config: %v %v", got, err)
+	}
+	_, err = jsonrpc.NewClient(jsonrpc.NewTransport(jsonrpc.ClientConfig{AuthStrategy: "ldap"}, nil, nil, nil), nil).
+		GetSupportedBootDevices(testCtx(t), topicOf(srv), "n1")
+	if err == nil || !strings.Contains(err.Error(), "ldap") {
+		t.Errorf("NewTransport, bad config: %v", err)
 	}
 }
 
@@ -377,7 +389,7 @@ func TestKeystone(t *testing.T) {
 	} {
 		c := keystoneClient(k, "ironic")
 		mod(&c)
-		if _, err := jsonrpc.NewTransport(c, nil, nil, nil); err == nil || !strings.Contains(err.Error(), name) {
+		if _, err := jsonrpc.New(c, nil, nil, nil); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -443,7 +455,7 @@ func TestTLS(t *testing.T) {
 
 	call := func(c jsonrpc.ClientConfig) error {
 		c.AuthStrategy, c.UseSSL, c.Username, c.Password = jsonrpc.HTTPBasic, true, "admin", "password"
-		tr, err := jsonrpc.NewTransport(c, nil, nil, nil)
+		tr, err := jsonrpc.New(c, nil, nil, nil)
 		if err != nil {
 			return err
 		}

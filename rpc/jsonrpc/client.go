@@ -70,17 +70,30 @@ type Transport struct {
 	http   *http.Client
 	ids    ironic.UUIDSource
 	log    *slog.Logger
+	err    error // NewTransport's configuration error
 }
 
 var _ oslo.Transport = (*Transport)(nil)
 
-// NewTransport returns a transport for cfg. hc, if not nil, replaces the
-// HTTP client built from cfg.Session's TLS options and timeout (tests).
-// ids mints the ids of calls without a request id; may be nil. Its
-// errors are configuration errors (an unknown strategy, an unreadable
-// cafile or client certificate, an option it cannot honour). Under
-// keystone, the first call gets the token.
-func NewTransport(cfg ClientConfig, hc *http.Client, ids ironic.UUIDSource, log *slog.Logger) (*Transport, error) {
+// NewTransport is New for callers that have no options to check (a
+// Config built by hand: noauth or http_basic over hc); a configuration
+// New refuses makes every call fail with New's error. Wiring that binds
+// the options calls New, whose error stops start-up.
+func NewTransport(cfg ClientConfig, hc *http.Client, ids ironic.UUIDSource, log *slog.Logger) *Transport {
+	t, err := New(cfg, hc, ids, log)
+	if err != nil {
+		return &Transport{err: err}
+	}
+	return t
+}
+
+// New returns a transport for cfg. hc, if not nil, replaces the HTTP
+// client built from cfg.Session's TLS options and timeout (tests). ids
+// mints the ids of calls without a request id; may be nil. Its errors are
+// configuration errors (an unknown strategy, an unreadable cafile or
+// client certificate, an option it cannot honour). Under keystone, the
+// first call gets the token.
+func New(cfg ClientConfig, hc *http.Client, ids ironic.UUIDSource, log *slog.Logger) (*Transport, error) {
 	if ids == nil {
 		ids = ironic.RandomUUIDs{}
 	}
@@ -181,6 +194,9 @@ func appendBody(dst []byte, req *oslo.Request, id string) ([]byte, error) {
 
 // Call sends req and returns the reply's result (nil for null).
 func (t *Transport) Call(ctx context.Context, topic string, req *oslo.Request) ([]byte, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
 	id := t.ids.NewUUID()
 	if req.Context != nil && req.Context.RequestID != "" {
 		id = req.Context.RequestID
@@ -190,6 +206,9 @@ func (t *Transport) Call(ctx context.Context, topic string, req *oslo.Request) (
 
 // Cast sends req as a notification: the server answers 204 at once.
 func (t *Transport) Cast(ctx context.Context, topic string, req *oslo.Request) error {
+	if t.err != nil {
+		return t.err
+	}
 	_, err := t.post(ctx, topic, req, "")
 	return err
 }

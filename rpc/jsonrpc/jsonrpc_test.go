@@ -27,13 +27,10 @@ func setup(t *testing.T, cfg jsonrpc.ClientConfig) (*oslotest.Fake, rpc.Conducto
 	return fake, jsonrpc.NewClient(newTransport(t, cfg, srv.Client()), nil), rpc.Topic + "." + host
 }
 
-// newTransport is a transport for cfg, noauth unless cfg says otherwise.
+// newTransport is a transport for cfg (noauth unless cfg says otherwise).
 func newTransport(t *testing.T, cfg jsonrpc.ClientConfig, hc *http.Client) *jsonrpc.Transport {
 	t.Helper()
-	if cfg.AuthStrategy == "" && cfg.DefaultAuthStrategy == "" {
-		cfg.AuthStrategy = jsonrpc.NoAuth
-	}
-	tr, err := jsonrpc.NewTransport(cfg, hc, nil, nil)
+	tr, err := jsonrpc.New(cfg, hc, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,8 @@ type ServerConfig struct {
 }
 
 // Strategy is the strategy in effect: [json_rpc]auth_strategy, else
-// [DEFAULT]auth_strategy (keystone when both are unset).
+// [DEFAULT]auth_strategy; noauth in a Config built by hand without
+// either.
 func (c ServerConfig) Strategy() string {
 	return effectiveStrategy(c.AuthStrategy, c.DefaultAuthStrategy)
 }
@@ -54,7 +55,9 @@ func effectiveStrategy(own, global string) string {
 	case global != "":
 		return global
 	}
-	return Keystone
+	// Bind always sets the global one ([DEFAULT]auth_strategy, keystone
+	// by default): only a Config built by hand has neither.
+	return NoAuth
 }
 
 // Authenticator authenticates requests as the API does for the same

@@ -124,7 +124,7 @@ func TestKeystone(t *testing.T) {
 		if err := b.Err(); err != nil {
 			return nil, err
 		}
-		return jsonrpc.NewTransport(cfg, nil, nil, nil)
+		return jsonrpc.New(cfg, nil, nil, nil)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
