@@ -145,6 +145,14 @@ func New(cfg ClientConfig, hc *http.Client, ids ironic.UUIDSource, log *slog.Log
 	return t, nil
 }
 
+// Close closes the transport's idle connections.
+func (t *Transport) Close() error {
+	if t.http != nil {
+		t.http.CloseIdleConnections()
+	}
+	return nil
+}
+
 // NewClient is rpc.ConductorAPI over json-rpc. nodes may be nil.
 func NewClient(t *Transport, nodes oslo.NodeIDLookup) *oslo.Client { return oslo.NewClient(t, nodes) }
 

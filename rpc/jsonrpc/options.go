@@ -23,6 +23,7 @@ func (c *ClientConfig) Bind(b *option.Binder) {
 	b.Bool(&c.UseSSL, s, "use_ssl")
 	b.String(&c.Username, s, "http_basic_username")
 	b.String(&c.Password, s, "http_basic_password")
+	c.Session.Section = s // for keystoneauth's messages
 	c.Session.BindSession(b, s)
 	// The password plugin's options the other sections do not read.
 	for _, f := range []struct {
