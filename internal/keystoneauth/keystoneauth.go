@@ -33,6 +33,8 @@ type Options struct {
 	AuthURL, Username, UserID, Password                  string
 	ProjectName, ProjectID, UserDomainName, UserDomainID string
 	ProjectDomainName, ProjectDomainID, SystemScope      string
+	// DomainID and DomainName scope the token to a domain.
+	DomainID, DomainName string
 	// Session options: TLS and the request timeout (0: none).
 	CAFile, CertFile, KeyFile string
 	Insecure                  bool
@@ -46,7 +48,7 @@ type Options struct {
 // Connect returns a provider client (retrying as retry says) and the
 // service's endpoint; authenticated tells whether it holds a token.
 func Connect(ctx context.Context, o Options, retry gophercloud.RetryFunc) (pc *gophercloud.ProviderClient, endpoint string, authenticated bool, err error) {
-	hc, err := httpClient(o)
+	hc, err := HTTPClient(o)
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -61,30 +63,8 @@ func Connect(ctx context.Context, o Options, retry gophercloud.RetryFunc) (pc *g
 		return nil, "", false, ironic.Errorf(ironic.ConfigInvalid,
 			"Invalid configuration file. [%s] auth_type %s is not supported by this service (use none or password)", o.Section, o.AuthType)
 	}
-	pc, err = openstack.NewClient(o.AuthURL)
-	if err != nil {
-		return nil, "", false, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
-	}
-	pc.HTTPClient = *hc
-	pc.RetryFunc = retry
-	opts := gophercloud.AuthOptions{
-		IdentityEndpoint: o.AuthURL, Username: o.Username, UserID: o.UserID, Password: o.Password,
-		DomainID: o.UserDomainID, DomainName: o.UserDomainName, AllowReauth: true,
-	}
-	switch {
-	case o.SystemScope != "":
-		opts.Scope = &gophercloud.AuthScope{System: true}
-	case o.ProjectID != "":
-		opts.Scope = &gophercloud.AuthScope{ProjectID: o.ProjectID}
-	case o.ProjectName != "":
-		opts.Scope = &gophercloud.AuthScope{ProjectName: o.ProjectName,
-			DomainID: o.ProjectDomainID, DomainName: o.ProjectDomainName}
-	}
-	if err := openstack.Authenticate(ctx, pc, opts); err != nil {
-		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
-			return nil, "", false, ironic.Errorf(ironic.KeystoneUnauthorized, "Not authorized in Keystone.")
-		}
-		return nil, "", false, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
+	if pc, err = authenticate(ctx, o, hc, retry); err != nil {
+		return nil, "", false, err
 	}
 	if o.EndpointOverride != "" {
 		return pc, o.EndpointOverride, true, nil
@@ -103,13 +83,63 @@ func Connect(ctx context.Context, o Options, retry gophercloud.RetryFunc) (pc *g
 	return nil, "", false, catalogNotFound(o)
 }
 
+// Authenticate gets a token as the password plugin of o does (auth_type
+// "password" or "v3password"), with the session's TLS and timeout: the
+// provider client holds it (Token) and renews it (Reauthenticate). For
+// clients that reach their service at an address of their own, as
+// json-rpc's does.
+func Authenticate(ctx context.Context, o Options, retry gophercloud.RetryFunc) (*gophercloud.ProviderClient, error) {
+	switch strings.ToLower(o.AuthType) {
+	case "password", "v3password":
+	default:
+		return nil, ironic.Errorf(ironic.ConfigInvalid,
+			"Invalid configuration file. [%s] auth_type %s is not supported by this service (use password)", o.Section, o.AuthType)
+	}
+	hc, err := HTTPClient(o)
+	if err != nil {
+		return nil, err
+	}
+	return authenticate(ctx, o, hc, retry)
+}
+
+func authenticate(ctx context.Context, o Options, hc *http.Client, retry gophercloud.RetryFunc) (*gophercloud.ProviderClient, error) {
+	pc, err := openstack.NewClient(o.AuthURL)
+	if err != nil {
+		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
+	}
+	pc.HTTPClient = *hc
+	pc.RetryFunc = retry
+	opts := gophercloud.AuthOptions{
+		IdentityEndpoint: o.AuthURL, Username: o.Username, UserID: o.UserID, Password: o.Password,
+		DomainID: o.UserDomainID, DomainName: o.UserDomainName, AllowReauth: true,
+	}
+	switch {
+	case o.SystemScope != "":
+		opts.Scope = &gophercloud.AuthScope{System: true}
+	case o.ProjectID != "":
+		opts.Scope = &gophercloud.AuthScope{ProjectID: o.ProjectID}
+	case o.ProjectName != "":
+		opts.Scope = &gophercloud.AuthScope{ProjectName: o.ProjectName,
+			DomainID: o.ProjectDomainID, DomainName: o.ProjectDomainName}
+	case o.DomainID != "" || o.DomainName != "":
+		opts.Scope = &gophercloud.AuthScope{DomainID: o.DomainID, DomainName: o.DomainName}
+	}
+	if err := openstack.Authenticate(ctx, pc, opts); err != nil {
+		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
+			return nil, ironic.Errorf(ironic.KeystoneUnauthorized, "Not authorized in Keystone.")
+		}
+		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
+	}
+	return pc, nil
+}
+
 func catalogNotFound(o Options) error {
 	return ironic.Errorf(ironic.CatalogNotFound, "Service type %s with endpoint type internal not found in keystone service catalog.", o.ServiceType)
 }
 
-// httpClient is the session's HTTP client: TLS from cafile, certfile,
+// HTTPClient is the session's HTTP client: TLS from cafile, certfile,
 // keyfile and insecure, and the timeout.
-func httpClient(o Options) (*http.Client, error) {
+func HTTPClient(o Options) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tlsCfg := &tls.Config{InsecureSkipVerify: o.Insecure} //nolint:gosec // the section's insecure asks for it.
 	if o.CAFile != "" {

@@ -24,7 +24,17 @@ func setup(t *testing.T, cfg jsonrpc.ClientConfig) (*oslotest.Fake, rpc.Conducto
 	srv := httptest.NewServer(jsonrpc.NewServer("cond-a", fake, nil, nil))
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	return fake, jsonrpc.NewClient(jsonrpc.NewTransport(cfg, srv.Client(), nil, nil), nil), rpc.Topic + "." + host
+	return fake, jsonrpc.NewClient(newTransport(t, cfg, srv.Client()), nil), rpc.Topic + "." + host
+}
+
+// newTransport is a transport for cfg (noauth unless cfg says otherwise).
+func newTransport(t *testing.T, cfg jsonrpc.ClientConfig, hc *http.Client) *jsonrpc.Transport {
+	t.Helper()
+	tr, err := jsonrpc.New(cfg, hc, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 func testCtx(t *testing.T) context.Context {
@@ -90,20 +100,30 @@ func TestCallCastAndFaults(t *testing.T) {
 	}
 }
 
+// badRequests are malformed requests with ironic_lib's answers (checked
+// against 21.4's server by TestServerAnswersAsPython).
+var badRequests = []struct{ method, body, want string }{
+	{"GET", "", `{"error":{"code":405,"message":"Only POST method can be used"}}`},
+	{"POST", "{", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Invalid JSON received by RPC server"}}`},
+	{"POST", "[1]", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request object received by RPC server"}}`},
+	{"POST", `{"jsonrpc":"1.0","method":"x","id":3}`, `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid request object received by RPC server"}}`},
+	{"POST", `{"jsonrpc":"2.0","method":"x","params":[],"id":"a"}`, `{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"Invalid request object received by RPC server"}}`},
+	{"POST", `{"jsonrpc":"2.0","method":"no_such","params":{},"id":1}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method no_such was not found"}}`},
+	{"POST", `{"jsonrpc":"2.0","method":"destroy_node","params":{"context":5},"id":1}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Context must be a dictionary, if provided"}}`},
+	{"POST", `{"jsonrpc":"2.0","method":"no_such","params":{}}`, ``},
+	{"POST", `{"jsonrpc": "2.0", "method": "no_such", "params": {"context": 5}, "id": [1, {"a": "b"}]}`, `{"jsonrpc":"2.0","id":[1,{"a":"b"}],"error":{"code":-32601,"message":"Method no_such was not found"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "caf\u00e9", "id": "\u00e9t\u00e9"}`, `{"jsonrpc":"2.0","id":"\u00e9t\u00e9","error":{"code":-32601,"message":"Method caf\u00e9 was not found"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "", "id": 2}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Invalid request object received by RPC server"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "x", "id": 2.50}`, `{"jsonrpc":"2.0","id":2.5,"error":{"code":-32601,"message":"Method x was not found"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "x", "id": 1e2}`, `{"jsonrpc":"2.0","id":100.0,"error":{"code":-32601,"message":"Method x was not found"}}`},
+	{"POST", `{"jsonrpc": "2.0", "method": "init_host", "params": {}, "id": 1}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method init_host was not found"}}`},
+}
+
 // TestBadRequests: malformed bodies get ironic_lib's JSON-RPC errors.
 func TestBadRequests(t *testing.T) {
 	srv := httptest.NewServer(jsonrpc.NewServer("cond-a", oslotest.New(), nil, nil))
 	defer srv.Close()
-	for _, tc := range []struct{ method, body, want string }{
-		{"GET", "", `{"error": {"code": 405, "message": "Only POST method can be used"}}`},
-		{"POST", "{", `{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Invalid JSON received by RPC server"}}`},
-		{"POST", "[1]", `{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid request object received by RPC server"}}`},
-		{"POST", `{"jsonrpc": "1.0", "method": "x", "id": 3}`, `{"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Invalid request object received by RPC server"}}`},
-		{"POST", `{"jsonrpc": "2.0", "method": "x", "params": [], "id": "a"}`, `{"jsonrpc": "2.0", "id": "a", "error": {"code": -32600, "message": "Invalid request object received by RPC server"}}`},
-		{"POST", `{"jsonrpc": "2.0", "method": "no_such", "params": {}, "id": 1}`, `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method no_such was not found"}}`},
-		{"POST", `{"jsonrpc": "2.0", "method": "destroy_node", "params": {"context": 5}, "id": 1}`, `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Context must be a dictionary, if provided"}}`},
-		{"POST", `{"jsonrpc": "2.0", "method": "no_such", "params": {}}`, ``},
-	} {
+	for _, tc := range badRequests {
 		req, _ := http.NewRequest(tc.method, srv.URL, strings.NewReader(tc.body))
 		resp, err := srv.Client().Do(req)
 		if err != nil {
@@ -143,7 +163,7 @@ func TestConnectionErrors(t *testing.T) {
 	}
 	dead := l.Addr().String()
 	l.Close()
-	api := jsonrpc.NewClient(jsonrpc.NewTransport(jsonrpc.ClientConfig{}, nil, nil, nil), nil)
+	api := jsonrpc.NewClient(newTransport(t, jsonrpc.ClientConfig{}, nil), nil)
 	f := ironic.AsFault(api.DestroyNode(testCtx(t), rpc.Topic+"."+dead, "n1"))
 	if f.Class != ironic.TemporaryFailure || !strings.Contains(f.Message, "Could not reach the conductor") {
 		t.Errorf("dead conductor: %+v", f)
@@ -153,14 +173,14 @@ func TestConnectionErrors(t *testing.T) {
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
 	defer slow.Close()
 	defer close(block)
-	api = jsonrpc.NewClient(jsonrpc.NewTransport(jsonrpc.ClientConfig{Timeout: 200 * time.Millisecond}, nil, nil, nil), nil)
+	api = jsonrpc.NewClient(newTransport(t, jsonrpc.ClientConfig{Timeout: 200 * time.Millisecond}, nil), nil)
 	f = ironic.AsFault(api.DestroyNode(testCtx(t), rpc.Topic+"."+strings.TrimPrefix(slow.URL, "http://"), "n1"))
 	if f.Class != ironic.TemporaryFailure || !strings.Contains(f.Message, "Timed out") {
 		t.Errorf("deadline: %+v", f)
 	}
 
 	// The port comes from the config when the host has none.
-	_, err = jsonrpc.NewClient(jsonrpc.NewTransport(jsonrpc.ClientConfig{Port: 1}, nil, nil, nil), nil).
+	_, err = jsonrpc.NewClient(newTransport(t, jsonrpc.ClientConfig{Port: 1}, nil), nil).
 		GetSupportedBootDevices(testCtx(t), rpc.Topic+".127.0.0.1", "n1")
 	if f := ironic.AsFault(err); !strings.Contains(f.Message, "127.0.0.1:1") {
 		t.Errorf("port: %+v", f)

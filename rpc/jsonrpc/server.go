@@ -7,7 +7,9 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -59,8 +61,13 @@ type rpcError struct {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		writeJSON(w, http.StatusMethodNotAllowed,
-			[]byte(`{"error": {"code": 405, "message": "Only POST method can be used"}}`))
+		// webob's json_body: no spaces, no charset.
+		body := `{"error":{"code":405,"message":"Only POST method can be used"}}`
+		h := w.Header()
+		h["Content-Type"] = []string{"application/json"}
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		_, _ = io.WriteString(w, body)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
@@ -71,6 +78,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := s.call(r.Context(), body)
 	if out == nil {
+		// webob's default content type, on an empty 204.
+		w.Header()["Content-Type"] = []string{"text/html; charset=UTF-8"}
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -79,7 +88,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h["Content-Type"] = []string{"application/json; charset=UTF-8"}
+	// webob drops the charset of a json_body response.
+	h["Content-Type"] = []string{"application/json"}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
@@ -147,17 +157,26 @@ func (s *Server) call(ctx context.Context, body []byte) []byte {
 	if rerr != nil {
 		return appendError(nil, req.id, rerr)
 	}
-	out := append([]byte(nil), `{"jsonrpc": "2.0", "result": `...)
+	out := append([]byte(nil), `{"jsonrpc":"2.0","result":`...)
 	if result == nil {
 		result = []byte("null")
 	}
-	out = append(out, result...)
-	out = append(out, `, "id": `...)
-	out = append(out, req.id...)
+	// webob's json_body has no spaces; the codec's output has.
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, result); err != nil {
+		return appendError(nil, req.id, &rpcError{code: http.StatusInternalServerError, message: "Cannot encode the result"})
+	}
+	out = append(out, buf.Bytes()...)
+	out = append(out, `,"id":`...)
+	out = append(out, normID(req.id)...)
 	return append(out, '}')
 }
 
 func (s *Server) dispatch(ctx context.Context, req *request) ([]byte, *rpcError) {
+	// ironic_lib looks the method up before it reads the params.
+	if !s.d.Has(req.method) {
+		return nil, &rpcError{code: codeMethodNotFound, message: "Method " + req.method + " was not found"}
+	}
 	in := &oslo.Incoming{Method: req.method, Version: "1.0", Context: &ironic.RequestContext{}}
 	for _, m := range req.params {
 		switch m.Key {
@@ -202,21 +221,43 @@ func (s *Server) dispatch(ctx context.Context, req *request) ([]byte, *rpcError)
 	return nil, &rpcError{code: http.StatusInternalServerError, message: f.Message}
 }
 
+// normID is the request's id as Python writes back what json.loads read
+// (1e2 as 100.0, "\u00e9" for é), without spaces.
+func normID(raw []byte) []byte {
+	v, err := pyjson.Load(raw)
+	if n, ok := v.(json.Number); ok && strings.ContainsAny(string(n), ".eE") {
+		if f, ferr := strconv.ParseFloat(string(n), 64); ferr == nil {
+			v = f
+		}
+	}
+	if err == nil {
+		var out []byte
+		if out, err = pyjson.Append(nil, v); err == nil {
+			raw = out
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return raw
+	}
+	return buf.Bytes()
+}
+
 // appendError writes the error reply in the order ironic_lib's server
-// builds it.
+// builds it, as webob's json_body writes it (no spaces).
 func appendError(dst, id []byte, e *rpcError) []byte {
-	dst = append(dst, `{"jsonrpc": "2.0", "id": `...)
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	if id == nil {
 		dst = append(dst, "null"...)
 	} else {
-		dst = append(dst, id...)
+		dst = append(dst, normID(id)...)
 	}
-	dst = append(dst, `, "error": {"code": `...)
+	dst = append(dst, `,"error":{"code":`...)
 	dst = strconv.AppendInt(dst, int64(e.code), 10)
-	dst = append(dst, `, "message": `...)
+	dst = append(dst, `,"message":`...)
 	dst = pyjson.AppendString(dst, e.message)
 	if e.class != "" {
-		dst = append(dst, `, "data": {"class": `...)
+		dst = append(dst, `,"data":{"class":`...)
 		dst = pyjson.AppendString(dst, e.class)
 		dst = append(dst, '}')
 	}

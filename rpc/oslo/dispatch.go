@@ -45,6 +45,13 @@ type call struct {
 // serverMajor and serverMinor are RPC_API_VERSION 1.55.
 const serverMajor, serverMinor = 1, 55
 
+// Has tells whether method is one Dispatch serves (else it answers
+// NoSuchMethod).
+func (d *Dispatcher) Has(method string) bool {
+	_, ok := handlers[method]
+	return ok && !strings.HasPrefix(method, "_")
+}
+
 // Dispatch serves one request that arrived on topic. The request context
 // in ctx is replaced by the request's. The result is encoded JSON (nil for None); a failure is what
 // the reply carries instead.

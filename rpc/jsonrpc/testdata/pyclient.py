@@ -1,5 +1,8 @@
 """Calls a conductor through Ironic 21.4's own rpcapi.ConductorAPI over
-json-rpc (ironic_lib.json_rpc); prints one JSON line per call. argv: port topic"""
+json-rpc (ironic_lib.json_rpc); prints one JSON line per call.
+argv: port topic [ironic.conf]: without a configuration file the client
+uses auth_strategy noauth; with one, its [json_rpc] section (auth_strategy,
+http_basic_username, use_ssl, cafile, the keystoneauth options) applies."""
 import json
 import sys
 
@@ -11,9 +14,11 @@ from ironic import objects
 
 from ironic.conf import CONF
 
-CONF([], project='ironic')
+conf_file = sys.argv[3] if len(sys.argv) > 3 else None
+CONF(['--config-file', conf_file] if conf_file else [], project='ironic', default_config_files=[])
 CONF.set_override('rpc_transport', 'json-rpc')
-CONF.set_override('auth_strategy', 'noauth', group='json_rpc')
+if not conf_file:
+    CONF.set_override('auth_strategy', 'noauth', group='json_rpc')
 CONF.set_override('port', int(sys.argv[1]), group='json_rpc')
 objects.register_all()
 topic = sys.argv[2]
