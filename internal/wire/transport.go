@@ -2,13 +2,14 @@ package wire
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
-	"time"
 
+	"github.com/goironic/ironic/apiv1/auth"
 	"github.com/goironic/ironic/conductor"
 	"github.com/goironic/ironic/conf"
 	"github.com/goironic/ironic/db"
@@ -25,53 +26,20 @@ const (
 )
 
 // jsonrpcConfig is what the split binaries read of [json_rpc] for
-// rpc_transport = json-rpc (ironic_lib 5.3's json_rpc, which 21.4 uses):
-// where the conductor listens and how the API reaches it.
+// rpc_transport = json-rpc: where the conductor listens (host_ip and the
+// client's port), the server's authentication and TLS, the client's.
 type jsonrpcConfig struct {
-	// HostIP and Port are [json_rpc]host_ip and port: the conductor
-	// serves JSON-RPC there. The API sends a call to the host name the
-	// hash ring gives for the node (the conductor's [DEFAULT]host) at
-	// Port, as ironic_lib's client does.
+	// HostIP is [json_rpc]host_ip; the conductor listens on it at
+	// Client.Port, the port the API's calls go to.
 	HostIP string
-	Port   int
-	// AuthStrategy is [json_rpc]auth_strategy; empty means
-	// DefaultAuthStrategy, [DEFAULT]auth_strategy (ironic_lib's
-	// json_rpc.auth_strategy()).
-	AuthStrategy, DefaultAuthStrategy string
-	// UseSSL is [json_rpc]use_ssl.
-	UseSSL bool
-	// Timeout is [json_rpc]timeout: the client session's bound on each
-	// call (120 s: ironic_lib sets that default).
-	Timeout time.Duration
+	Server jsonrpc.ServerConfig
+	Client jsonrpc.ClientConfig
 }
 
 func (c *jsonrpcConfig) Bind(b *option.Binder) {
 	b.String(&c.HostIP, "json_rpc", "host_ip")
-	b.Int(&c.Port, "json_rpc", "port")
-	b.String(&c.AuthStrategy, "json_rpc", "auth_strategy")
-	b.String(&c.DefaultAuthStrategy, "DEFAULT", "auth_strategy")
-	b.Bool(&c.UseSSL, "json_rpc", "use_ssl")
-	b.Seconds(&c.Timeout, "json_rpc", "timeout")
-}
-
-// strategy is the effective auth strategy of the json-rpc endpoint.
-func (c jsonrpcConfig) strategy() string {
-	if c.AuthStrategy != "" {
-		return c.AuthStrategy
-	}
-	return c.DefaultAuthStrategy
-}
-
-// check refuses what this wiring cannot honour yet, rather than serving
-// or calling in plain text without authentication.
-func (c jsonrpcConfig) check() error {
-	if s := c.strategy(); s != "noauth" {
-		return fmt.Errorf("rpc_transport = json-rpc: [json_rpc]auth_strategy (or [DEFAULT]auth_strategy) = %q is not supported by this build yet; set [json_rpc]auth_strategy = noauth", s)
-	}
-	if c.UseSSL {
-		return fmt.Errorf("rpc_transport = json-rpc: [json_rpc]use_ssl is not supported by this build yet")
-	}
-	return nil
+	c.Server.Bind(b)
+	c.Client.Bind(b)
 }
 
 // rpcTransport returns [DEFAULT]rpc_transport after checking that it is
@@ -88,9 +56,6 @@ func rpcTransport(cfg *conf.Config, prog string) (string, jsonrpcConfig, error) 
 	switch tc.RPCTransport {
 	case transportOslo:
 	case transportJSONRPC:
-		if err := jc.check(); err != nil {
-			return "", jsonrpcConfig{}, err
-		}
 	default:
 		return "", jsonrpcConfig{}, fmt.Errorf("%s needs [DEFAULT]rpc_transport = oslo (with transport_url = rabbit://...) or json-rpc, not %q; the all-in-one `ironic` runs API and conductor in one process", prog, tc.RPCTransport)
 	}
@@ -111,15 +76,14 @@ func ConductorClient(cfg *conf.Config, store *db.Store, log *slog.Logger) (RPCCl
 	if t == transportOslo {
 		return osloClient(cfg, store, log)
 	}
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	tr := jsonrpc.NewTransport(jsonrpc.ClientConfig{Port: jc.Port, Timeout: jc.Timeout}, hc, nil, log.With("component", "rpc"))
-	return idleCloser{hc}, jsonrpc.NewClient(tr, store), nil
+	cc := jc.Client
+	cc.Timeout = cc.Session.Timeout // [json_rpc]timeout bounds each call
+	tr, err := jsonrpc.New(cc, nil, nil, log.With("component", "rpc"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return tr, jsonrpc.NewClient(tr, store), nil
 }
-
-// idleCloser closes an HTTP client's idle connections.
-type idleCloser struct{ c *http.Client }
-
-func (i idleCloser) Close() error { i.c.CloseIdleConnections(); return nil }
 
 // RPCServer serves the conductor's RPC API.
 type RPCServer interface {
@@ -143,13 +107,30 @@ func ConductorServer(cfg *conf.Config, cond rpc.ConductorAPI, store *db.Store, l
 		s, err := osloServer(cfg, cond, store, log)
 		return osloRPCServer{s}, err
 	}
-	host := bound[conductor.Config](cfg.Binder(), compConductor).Host
+	b := cfg.Binder()
+	host := bound[conductor.Config](b, compConductor).Host
+	keystone := bound[auth.Config](b, compAuth).Keystone
 	rlog := log.With("component", "rpc")
+	h, err := jsonrpc.NewHandler(jc.Server, jsonrpc.NewServer(host, cond, store, rlog),
+		func(strategy, userFile string) (jsonrpc.Authenticator, error) {
+			// ironic_lib wraps its server in the API's middlewares, with
+			// [keystone_authtoken], and no public routes.
+			return auth.New(auth.Config{Strategy: auth.Strategy(strategy), HTTPBasicAuthUserFile: userFile,
+				Keystone: keystone, PublicRoutes: []string{}}, auth.Deps{Log: rlog})
+		})
+	if err != nil {
+		return nil, err
+	}
+	var tlsCfg *tls.Config
+	if jc.Server.UseSSL {
+		// wsgi.Server(use_ssl=True) takes oslo.service's [ssl] options.
+		if tlsCfg, err = apiTLS(bound[listenConfig](b, compListen)); err != nil {
+			return nil, fmt.Errorf("[json_rpc]use_ssl: %w", err)
+		}
+	}
 	return &jsonrpcServer{
-		addr: net.JoinHostPort(jc.HostIP, strconv.Itoa(jc.Port)),
-		host: host,
-		h:    jsonrpc.NewServer(host, cond, store, rlog),
-		log:  rlog,
+		addr: net.JoinHostPort(jc.HostIP, strconv.Itoa(jc.Client.Port)),
+		host: host, h: h, log: rlog, cfg: jc.Server, tls: tlsCfg,
 	}, nil
 }
 
@@ -165,6 +146,8 @@ type jsonrpcServer struct {
 	h          http.Handler
 	log        *slog.Logger
 	ln         net.Listener
+	cfg        jsonrpc.ServerConfig
+	tls        *tls.Config
 }
 
 func (s *jsonrpcServer) Listen() error {
@@ -172,7 +155,10 @@ func (s *jsonrpcServer) Listen() error {
 	if err != nil {
 		return fmt.Errorf("json-rpc: [json_rpc]host_ip, port: %w", err)
 	}
-	s.ln = ln
+	if s.ln, err = s.cfg.Listener(ln, s.tls); err != nil {
+		ln.Close()
+		return err
+	}
 	return nil
 }
 
