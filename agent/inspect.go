@@ -14,6 +14,7 @@ import (
 
 	"github.com/goironic/ironic/agent/disk"
 	"github.com/goironic/ironic/agent/hardware"
+	"github.com/goironic/ironic/internal/ordered"
 )
 
 // IPA 9.4's inspection constants (ironic_python_agent/inspector.py and
@@ -55,41 +56,7 @@ func (f failures) text() *string {
 // inspectionData is the body posted to inspector: a JSON object whose
 // keys keep the order the collectors set them in (as the Python dict
 // IPA encodes does).
-type inspectionData struct {
-	keys []string
-	vals map[string]any
-}
-
-func (d *inspectionData) set(k string, v any) {
-	if d.vals == nil {
-		d.vals = map[string]any{}
-	}
-	if _, ok := d.vals[k]; !ok {
-		d.keys = append(d.keys, k)
-	}
-	d.vals[k] = v
-}
-
-// MarshalJSON writes the keys in order.
-func (d *inspectionData) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range d.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, err := json.Marshal(d.vals[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
+type inspectionData = ordered.Map[any]
 
 // collector is one of IPA's ironic_python_agent.inspector.collectors.
 type collector func(ctx context.Context, data *inspectionData, fail *failures) error
@@ -185,14 +152,14 @@ func (a *Agent) collectDefault(ctx context.Context, data *inspectionData, _ *fai
 	if err != nil {
 		return err
 	}
-	data.set("inventory", inv)
+	data.Set("inventory", inv)
 	if root, ok := guessRootDisk(inv.Disks); ok {
-		data.set("root_disk", root)
+		data.Set("root_disk", root)
 	} else {
 		a.log.WarnContext(ctx, "no suitable root device detected")
 	}
-	data.set("boot_interface", inv.Boot.PXEInterface)
-	data.set("configuration", map[string]any{
+	data.Set("boot_interface", inv.Boot.PXEInterface)
+	data.Set("configuration", map[string]any{
 		"collectors": a.collectorNames(),
 		// The one hardware manager, as IPA's
 		// GenericHardwareManager.get_version reports it.
@@ -209,7 +176,7 @@ func (a *Agent) collectLogs(ctx context.Context, data *inspectionData, _ *failur
 		a.log.WarnContext(ctx, "failed to get system logs", "error", err)
 		return nil
 	}
-	data.set("logs", logs)
+	data.Set("logs", logs)
 	return nil
 }
 
@@ -293,7 +260,7 @@ func (a *Agent) waitForDHCP(ctx context.Context) bool {
 // apart). An answer of 400 or more is logged and gives nil; a 2xx's
 // JSON object is returned.
 func (a *Agent) callInspector(ctx context.Context, data *inspectionData, fail failures) (map[string]any, error) {
-	data.set("error", fail.text())
+	data.Set("error", fail.text())
 	body, err := json.Marshal(data)
 	if err != nil {
 		return nil, err

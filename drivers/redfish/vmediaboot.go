@@ -19,36 +19,22 @@ import (
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/internal/deployutil"
 	"github.com/goironic/ironic/drivers/internal/py"
+	"github.com/goironic/ironic/internal/ordered"
 	"github.com/goironic/ironic/states"
 )
 
 // orderedParams is the ramdisk_params dict in insertion order: the
 // kernel command line lists them as Python's dict iterates.
-type orderedParams struct {
-	keys []string
-	vals map[string]any
-}
-
-func (p *orderedParams) set(k string, v any) {
-	if p.vals == nil {
-		p.vals = map[string]any{}
-	}
-	if _, ok := p.vals[k]; !ok {
-		p.keys = append(p.keys, k)
-	}
-	p.vals[k] = v
-}
-
-func (p *orderedParams) has(k string) bool { _, ok := p.vals[k]; return ok }
+type orderedParams struct{ ordered.Map[any] }
 
 // String is ' '.join('%s=%s' % kv if kv[1] is not None else kv[0]).
 func (p *orderedParams) String() string {
 	if p == nil {
 		return ""
 	}
-	words := make([]string, 0, len(p.keys))
-	for _, k := range p.keys {
-		if v := p.vals[k]; v != nil {
+	words := make([]string, 0, len(p.Keys()))
+	for _, k := range p.Keys() {
+		if v, _ := p.Get(k); v != nil {
 			words = append(words, k+"="+py.Str(v))
 		} else {
 			words = append(words, k)
@@ -164,7 +150,7 @@ func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task
 	// _start_managed_inspection adds ipa-api-url only for fast track,
 	// which inspection here never is).
 	if b.cfg.APIURL != "" && !inspecting(task) {
-		params.set("ipa-api-url", strings.TrimRight(b.cfg.APIURL, "/"))
+		params.Set("ipa-api-url", strings.TrimRight(b.cfg.APIURL, "/"))
 	}
 	extra := make([]string, 0, len(ramdiskParams))
 	for k := range ramdiskParams {
@@ -172,7 +158,7 @@ func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task
 	}
 	sort.Strings(extra)
 	for _, k := range extra {
-		params.set(k, ramdiskParams[k])
+		params.Set(k, ramdiskParams[k])
 	}
 	if d.canConfig {
 		dii := task.DriverInternalInfo()
@@ -182,7 +168,7 @@ func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task
 		if err := task.Save(ctx); err != nil {
 			return err
 		}
-		params.set("ipa-agent-token", tok)
+		params.Set("ipa-agent-token", tok)
 	}
 	if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 		return err
@@ -190,17 +176,17 @@ func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task
 	if mac, err := b.deployNICMAC(ctx, task); err != nil {
 		return err
 	} else if mac != "" {
-		params.set("BOOTIF", mac)
+		params.Set("BOOTIF", mac)
 	}
-	if b.cfg.Debug && !params.has("ipa-debug") {
-		params.set("ipa-debug", "1")
+	if b.cfg.Debug && !params.Has("ipa-debug") {
+		params.Set("ipa-debug", "1")
 	}
-	params.set("boot_method", "vmedia")
+	params.Set("boot_method", "vmedia")
 	if d.configViaRemovable {
 		b.c.log.WarnContext(ctx, fmt.Sprintf("Config via a removable device is requested, but virtual USB and floppy devices are not supported by this service on node %s", task.NodeUUID()))
 	}
 	if b.cfg.ExternalCallbackURL != "" {
-		params.set("ipa-api-url", strings.TrimRight(b.cfg.ExternalCallbackURL, "/"))
+		params.Set("ipa-api-url", strings.TrimRight(b.cfg.ExternalCallbackURL, "/"))
 	}
 	inject := map[string][]byte{}
 	if b.cfg.APICAFile != "" {
