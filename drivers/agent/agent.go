@@ -508,13 +508,9 @@ func (*Power) GetProperties() drivers.Properties { return nil }
 
 // Validate requires fast track and an agent that heartbeated recently.
 func (p *Power) Validate(_ context.Context, task drivers.Task) error {
-	enabled := p.cfg.FastTrack
-	if v, ok := task.DriverInfo().Lookup("fast_track"); ok && v != nil {
-		b, err := deployutil.BoolFromString(v)
-		if err != nil {
-			return drivers.InvalidParameter("Invalid value of fast_track: %s", err.Error())
-		}
-		enabled = b
+	enabled, err := deployutil.FastTrackEnabled(task, p.cfg.FastTrack)
+	if err != nil {
+		return err
 	}
 	if !enabled {
 		return drivers.InvalidParameter("Fast track mode must be enabled to use the agent power interface")

@@ -517,16 +517,9 @@ func (d *Deploy) isFastTrack(ctx context.Context, task drivers.Task) (bool, erro
 // fast-track-able (fast_track_able: enabled, an image to write, no
 // last_error), then its power state read, then its agent alive.
 func (c Config) isFastTrack(ctx context.Context, task drivers.Task) (bool, error) {
-	enabled := c.FastTrack
-	if v, ok := task.DriverInfo().Lookup("fast_track"); ok && v != nil {
-		b, err := deployutil.BoolFromString(v)
-		if err != nil {
-			return false, drivers.InvalidParameter("Invalid value of fast_track: %s", err.Error())
-		}
-		enabled = b
-	}
-	if !enabled {
-		return false, nil
+	enabled, err := deployutil.FastTrackEnabled(task, c.FastTrack)
+	if err != nil || !enabled {
+		return false, err
 	}
 	write, err := shouldWriteImage(ctx, task)
 	if err != nil || !write || task.LastError() != nil {

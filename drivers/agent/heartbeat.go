@@ -50,7 +50,7 @@ func isoNow(c ironic.Clock) string {
 // steps cached, next step started or the running one checked), in clean
 // wait the cleaning does.
 func (c Config) heartbeat(ctx context.Context, task drivers.Task, hb drivers.Heartbeat) error {
-	fastEnabled, _ := c.fastTrackEnabled(task)
+	fastEnabled, _ := deployutil.FastTrackEnabled(task, c.FastTrack)
 	state := task.ProvisionState()
 	if !heartbeatAllowed(state, fastEnabled) {
 		c.logf(ctx, task, true, "Heartbeat from node %s in unsupported provision state %s, not taking any action.", task.NodeUUID(), state)
@@ -474,14 +474,6 @@ func (c Config) postStepReboot(ctx context.Context, task drivers.Task, phase dri
 	if err := task.Save(ctx); err != nil {
 		c.logf(ctx, task, true, "saving node %s after a reboot: %s", task.NodeUUID(), err)
 	}
-}
-
-// fastTrackEnabled is utils.fast_track_enabled.
-func (c Config) fastTrackEnabled(task drivers.Task) (bool, error) {
-	if v, ok := task.DriverInfo().Lookup("fast_track"); ok && v != nil {
-		return deployutil.BoolFromString(v)
-	}
-	return c.FastTrack, nil
 }
 
 func (c Config) logf(ctx context.Context, task drivers.Task, isErr bool, format string, args ...any) {

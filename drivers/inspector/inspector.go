@@ -75,6 +75,14 @@ type Config struct {
 	// DataBackend is [inventory]data_backend: "database" stores the data
 	// as the node's inventory, "none" drops it.
 	DataBackend string
+	// FastTrack is [deploy]fast_track (a node's driver_info["fast_track"]
+	// overrides it): a managed-boot ramdisk also gets ipa-api-url, so its
+	// agent looks up and heartbeats after inspection, and the node is not
+	// powered off at the end.
+	FastTrack bool
+	// APIURL is [service_catalog]endpoint_override, the ipa-api-url of
+	// fast track (deploy_utils.get_ironic_api_url without a catalog).
+	APIURL string
 
 	// Client talks to inspector (set by the wiring).
 	Client Client
@@ -323,6 +331,16 @@ func (i *Inspect) startManaged(ctx context.Context, task drivers.Task) error {
 			return err
 		}
 		params.Set("ipa-inspection-callback-url", endpoint)
+		fast, err := deployutil.FastTrackEnabled(task, i.cfg.FastTrack)
+		if err != nil {
+			return err
+		}
+		if fast {
+			if i.cfg.APIURL == "" {
+				return drivers.InvalidParameter("Couldn't get the URL of the Ironic API service from the configuration file or keystone catalog. Keystone error: [service_catalog]endpoint_override is not set")
+			}
+			params.Set("ipa-api-url", strings.TrimRight(i.cfg.APIURL, "/"))
+		}
 		if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 			return err
 		}
@@ -386,7 +404,9 @@ func (i *Inspect) tearDownManagedBoot(ctx context.Context, task drivers.Task) []
 		errs = append(errs, "unable to remove inspection ports: "+err.Error())
 		i.cfg.Log.ErrorContext(ctx, "unable to remove inspection network", "node", uuid, "error", err)
 	}
-	if i.cfg.PowerOff {
+	// A fast-track node keeps its agent running (an unreadable
+	// driver_info["fast_track"] counts as off here).
+	if fast, _ := deployutil.FastTrackEnabled(task, i.cfg.FastTrack); i.cfg.PowerOff && !fast {
 		if err := task.PowerAction(ctx, states.PowerOff); err != nil {
 			errs = append(errs, "unable to power off the node: "+err.Error())
 			i.cfg.Log.ErrorContext(ctx, "unable to power off node", "node", uuid, "error", err)

@@ -3,6 +3,7 @@ package inspector
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +11,8 @@ import (
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/drivers"
 	"github.com/goironic/ironic/drivers/fake"
+	"github.com/goironic/ironic/drivers/generic"
+	"github.com/goironic/ironic/states"
 )
 
 // kernelParams is _parse_kernel_params over shlex.split.
@@ -108,5 +111,81 @@ func TestCreatePortsFromBMC(t *testing.T) {
 	task.Drv.Management = &macManagement{err: ironic.Errorf(ironic.RedfishError, "Redfish exception occurred. Error: down")}
 	if err := i.createPortsFromBMC(ctx, task); !ironic.IsClass(err, ironic.RedfishError) {
 		t.Errorf("a BMC error: %v", err)
+	}
+}
+
+// recBoot records the ramdisk parameters a managed inspection boots with.
+type recBoot struct {
+	fake.Boot
+	params map[string]any
+}
+
+func (b *recBoot) PrepareRamdisk(_ context.Context, _ drivers.Task, params map[string]any, _ drivers.RamdiskMode) error {
+	b.params = params
+	return nil
+}
+
+// introspection is the inspector client of TestFastTrack: it starts
+// every introspection.
+type introspection struct{ Client }
+
+func (introspection) StartIntrospection(context.Context, string, bool) error { return nil }
+func (introspection) Endpoint(context.Context) (string, error) {
+	return "http://192.0.2.5:5050", nil
+}
+
+// Fast track (driver_info["fast_track"] over [deploy]fast_track) adds
+// ipa-api-url to a managed inspection's ramdisk and skips Ironic's power
+// off when it ends; without an API URL the inspection cannot start, with
+// 21.4's message; an unreadable fast_track is its InvalidParameterValue.
+func TestFastTrack(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		cfg       bool
+		info      any
+		apiURL    string
+		wantURL   string
+		wantErr   string
+		wantPower []states.Power // the actions at the end
+	}{
+		{name: "off", apiURL: "http://192.0.2.1:6385/", wantPower: []states.Power{states.PowerOff}},
+		{name: "config", cfg: true, apiURL: "http://192.0.2.1:6385/", wantURL: "http://192.0.2.1:6385"},
+		{name: "driver_info over config", cfg: false, info: "yes", apiURL: "http://192.0.2.1:6385", wantURL: "http://192.0.2.1:6385"},
+		{name: "driver_info off", cfg: true, info: false, apiURL: "http://192.0.2.1:6385", wantPower: []states.Power{states.PowerOff}},
+		{name: "no API URL", cfg: true, wantErr: "Couldn't get the URL of the Ironic API service"},
+		{name: "unreadable", info: "maybe", apiURL: "http://x", wantErr: "Invalid value of fast_track: Unrecognized value 'maybe'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			boot := &recBoot{}
+			i := &Inspect{cfg: Config{FastTrack: tc.cfg, APIURL: tc.apiURL, PowerOff: true,
+				Client: introspection{}, Log: slog.New(slog.DiscardHandler)}}
+			node := &fake.Node{UUID: "1be26c0b-03f2-4d2e-ae87-c02d7f33c123"}
+			task := &fake.Task{Node: node, Drv: &drivers.Driver{Boot: boot, Power: &fake.Power{}, Network: &generic.NoopNetwork{}}}
+			if tc.info != nil {
+				task.DriverInfo().Set("fast_track", tc.info)
+			}
+			err := i.startManaged(ctx, task)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := boot.params["ipa-api-url"].(string); got != tc.wantURL {
+				t.Errorf("ipa-api-url = %q, want %q (params %v)", got, tc.wantURL, boot.params)
+			}
+			task.DriverInternalInfo().Set(manageBootKey, true)
+			task.PowerActions = nil
+			if errs := i.tearDownManagedBoot(ctx, task); len(errs) != 0 {
+				t.Fatal(errs)
+			}
+			if diff := cmp.Diff(tc.wantPower, task.PowerActions); diff != "" {
+				t.Errorf("power actions at the end (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -217,7 +217,10 @@ func (s *Scripter) data(n ScriptNode) (scriptData, string) {
 		if extra, ok := n.DriverInternalInfo.Get(RamdiskParamsKey).(string); ok && extra != "" {
 			params = strings.TrimSpace(params + " " + extra)
 		}
-		if s.cfg.APIURL != "" {
+		// An inspection ramdisk's parameters are the inspector
+		// interface's alone (21.4's _start_managed_inspection adds
+		// ipa-api-url itself, for fast track only).
+		if s.cfg.APIURL != "" && n.ProvisionState != states.Inspecting && n.ProvisionState != states.InspectWait {
 			params = strings.TrimSpace(params + " ipa-api-url=" + s.cfg.APIURL)
 		}
 		d.Goto, d.Kernel, d.Ramdisk, d.AppendParams = "deploy", clean(k), clean(r), clean(params)

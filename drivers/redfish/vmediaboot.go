@@ -147,8 +147,8 @@ func (b *VirtualMediaBoot) PrepareRamdisk(ctx context.Context, task drivers.Task
 	// deploy_utils.build_agent_options, which Ironic's deploy interfaces
 	// pass in and ours leave to the boot interface. Inspection's
 	// parameters are the inspector interface's alone (21.4's
-	// _start_managed_inspection adds ipa-api-url only for fast track,
-	// which inspection here never is).
+	// _start_managed_inspection adds ipa-api-url itself, for fast track
+	// only).
 	if b.cfg.APIURL != "" && !inspecting(task) {
 		params.Set("ipa-api-url", strings.TrimRight(b.cfg.APIURL, "/"))
 	}

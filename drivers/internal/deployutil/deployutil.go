@@ -187,6 +187,21 @@ func BoolFromString(v any) (bool, error) {
 	return false, fmt.Errorf("Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", py.Str(v)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
 }
 
+// FastTrackEnabled is utils.fast_track_enabled: the node's
+// driver_info["fast_track"] when set, else def ([deploy]fast_track); a
+// value oslo cannot read as a boolean is InvalidParameterValue.
+func FastTrackEnabled(task drivers.Task, def bool) (bool, error) {
+	v, ok := task.DriverInfo().Lookup("fast_track")
+	if !ok || v == nil {
+		return def, nil
+	}
+	b, err := BoolFromString(v)
+	if err != nil {
+		return false, drivers.InvalidParameter("Invalid value of fast_track: %s", err.Error())
+	}
+	return b, nil
+}
+
 // ValidateRootDeviceHints is Ironic's get_root_device_for_deploy reduced to
 // its checks: the root_device hints of instance_info, else of properties,
 // must be valid.
