@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/goironic/ironic/internal/freeport"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -95,7 +96,7 @@ func StartMariaDB(ctx context.Context, dir string, extra ...string) (*Server, er
 	if out, err := install.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("dbtest: mariadb-install-db: %w\n%s", err, tail(out, 2000))
 	}
-	port, err := freePort()
+	port, err := freeport.TCP()
 	if err != nil {
 		return nil, err
 	}
@@ -214,15 +215,6 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // DSN is the go-sql-driver DSN of database name, as root over the socket.

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goironic/ironic/internal/freeport"
 
 	"github.com/goironic/ironic"
 	"github.com/goironic/ironic/conf"
@@ -19,12 +20,11 @@ import (
 // freePort returns a TCP port free on 127.0.0.1 a moment ago.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.TCP()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 func loadText(t *testing.T, text string) *conf.Config {

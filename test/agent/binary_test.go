@@ -3,13 +3,14 @@ package agent
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goironic/ironic/internal/freeport"
 
 	"github.com/goironic/ironic/test/internal/cluster"
 )
@@ -42,12 +43,10 @@ func TestAgentBinary(t *testing.T) {
 	c.call("PATCH", "/v1/nodes/"+uuid, []map[string]any{{"op": "add", "path": "/automated_clean", "value": false}})
 	c.provision(uuid, map[string]any{"target": "provide"}, "available", 20*time.Second)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.TCP()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
 	cmdLog := filepath.Join(dir, "commands.jsonl")
 	logFile := filepath.Join(dir, "agent.log")
 	cmd := exec.CommandContext(ctx, bin, "-api-url", svc.URL, "-macs", mac, "-advertise-host", "127.0.0.1",

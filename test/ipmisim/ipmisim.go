@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +31,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/goironic/ironic/internal/freeport"
 )
 
 // Binary is the simulator.
@@ -117,15 +118,9 @@ func Start(t testing.TB, opts Options) *BMC {
 	return b
 }
 
-// FreeUDPPort asks the kernel for a free UDP port on 127.0.0.1.
-func FreeUDPPort() (int, error) {
-	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port, nil
-}
+// FreeUDPPort returns a free UDP port on 127.0.0.1, outside the
+// kernel's ephemeral range, where ipmitool's own sockets cannot take it.
+func FreeUDPPort() (int, error) { return freeport.UDP() }
 
 func start(dir string, opts Options) (*BMC, error) {
 	if opts.User == "" {
@@ -143,12 +138,11 @@ func start(dir string, opts Options) (*BMC, error) {
 	}
 	b := &BMC{Address: "127.0.0.1", Port: opts.Port, User: opts.User, Password: opts.Password, Dir: dir, done: make(chan struct{}), qemu: opts.QEMU}
 	if opts.QEMU {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		p, err := freeport.TCP()
 		if err != nil {
 			return nil, err
 		}
-		b.vmPort = l.Addr().(*net.TCPAddr).Port
-		l.Close()
+		b.vmPort = p
 	}
 	power := "0"
 	if opts.PowerOn {

@@ -12,7 +12,6 @@ package rabbittest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/goironic/ironic/internal/freeport"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 )
@@ -112,15 +113,6 @@ func StopShared() {
 	}
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func start(sbin string) (*Broker, error) {
 	dir, err := os.MkdirTemp("", "goironic-rabbitmq-")
 	if err != nil {
@@ -128,7 +120,7 @@ func start(sbin string) (*Broker, error) {
 	}
 	b := &Broker{Dir: dir, sbin: sbin}
 	for _, p := range []*int{&b.AMQPPort, &b.TLS.Port, &b.epmdPort, &b.distPort} {
-		if *p, err = freePort(); err != nil {
+		if *p, err = freeport.TCP(); err != nil {
 			return nil, err
 		}
 	}

@@ -1,9 +1,9 @@
 package cluster
 
 import (
-	"fmt"
-	"net"
 	"strconv"
+
+	"github.com/goironic/ironic/internal/freeport"
 )
 
 // JSONRPC is the configuration a deployment's services share on json-rpc
@@ -26,31 +26,6 @@ func JSONRPCConductor(host string) INI {
 	return INI{"json_rpc": {"host_ip": host}}
 }
 
-// FreePortOn returns a TCP port that was free on every address a moment
-// ago (the kernel's choice on the first, checked on the others).
-func FreePortOn(addrs ...string) (int, error) {
-	for range 20 {
-		first, err := net.Listen("tcp", net.JoinHostPort(addrs[0], "0"))
-		if err != nil {
-			return 0, err
-		}
-		port := first.Addr().(*net.TCPAddr).Port
-		ls := []net.Listener{first}
-		free := true
-		for _, a := range addrs[1:] {
-			l, err := net.Listen("tcp", net.JoinHostPort(a, strconv.Itoa(port)))
-			if err != nil {
-				free = false
-				break
-			}
-			ls = append(ls, l)
-		}
-		for _, l := range ls {
-			_ = l.Close()
-		}
-		if free {
-			return port, nil
-		}
-	}
-	return 0, fmt.Errorf("no port free on all of %v", addrs)
-}
+// FreePortOn returns a TCP port free on every address, outside the
+// kernel's ephemeral range (package freeport says why).
+func FreePortOn(addrs ...string) (int, error) { return freeport.TCPOn(addrs...) }

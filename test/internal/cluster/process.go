@@ -3,12 +3,13 @@ package cluster
 import (
 	"bytes"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/goironic/ironic/internal/freeport"
 )
 
 // Process is a program started by StartProcess: the leader of its own
@@ -131,15 +132,9 @@ func Tail(b []byte, n int) string {
 	return string(b)
 }
 
-// FreePort asks the kernel for a free TCP port on 127.0.0.1.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+// FreePort returns a free TCP port on 127.0.0.1, outside the kernel's
+// ephemeral range (package freeport says why).
+func FreePort() (int, error) { return freeport.TCP() }
 
 // alive reports whether a process with this id exists.
 func alive(pid int) bool {

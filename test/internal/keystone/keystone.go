@@ -45,6 +45,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goironic/ironic/internal/freeport"
+
 	"github.com/gophercloud/gophercloud/v2"
 )
 
@@ -183,7 +185,7 @@ func newKeystone(o Options) (*Keystone, error) {
 		k.log = &lockedWriter{w: o.Log}
 	}
 	if k.port == 0 {
-		p, err := freePort()
+		p, err := freeport.TCP()
 		if err != nil {
 			return nil, err
 		}

@@ -220,16 +220,6 @@ func (k *Keystone) logTail() string {
 	return string(b)
 }
 
-// freePort asks the kernel for a free port on 127.0.0.1.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // portFree fails when something already listens on 127.0.0.1:port.
 func portFree(port int) error {
 	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
