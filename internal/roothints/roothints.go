@@ -190,18 +190,20 @@ func normalize(expr string) (string, error) {
 
 // ParseBool is oslo's strutils.bool_from_string(strict=True).
 func ParseBool(v any) (bool, error) {
-	switch b := v.(type) {
-	case bool:
+	if b, ok := v.(bool); ok {
 		return b, nil
-	case string:
-		switch strings.ToLower(strings.TrimSpace(b)) {
-		case "1", "t", "true", "on", "y", "yes":
-			return true, nil
-		case "0", "f", "false", "off", "n", "no":
-			return false, nil
-		}
 	}
-	return false, fmt.Errorf("Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", pyStr(v)) //nolint:staticcheck // ST1005: oslo's message
+	s, ok := v.(string)
+	if !ok {
+		s = pyStr(v) // oslo takes str() of anything else: 1 is True
+	}
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "t", "true", "on", "y", "yes":
+		return true, nil
+	case "0", "f", "false", "off", "n", "no":
+		return false, nil
+	}
+	return false, fmt.Errorf("Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", s) //nolint:staticcheck // ST1005: oslo's message
 }
 
 // pyStr is Python's str() for the JSON values hints hold.

@@ -163,3 +163,30 @@ func FuzzParse(f *testing.F) {
 		match(1, s, false, s)
 	})
 }
+
+// TestParseBoolIsOslos: oslo's bool_from_string(strict=True) takes str()
+// of what is not a string, so 1 is True and None an error (the values
+// and messages printed by /usr/bin/python3 with oslo_utils).
+func TestParseBoolIsOslos(t *testing.T) {
+	const accepted = "acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'"
+	for _, c := range []struct {
+		in   any
+		want bool
+		err  string
+	}{
+		{true, true, ""}, {1.0, true, ""}, {0.0, false, ""}, {"Yes", true, ""}, {" off ", false, ""},
+		{nil, false, "Unrecognized value 'None', " + accepted},
+		{2.0, false, "Unrecognized value '2', " + accepted},
+	} {
+		got, err := ParseBool(c.in)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("ParseBool(%#v) = %v, %v; want error %q", c.in, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("ParseBool(%#v) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+}

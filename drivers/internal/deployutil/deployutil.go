@@ -177,14 +177,7 @@ func BoolFromString(v any) (bool, error) {
 	if b, ok := v.(bool); ok {
 		return b, nil
 	}
-	s := strings.ToLower(strings.TrimSpace(py.Str(v)))
-	switch s {
-	case "1", "t", "true", "on", "y", "yes":
-		return true, nil
-	case "0", "f", "false", "off", "n", "no":
-		return false, nil
-	}
-	return false, fmt.Errorf("Unrecognized value '%s', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", py.Str(v)) //nolint:staticcheck // ST1005: ironic_lib's message, which clients see
+	return roothints.ParseBool(py.Str(v))
 }
 
 // FastTrackEnabled is utils.fast_track_enabled: the node's

@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -161,7 +163,7 @@ func Start(ctx context.Context, t testing.TB, spec Spec) *Service {
 	if s.URL != "" {
 		start := time.Now()
 		client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: spec.TLS}}
-		if err := waitHTTP(ctx, client, s.URL+"/", or(spec.StartTimeout, DefaultStartTimeout), p); err != nil {
+		if err := waitHTTP(ctx, client, s.URL+"/", or(spec.StartTimeout, DefaultStartTimeout), p, ironicRoot); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
 		t.Logf("%s up at %s after %s", s, s.URL, time.Since(start).Round(time.Millisecond))
@@ -186,10 +188,17 @@ func (s *Service) RequireRunning(t testing.TB) {
 // WaitHTTP polls GET url until it answers with any HTTP status, the
 // process p (if not nil) exits, or timeout passes.
 func WaitHTTP(ctx context.Context, url string, timeout time.Duration, p *Process) error {
-	return waitHTTP(ctx, &http.Client{Timeout: 2 * time.Second}, url, timeout, p)
+	return waitHTTP(ctx, &http.Client{Timeout: 2 * time.Second}, url, timeout, p, "")
 }
 
-func waitHTTP(ctx context.Context, client *http.Client, url string, timeout time.Duration, p *Process) error {
+// ironicRoot is in the body of Ironic's GET / (ours and Python's): a
+// 200 without it comes from another server on the port.
+const ironicRoot = `"OpenStack Ironic API"`
+
+// waitHTTP polls GET url until it answers with any HTTP status, the
+// process p (if not nil) exits, or timeout passes; an answer 200 whose
+// body lacks mark (when not empty) is an error.
+func waitHTTP(ctx context.Context, client *http.Client, url string, timeout time.Duration, p *Process, mark string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -206,7 +215,11 @@ func waitHTTP(ctx context.Context, client *http.Client, url string, timeout time
 		}
 		resp, err := client.Do(req)
 		if err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 			resp.Body.Close()
+			if mark != "" && resp.StatusCode == http.StatusOK && !strings.Contains(string(body), mark) {
+				return fmt.Errorf("%s answers, but not as the program started (no %s in %q): another server has the port", url, mark, body)
+			}
 			return nil
 		}
 		lastErr = err
