@@ -102,6 +102,10 @@ func Authenticate(ctx context.Context, o Options, retry gophercloud.RetryFunc) (
 	return authenticate(ctx, o, hc, retry)
 }
 
+// MinTokenLife is keystoneauth's MIN_TOKEN_LIFE_SECONDS: a token that
+// expires sooner than this is replaced before the next request.
+const MinTokenLife = 120 * time.Second
+
 func authenticate(ctx context.Context, o Options, hc *http.Client, retry gophercloud.RetryFunc) (*gophercloud.ProviderClient, error) {
 	pc, err := openstack.NewClient(o.AuthURL)
 	if err != nil {
@@ -109,6 +113,7 @@ func authenticate(ctx context.Context, o Options, hc *http.Client, retry gopherc
 	}
 	pc.HTTPClient = *hc
 	pc.RetryFunc = retry
+	pc.ReauthBeforeTokenExpiration = MinTokenLife
 	opts := gophercloud.AuthOptions{
 		IdentityEndpoint: o.AuthURL, Username: o.Username, UserID: o.UserID, Password: o.Password,
 		DomainID: o.UserDomainID, DomainName: o.UserDomainName, AllowReauth: true,

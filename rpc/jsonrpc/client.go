@@ -131,7 +131,7 @@ func New(cfg ClientConfig, hc *http.Client, ids ironic.UUIDSource, log *slog.Log
 		default:
 			return nil, fmt.Errorf("[json_rpc]auth_type: %q is not supported by this service with auth_strategy keystone (use password)", o.AuthType)
 		}
-		t.tokens = &tokenSource{opts: o}
+		t.tokens = &tokenSource{opts: o, log: log}
 	default:
 		return nil, fmt.Errorf("[json_rpc]auth_strategy: %q is not one of noauth, keystone, http_basic", st)
 	}
