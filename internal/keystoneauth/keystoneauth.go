@@ -1,9 +1,10 @@
 // Package keystoneauth connects to an OpenStack service as Ironic's
 // keystoneauth options in a service's section ([neutron], [cinder],
 // [swift]) say: auth_type "none" (or "noauth", or unset) talks to
-// endpoint_override unauthenticated; "password" and "v3password" get a
-// token from Keystone and find the service at endpoint_override or in the
-// catalog, trying valid_interfaces in order.
+// endpoint_override unauthenticated; "password", "v3password" and
+// "v3applicationcredential" get a token from Keystone and find the
+// service at endpoint_override or in the catalog, trying
+// valid_interfaces in order.
 package keystoneauth
 
 import (
@@ -26,8 +27,8 @@ import (
 type Options struct {
 	// Section names the ironic.conf section in error messages ("neutron").
 	Section string
-	// AuthType is auth_type: "none" (also "noauth", or unset), "password"
-	// or "v3password".
+	// AuthType is auth_type: "none" (also "noauth", or unset), "password",
+	// "v3password" or "v3applicationcredential".
 	AuthType string
 	// The password plugin's options.
 	AuthURL, Username, UserID, Password                  string
@@ -35,6 +36,9 @@ type Options struct {
 	ProjectDomainName, ProjectDomainID, SystemScope      string
 	// DomainID and DomainName scope the token to a domain.
 	DomainID, DomainName string
+	// The application credential plugin's: the credential by ID, or by
+	// name with the user (Username or UserID, and the user's domain).
+	AppCredentialID, AppCredentialName, AppCredentialSecret string
 	// Session options: TLS and the request timeout (0: none).
 	CAFile, CertFile, KeyFile string
 	Insecure                  bool
@@ -58,10 +62,6 @@ func Connect(ctx context.Context, o Options, retry gophercloud.RetryFunc) (pc *g
 			return nil, "", false, catalogNotFound(o)
 		}
 		return &gophercloud.ProviderClient{HTTPClient: *hc, RetryFunc: retry}, o.EndpointOverride, false, nil
-	case "password", "v3password":
-	default:
-		return nil, "", false, ironic.Errorf(ironic.ConfigInvalid,
-			"Invalid configuration file. [%s] auth_type %s is not supported by this service (use none or password)", o.Section, o.AuthType)
 	}
 	if pc, err = authenticate(ctx, o, hc, retry); err != nil {
 		return nil, "", false, err
@@ -83,18 +83,12 @@ func Connect(ctx context.Context, o Options, retry gophercloud.RetryFunc) (pc *g
 	return nil, "", false, catalogNotFound(o)
 }
 
-// Authenticate gets a token as the password plugin of o does (auth_type
-// "password" or "v3password"), with the session's TLS and timeout: the
-// provider client holds it (Token) and renews it (Reauthenticate). For
-// clients that reach their service at an address of their own, as
-// json-rpc's does.
+// Authenticate gets a token as the auth plugin of o does (auth_type
+// "password", "v3password" or "v3applicationcredential"), with the
+// session's TLS and timeout: the provider client holds it (Token) and
+// renews it (Reauthenticate). For clients that reach their service at an
+// address of their own, as json-rpc's does.
 func Authenticate(ctx context.Context, o Options, retry gophercloud.RetryFunc) (*gophercloud.ProviderClient, error) {
-	switch strings.ToLower(o.AuthType) {
-	case "password", "v3password":
-	default:
-		return nil, ironic.Errorf(ironic.ConfigInvalid,
-			"Invalid configuration file. [%s] auth_type %s is not supported by this service (use password)", o.Section, o.AuthType)
-	}
 	hc, err := HTTPClient(o)
 	if err != nil {
 		return nil, err
@@ -106,7 +100,30 @@ func Authenticate(ctx context.Context, o Options, retry gophercloud.RetryFunc) (
 // expires sooner than this is replaced before the next request.
 const MinTokenLife = 120 * time.Second
 
+// CheckPlugin fails, as the configuration error keystoneauth's loader
+// raises, when auth_type names a plugin other than the token plugins
+// this service implements or lacks that plugin's required options.
+func CheckPlugin(o Options) error {
+	switch strings.ToLower(o.AuthType) {
+	case "password", "v3password":
+		return nil
+	case "v3applicationcredential":
+		if o.AppCredentialID == "" && o.AppCredentialName == "" {
+			return ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [%s] You must provide either an application credential ID or an application credential name and user.", o.Section)
+		}
+		if o.AppCredentialSecret == "" {
+			return ironic.Errorf(ironic.ConfigInvalid, "Invalid configuration file. [%s] You must provide an auth secret.", o.Section)
+		}
+		return nil
+	}
+	return ironic.Errorf(ironic.ConfigInvalid,
+		"Invalid configuration file. [%s] auth_type %s is not supported by this service (use none, password or v3applicationcredential)", o.Section, o.AuthType)
+}
+
 func authenticate(ctx context.Context, o Options, hc *http.Client, retry gophercloud.RetryFunc) (*gophercloud.ProviderClient, error) {
+	if err := CheckPlugin(o); err != nil {
+		return nil, err
+	}
 	pc, err := openstack.NewClient(o.AuthURL)
 	if err != nil {
 		return nil, ironic.Errorf(ironic.KeystoneFailure, "%s", err.Error())
@@ -119,6 +136,12 @@ func authenticate(ctx context.Context, o Options, hc *http.Client, retry gopherc
 		DomainID: o.UserDomainID, DomainName: o.UserDomainName, AllowReauth: true,
 	}
 	switch {
+	case strings.EqualFold(o.AuthType, "v3applicationcredential"):
+		// The credential carries its project and roles: no scope, and
+		// no password.
+		opts.Password = ""
+		opts.ApplicationCredentialID, opts.ApplicationCredentialName = o.AppCredentialID, o.AppCredentialName
+		opts.ApplicationCredentialSecret = o.AppCredentialSecret
 	case o.SystemScope != "":
 		opts.Scope = &gophercloud.AuthScope{System: true}
 	case o.ProjectID != "":

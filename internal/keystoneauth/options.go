@@ -18,7 +18,7 @@ func (o *Options) Bind(b *option.Binder, section string) {
 	b.List(&o.ValidInterfaces, section, "valid_interfaces")
 }
 
-// BindSession reads the password plugin's and the session's options of
+// BindSession reads the auth plugins' and the session's options of
 // section, for a client that finds its service by itself (json-rpc):
 // sections without the adapter's options.
 func (o *Options) BindSession(b *option.Binder, section string) {
@@ -32,6 +32,8 @@ func (o *Options) BindSession(b *option.Binder, section string) {
 		{&o.UserDomainName, "user_domain_name"}, {&o.UserDomainID, "user_domain_id"},
 		{&o.ProjectDomainName, "project_domain_name"}, {&o.ProjectDomainID, "project_domain_id"},
 		{&o.SystemScope, "system_scope"},
+		{&o.AppCredentialID, "application_credential_id"}, {&o.AppCredentialName, "application_credential_name"},
+		{&o.AppCredentialSecret, "application_credential_secret"},
 		{&o.CAFile, "cafile"}, {&o.CertFile, "certfile"}, {&o.KeyFile, "keyfile"},
 	} {
 		b.String(s.p, section, s.name)

@@ -121,10 +121,21 @@ def collect():
         'keystone_authtoken': ks_loading.get_auth_plugin_conf_options(
             'password'),
     }
+    # A client section's auth plugin options are registered when
+    # auth_type names the plugin; the sample lists the password plugin's.
+    # The application credential plugin's own options are added to the
+    # client sections too: this service implements that plugin.
+    appcred = [o for o in ks_loading.get_auth_plugin_conf_options(
+        'v3applicationcredential')
+        if o.dest.startswith('application_credential_')]
     seen = set()
     out = []
     for ns, loader in generator._get_raw_opts_loaders(NAMESPACES):
         groups = list(loader())
+        if ns in ('ironic', 'ironic_lib.json_rpc'):
+            groups = [(g, list(opts) + appcred)
+                      if any(o.dest == 'auth_url' for o in opts)
+                      else (g, opts) for g, opts in groups]
         if ns == 'keystonemiddleware.auth_token':
             groups += list(extra.items())
         if ns == 'ironic':

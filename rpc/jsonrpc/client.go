@@ -41,9 +41,9 @@ type ClientConfig struct {
 	// (deprecated): under http_basic they take precedence over
 	// Session.Username/Password.
 	Username, Password string
-	// Session is [json_rpc]'s keystoneauth options: the password
-	// plugin's (keystone: a token sent as X-Auth-Token; http_basic:
-	// username and password), and the session's TLS (cafile, certfile,
+	// Session is [json_rpc]'s keystoneauth options: the password or
+	// application credential plugin's (keystone: a token sent as
+	// X-Auth-Token; http_basic: username and password), and the session's TLS (cafile, certfile,
 	// keyfile, insecure) and timeout, used under every strategy.
 	Session keystoneauth.Options
 	// DefaultDomainID and DefaultDomainName are [json_rpc]
@@ -126,10 +126,8 @@ func New(cfg ClientConfig, hc *http.Client, ids ironic.UUIDSource, log *slog.Log
 		if o.ProjectDomainID == "" && o.ProjectDomainName == "" {
 			o.ProjectDomainID, o.ProjectDomainName = cfg.DefaultDomainID, cfg.DefaultDomainName
 		}
-		switch strings.ToLower(o.AuthType) {
-		case "password", "v3password":
-		default:
-			return nil, fmt.Errorf("[json_rpc]auth_type: %q is not supported by this service with auth_strategy keystone (use password)", o.AuthType)
+		if err := keystoneauth.CheckPlugin(o); err != nil {
+			return nil, err
 		}
 		t.tokens = &tokenSource{opts: o, log: log}
 	default:

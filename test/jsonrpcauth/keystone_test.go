@@ -81,6 +81,28 @@ func runPyClient(t *testing.T, port int, conf string) ([]byte, error) {
 	return exec.CommandContext(ctx, "/usr/bin/python3", pyClient, strconv.Itoa(port), ".127.0.0.1", f).CombinedOutput()
 }
 
+// goClient is our client with the [json_rpc] options bound from
+// section's text, calling the server on port.
+func goClient(port int, section string) (*jsonrpc.Transport, error) {
+	set := map[string]string{"json_rpc.port": strconv.Itoa(port)}
+	for _, line := range strings.Split(section, "\n") {
+		if k, v, ok := strings.Cut(line, " = "); ok {
+			set["json_rpc."+k] = v
+		}
+	}
+	vals, err := option.NewValues(option.Sources{CommandLine: set})
+	if err != nil {
+		return nil, err
+	}
+	b := option.NewBinder(vals)
+	var cfg jsonrpc.ClientConfig
+	cfg.Bind(b)
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	return jsonrpc.New(cfg, nil, nil, nil)
+}
+
 // TestKeystone: under auth_strategy keystone, 21.4's client with the
 // ironic service user's [json_rpc] password options makes its five calls
 // through our server; a member without admin gets 403 (keystoneauth's
@@ -107,37 +129,21 @@ func TestKeystone(t *testing.T) {
 	}
 
 	// Our client, with the [json_rpc] options bound from the same text.
-	goClient := func(user, password, project string) (*jsonrpc.Transport, error) {
-		set := map[string]string{"json_rpc.port": strconv.Itoa(port)}
-		for _, line := range strings.Split(clientSection(ks, user, password, project), "\n") {
-			if k, v, ok := strings.Cut(line, " = "); ok {
-				set["json_rpc."+k] = v
-			}
-		}
-		vals, err := option.NewValues(option.Sources{CommandLine: set})
-		if err != nil {
-			return nil, err
-		}
-		b := option.NewBinder(vals)
-		var cfg jsonrpc.ClientConfig
-		cfg.Bind(b)
-		if err := b.Err(); err != nil {
-			return nil, err
-		}
-		return jsonrpc.New(cfg, nil, nil, nil)
+	client := func(user, password, project string) (*jsonrpc.Transport, error) {
+		return goClient(port, clientSection(ks, user, password, project))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	ctx = ironic.WithRequestContext(ctx, &ironic.RequestContext{UserID: "u1", RequestID: "req-go"})
 	fake.SetResult("GetSupportedBootDevices", []string{"pxe"})
-	tr, err := goClient("ironic", keystone.ServicePassword, "service")
+	tr, err := client("ironic", keystone.ServicePassword, "service")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := jsonrpc.NewClient(tr, nil).GetSupportedBootDevices(ctx, ".127.0.0.1", "n1"); err != nil || len(got) != 1 {
 		t.Errorf("go client as ironic: %v %v", got, err)
 	}
-	tr, err = goClient("demo-member", keystone.UserPassword, "demo")
+	tr, err = client("demo-member", keystone.UserPassword, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,12 +151,66 @@ func TestKeystone(t *testing.T) {
 	if f := ironic.AsFault(err); f.Message != "Unexpected error raised by RPC" {
 		t.Errorf("go client as member: %+v", f)
 	}
-	tr, err = goClient("ironic", "wrong", "service")
+	tr, err = client("ironic", "wrong", "service")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = jsonrpc.NewClient(tr, nil).GetSupportedBootDevices(ctx, ".127.0.0.1", "n1")
 	if f := ironic.AsFault(err); f.Class != ironic.KeystoneUnauthorized {
 		t.Errorf("go client, wrong password: %+v", f)
+	}
+}
+
+// TestApplicationCredential: [json_rpc]auth_type v3applicationcredential
+// (an application credential of the ironic service user, holding its
+// roles on project service): 21.4's client and ours authenticate with
+// it, by ID, and ours by name with the user too; a wrong secret is
+// KeystoneUnauthorized, a missing one a configuration error.
+func TestApplicationCredential(t *testing.T) {
+	ks := keystone.ForTest(t, keystone.Options{})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const secret = "s3cret-app-cred"
+	id, err := ks.ApplicationCredential(ctx, "ironic", "ironic-json-rpc", secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := func(secret string) string {
+		return "[json_rpc]\nauth_strategy = keystone\nauth_type = v3applicationcredential\nauth_url = " + ks.AuthURL() +
+			"\napplication_credential_id = " + id + "\napplication_credential_secret = " + secret + "\n"
+	}
+	fake, port := server(t, ks)
+	oslotest.SetPyClientResults(fake)
+	out, err := runPyClient(t, port, byID(secret))
+	if err != nil {
+		t.Fatalf("python client with the application credential: %v\n%s", err, out)
+	}
+	oslotest.CheckPyClientRun(t, fake, out)
+
+	ctx = ironic.WithRequestContext(ctx, &ironic.RequestContext{UserID: "u1", RequestID: "req-go"})
+	fake.SetResult("GetSupportedBootDevices", []string{"pxe"})
+	byName := "[json_rpc]\nauth_strategy = keystone\nauth_type = v3applicationcredential\nauth_url = " + ks.AuthURL() +
+		"\napplication_credential_name = ironic-json-rpc\napplication_credential_secret = " + secret +
+		"\nusername = ironic\nuser_domain_name = Default\n"
+	for what, section := range map[string]string{"by id": byID(secret), "by name": byName} {
+		tr, err := goClient(port, section)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got, err := jsonrpc.NewClient(tr, nil).GetSupportedBootDevices(ctx, ".127.0.0.1", "n1"); err != nil || len(got) != 1 {
+			t.Errorf("go client, application credential %s: %v %v", what, got, err)
+		}
+	}
+	tr, err := goClient(port, byID("wrong"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = jsonrpc.NewClient(tr, nil).GetSupportedBootDevices(ctx, ".127.0.0.1", "n1")
+	if f := ironic.AsFault(err); f.Class != ironic.KeystoneUnauthorized {
+		t.Errorf("go client, wrong secret: %+v", f)
+	}
+	if _, err := goClient(port, strings.Replace(byID(secret), "application_credential_secret = "+secret+"\n", "", 1)); err == nil ||
+		!strings.Contains(err.Error(), "You must provide an auth secret.") {
+		t.Errorf("go client without a secret: %v, want keystoneauth's OptionError message", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 )
 
@@ -175,4 +176,37 @@ func (k *Keystone) Env(who string) []string {
 		return append(env, "OS_SYSTEM_SCOPE=all")
 	}
 	return append(env, "OS_PROJECT_NAME="+a.project, "OS_PROJECT_DOMAIN_NAME="+a.domain)
+}
+
+// ApplicationCredential creates, as who (scoped to its project), an
+// application credential named name with secret, holding who's roles on
+// that project, and returns its ID.
+func (k *Keystone) ApplicationCredential(ctx context.Context, who, name, secret string) (_ string, err error) {
+	defer wrap(&err, "keystone: application credential %s for %s", name, who)
+	a, err := lookup(who)
+	if err != nil {
+		return "", err
+	}
+	if a.project == "" {
+		return "", fmt.Errorf("%s has no project: application credentials are project-scoped", who)
+	}
+	pc, err := k.providerClient()
+	if err != nil {
+		return "", err
+	}
+	opts := &tokens.AuthOptions{Username: a.name, Password: a.password, DomainName: a.domain,
+		Scope: tokens.Scope{ProjectName: a.project, DomainName: a.domain}}
+	if err := openstack.AuthenticateV3(ctx, pc, opts, gophercloud.EndpointOpts{}); err != nil {
+		return "", err
+	}
+	client, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{})
+	if err != nil {
+		return "", err
+	}
+	cred, err := applicationcredentials.Create(ctx, client, k.UserID(who),
+		applicationcredentials.CreateOpts{Name: name, Secret: secret}).Extract()
+	if err != nil {
+		return "", err
+	}
+	return cred.ID, nil
 }
