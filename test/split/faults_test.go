@@ -185,7 +185,15 @@ func (w *writer) halt() {
 // at the end no acknowledged PATCH is lost, no request got a 500 (a reply
 // timeout among them) and none took longer than rpc_response_timeout plus
 // faultMargin. The recovery times are logged.
-func TestFaultInjection(t *testing.T) {
+func TestFaultInjection(t *testing.T) { faultInjection(t, false) }
+
+// TestFaultInjectionJSONRPC is TestFaultInjection on json-rpc
+// ([DEFAULT]rpc_transport = json-rpc, no broker: the RabbitMQ round is
+// left out): a conductor killed, MariaDB stopped, the API killed, with
+// the same bounds.
+func TestFaultInjectionJSONRPC(t *testing.T) { faultInjection(t, true) }
+
+func faultInjection(t *testing.T, jsonrpc bool) {
 	nNodes := faultNodes
 	if v := os.Getenv("IRONIC_FAULT_NODES"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -194,14 +202,27 @@ func TestFaultInjection(t *testing.T) {
 		}
 		nNodes = n
 	}
-	broker := rabbittest.Shared(t)
 	ctx := testContext(t, faultBudget*time.Duration(max(nNodes, faultNodes))/faultNodes)
 	srv := cluster.PrivateMariaDB(ctx, t)
 	db := cluster.NewDatabase(t, srv, "split")
 	extra := quickTakeover(3).Merged(cluster.INI{
 		"DEFAULT": {"rpc_response_timeout": strconv.Itoa(int(faultRPCTimeout.Seconds()))},
 	})
-	c := startCluster(ctx, t, db, broker, extra, "cond-a", "cond-b")
+	var c *splitCluster
+	var broker *rabbittest.Broker
+	condA, condB := "cond-a", "cond-b"
+	if jsonrpc {
+		// A conductor's host name is the loopback address it serves on.
+		condA, condB = "127.0.0.2", "127.0.0.3"
+		port, err := cluster.FreePortOn(condA, condB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c = startDeployment(ctx, t, jsonrpcConfig(db.URL(), port).Merged(extra), cluster.JSONRPCConductor, condA, condB)
+	} else {
+		broker = rabbittest.Shared(t)
+		c = startCluster(ctx, t, db, broker, extra, condA, condB)
+	}
 	rec := &recorder{ctx: ctx, client: cluster.NewClient(c.apiURL, restVersion)}
 	rec.client.HTTP.Timeout = faultRPCTimeout + 30*time.Second
 
@@ -290,38 +311,44 @@ func TestFaultInjection(t *testing.T) {
 	round("conductor SIGKILL", func() (time.Time, string) {
 		var probe string
 		for u, n := range pick(c.nodes(), deployed) {
-			if deref(n.Conductor) == "cond-b" {
+			if deref(n.Conductor) == condB {
 				probe = u
 			}
 		}
 		if probe == "" {
-			t.Fatal("no node mapped to cond-b")
+			t.Fatalf("no node mapped to %s", condB)
 		}
 		rec.mu.Lock()
 		rec.deadFrom = time.Now()
 		rec.mu.Unlock()
-		if err := c.conductors["cond-b"].Kill(); err != nil {
-			t.Fatalf("killing cond-b: %v", err)
+		if err := c.conductors[condB].Kill(); err != nil {
+			t.Fatalf("killing %s: %v", condB, err)
 		}
 		return time.Now(), probe
 	}, func(at time.Time) {
-		// cond-b's node served by the survivor: the API knows it dead.
+		// condB's node served by the survivor: the API knows it dead.
 		rec.mu.Lock()
 		rec.deadTo = at
 		rec.mu.Unlock()
 	})
-	c.requireRunning("cond-b")
-	// cond-b comes back for the other rounds.
-	served := c.conductors["cond-b"].LogCount("serving RPC")
-	c.conductors["cond-b"] = c.Start(cluster.Ours(cluster.Conductor), "cond-b")
-	c.WaitLog(c.conductors["cond-b"], "serving RPC", served+1, startTimeout)
-	c.waitAlive("cond-a", "cond-b")
+	c.requireRunning(condB)
+	// condB comes back for the other rounds.
+	served := c.conductors[condB].LogCount("serving RPC")
+	var own []cluster.INI
+	if c.perHost != nil {
+		own = append(own, c.perHost(condB))
+	}
+	c.conductors[condB] = c.Start(cluster.Ours(cluster.Conductor), condB, own...)
+	c.WaitLog(c.conductors[condB], "serving RPC", served+1, startTimeout)
+	c.waitAlive(condA, condB)
 
-	round("RabbitMQ restart", func() (time.Time, string) {
-		broker.Restart(t)
-		return time.Now(), deployed[0]
-	}, nil)
-	c.requireRunning()
+	if broker != nil {
+		round("RabbitMQ restart", func() (time.Time, string) {
+			broker.Restart(t)
+			return time.Now(), deployed[0]
+		}, nil)
+		c.requireRunning()
+	}
 
 	round("MariaDB stop 12s", func() (time.Time, string) {
 		time.Sleep(time.Second) // into the first deploy step
@@ -333,7 +360,7 @@ func TestFaultInjection(t *testing.T) {
 		return time.Now(), deployed[0]
 	}, nil)
 	c.requireRunning()
-	for _, h := range []string{"cond-a", "cond-b"} {
+	for _, h := range []string{condA, condB} {
 		p := c.conductors[h]
 		t.Logf("%s during the database outage: %d save retries, %d lock release retries, %d reservations reconciled", h,
 			p.LogCount("saving node: the database is unavailable"), p.LogCount("releasing node lock: the database is unavailable"),
