@@ -54,8 +54,11 @@ type KeystoneConfig struct {
 	// header; empty means AuthURL.
 	WWWAuthenticateURI string
 	// AuthType is the service user's keystoneauth plugin: "password"
-	// (or "v3password").
+	// (or "v3password"), or "v3applicationcredential".
 	AuthType string
+	// The application credential plugin's: the credential by ID, or by
+	// name with the user (Username or UserID, and the user's domain).
+	AppCredentialID, AppCredentialName, AppCredentialSecret string
 	// AuthURL is Keystone's endpoint for the service user's token
 	// (versioned, e.g. http://keystone:5000/v3, or not).
 	AuthURL           string
@@ -131,12 +134,22 @@ type KeystoneIdentity struct {
 // NewKeystoneIdentity checks the service user's configuration; it does
 // not contact Keystone.
 func NewKeystoneIdentity(cfg KeystoneConfig, clock ironic.Clock, log *slog.Logger) (*KeystoneIdentity, error) {
+	appCred := false
 	switch cfg.AuthType {
 	case "password", "v3password":
+	case "v3applicationcredential":
+		// keystoneauth's loader's checks, with its words.
+		if cfg.AppCredentialID == "" && cfg.AppCredentialName == "" {
+			return nil, errors.New("[keystone_authtoken] You must provide either an application credential ID or an application credential name and user.") //nolint:staticcheck // ST1005: keystoneauth's message
+		}
+		if cfg.AppCredentialSecret == "" {
+			return nil, errors.New("[keystone_authtoken] You must provide an auth secret.") //nolint:staticcheck // ST1005: keystoneauth's message
+		}
+		appCred = true
 	case "":
-		return nil, errors.New("[keystone_authtoken] auth_type must be set (password) for auth_strategy keystone")
+		return nil, errors.New("[keystone_authtoken] auth_type must be set (password or v3applicationcredential) for auth_strategy keystone")
 	default:
-		return nil, fmt.Errorf("[keystone_authtoken] auth_type %q is not supported (only password)", cfg.AuthType)
+		return nil, fmt.Errorf("[keystone_authtoken] auth_type %q is not supported (only password and v3applicationcredential)", cfg.AuthType)
 	}
 	if cfg.AuthURL == "" {
 		return nil, errors.New("[keystone_authtoken] auth_url must be set for auth_strategy keystone")
@@ -160,6 +173,11 @@ func NewKeystoneIdentity(cfg KeystoneConfig, clock ironic.Clock, log *slog.Logge
 		}
 	}
 	switch {
+	case appCred:
+		// The credential carries its project and roles: no scope.
+		opts.Password = ""
+		opts.ApplicationCredentialID, opts.ApplicationCredentialName = cfg.AppCredentialID, cfg.AppCredentialName
+		opts.ApplicationCredentialSecret = cfg.AppCredentialSecret
 	case cfg.ProjectID != "":
 		opts.Scope = &gophercloud.AuthScope{ProjectID: cfg.ProjectID}
 	case cfg.ProjectName != "":

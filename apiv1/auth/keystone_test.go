@@ -406,6 +406,8 @@ func TestNewKeystoneIdentityChecksConfig(t *testing.T) {
 		"no auth_type":       {AuthURL: "http://k/v3"},
 		"token auth_type":    {AuthType: "token", AuthURL: "http://k/v3"},
 		"no auth_url":        {AuthType: "password"},
+		"appcred, no secret": {AuthType: "v3applicationcredential", AuthURL: "http://k/v3", AppCredentialID: "c"},
+		"appcred, no id":     {AuthType: "v3applicationcredential", AuthURL: "http://k/v3", AppCredentialSecret: "s"},
 		"missing cafile":     {AuthType: "password", AuthURL: "http://k/v3", CAFile: "/nonexistent"},
 		"missing client key": {AuthType: "password", AuthURL: "http://k/v3", CertFile: "/nonexistent"},
 	} {

@@ -27,6 +27,8 @@ func (c *KeystoneConfig) Bind(b *option.Binder) {
 		{&c.ProjectDomainName, "project_domain_name"}, {&c.ProjectDomainID, "project_domain_id"},
 		{&c.SystemScope, "system_scope"}, {&c.Interface, "interface"}, {&c.RegionName, "region_name"},
 		{&c.ServiceType, "service_type"},
+		{&c.AppCredentialID, "application_credential_id"}, {&c.AppCredentialName, "application_credential_name"},
+		{&c.AppCredentialSecret, "application_credential_secret"},
 		{&c.CAFile, "cafile"}, {&c.CertFile, "certfile"}, {&c.KeyFile, "keyfile"},
 	} {
 		b.String(o.p, s, o.name)

@@ -114,20 +114,20 @@ def choices_of(opt):
 def collect():
     runtime_defaults()
     conf = cfg.CONF
-    extra = {
-        # keystonemiddleware reads the credentials of its service user through
-        # the auth plugin named by auth_type; "password" is what every
-        # deployment uses, so list its options like Ironic does for clients.
-        'keystone_authtoken': ks_loading.get_auth_plugin_conf_options(
-            'password'),
-    }
-    # A client section's auth plugin options are registered when
-    # auth_type names the plugin; the sample lists the password plugin's.
-    # The application credential plugin's own options are added to the
-    # client sections too: this service implements that plugin.
+    # A section's auth plugin options are registered when auth_type names
+    # the plugin; the sample lists the password plugin's. The application
+    # credential plugin's own options are added to those sections too:
+    # this service implements that plugin.
     appcred = [o for o in ks_loading.get_auth_plugin_conf_options(
         'v3applicationcredential')
         if o.dest.startswith('application_credential_')]
+    extra = {
+        # keystonemiddleware reads the credentials of its service user through
+        # the auth plugin named by auth_type; "password" is what most
+        # deployments use, so list its options like Ironic does for clients.
+        'keystone_authtoken': ks_loading.get_auth_plugin_conf_options(
+            'password') + appcred,
+    }
     seen = set()
     out = []
     for ns, loader in generator._get_raw_opts_loaders(NAMESPACES):

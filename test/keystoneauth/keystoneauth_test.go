@@ -264,6 +264,31 @@ func TestKeystone(t *testing.T) {
 		}
 	})
 
+	t.Run("service user on an application credential", func(t *testing.T) {
+		// [keystone_authtoken] with auth_type v3applicationcredential: an
+		// application credential of the ironic service user (its admin
+		// and service roles on project service) validates the tokens.
+		const secret = "authtoken-app-cred-secret"
+		id, err := ks.ApplicationCredential(t.Context(), "ironic", "ironic-authtoken", secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := "[DEFAULT]\nauth_strategy = keystone\n[keystone_authtoken]\nauth_type = v3applicationcredential\nauth_url = " +
+			ks.AuthURL() + "\nwww_authenticate_uri = " + ks.AuthURL() + "\napplication_credential_id = " + id +
+			"\napplication_credential_secret = " + secret + "\nregion_name = RegionOne\n"
+		h, rec := middleware(t, text)
+		as := &setup{t: t, ks: ks, h: h, rec: rec}
+		w, rc := as.call("GET", "/v1/nodes", "X-Auth-Token", as.token("demo-member"))
+		if w.Code != http.StatusOK || rc == nil || rc.UserID != ks.UserID("demo-member") {
+			t.Errorf("a member's token: %d %s %+v", w.Code, w.Body, rc)
+		}
+		h, rec = middleware(t, strings.Replace(text, secret, "wrong-secret", 1))
+		bad := &setup{t: t, ks: ks, h: h, rec: rec}
+		if w, _ := bad.call("GET", "/v1/nodes", "X-Auth-Token", bad.token("demo-member")); w.Code == http.StatusOK {
+			t.Errorf("with a wrong secret the service user validated a token: %d", w.Code)
+		}
+	})
+
 	t.Run("keystone down", func(t *testing.T) {
 		s.t = t
 		fresh := s.token("alt-member")
