@@ -62,7 +62,10 @@ type inspectionData = ordered.Map[any]
 type collector func(ctx context.Context, data *inspectionData, fail *failures) error
 
 func (a *Agent) collectors() map[string]collector {
-	return map[string]collector{"default": a.collectDefault, "logs": a.collectLogs}
+	return map[string]collector{
+		"default": a.collectDefault, "logs": a.collectLogs,
+		"pci-devices": a.collectPCIDevices,
+	}
 }
 
 // collectorNames is _get_collector_names.
