@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
+
+	"github.com/goironic/ironic/agent/internal/pyerr"
 )
 
 // pciDevice is one entry of IPA's data["pci_devices"].
@@ -32,7 +33,7 @@ func (a *Agent) collectPCIDevices(ctx context.Context, data *inspectionData, fai
 	dir := filepath.Join(a.cfg.Root, "sys", "bus", "pci", "devices")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		*fail = append(*fail, fmt.Sprintf("Failed to get list of PCI devices: %s", pyOSError(err)))
+		*fail = append(*fail, fmt.Sprintf("Failed to get list of PCI devices: %s", pyerr.PathError(err)))
 		return nil
 	}
 	names := make([]string, 0, len(entries))
@@ -82,25 +83,4 @@ func readHexID(path string) (string, error) {
 		return "", fmt.Errorf("wrong format in %s: list index out of range", path)
 	}
 	return parts[1], nil
-}
-
-// pyOSError renders err as str() of the Python OSError IPA would have caught.
-func pyOSError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		var errno syscall.Errno
-		if errors.As(pe.Err, &errno) {
-			return fmt.Sprintf("[Errno %d] %s: '%s'", int(errno), pyStrerror(errno), pe.Path)
-		}
-	}
-	return err.Error()
-}
-
-// pyStrerror is C's strerror (Python's wording): Go lower-cases the first letter.
-func pyStrerror(e syscall.Errno) string {
-	s := e.Error()
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

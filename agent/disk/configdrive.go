@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/goironic/ironic/agent/internal/pyerr"
 )
 
 // Config drive limits of IPA's partition_utils.
@@ -48,7 +50,7 @@ func (m *Manager) WriteConfigDrive(ctx context.Context, dev, configdrive string)
 			return errInstanceDeployFailure(fmt.Sprintf("Config drive for node %s does not fit its partition on %s (%d bytes, partition of %d bytes).", node, dev, len(data), part.n))
 		}
 		if _, err := part.WriteAt(data, 0); err != nil {
-			return errInstanceDeployFailure(fmt.Sprintf("Writing the config drive to %s failed for node %s: %s", dev, node, pyOSError(err)))
+			return errInstanceDeployFailure(fmt.Sprintf("Writing the config drive to %s failed for node %s: %s", dev, node, pyerr.OSError(err)))
 		}
 		rescan(f)
 		m.log.InfoContext(ctx, "config drive written", "device", dev, "offset", part.off, "bytes", len(data))
@@ -144,7 +146,7 @@ func (m *Manager) configDrivePartition(ctx context.Context, f *os.File, size int
 	if gerr == nil {
 		// fix_gpt_partition: the backup GPT moved to the end of the disk.
 		if err := g.write(f, sectors); err != nil {
-			return region{}, errInstanceDeployFailure(fmt.Sprintf("Failed to fix GPT partition on disk %s for node %s. Error: %s", dev, node, pyOSError(err)))
+			return region{}, errInstanceDeployFailure(fmt.Sprintf("Failed to fix GPT partition on disk %s for node %s. Error: %s", dev, node, pyerr.OSError(err)))
 		}
 	}
 	if found >= 0 {
@@ -167,7 +169,7 @@ func (m *Manager) configDrivePartition(ctx context.Context, f *os.File, size int
 			return region{}, errInstanceDeployFailure(fmt.Sprintf("Disk partitioning failed on device %s. Unable to retrieve config drive partition information.", dev))
 		}
 		if err := g.write(f, sectors); err != nil {
-			return region{}, errInstanceDeployFailure(fmt.Sprintf("Failed to create config drive on disk %s for node %s. Error: %s", dev, node, pyOSError(err)))
+			return region{}, errInstanceDeployFailure(fmt.Sprintf("Failed to create config drive on disk %s for node %s. Error: %s", dev, node, pyerr.OSError(err)))
 		}
 		return region{f: f, off: int64(first) * sectorSize, n: int64(last-first+1) * sectorSize}, nil
 	}
@@ -200,7 +202,7 @@ func (m *Manager) configDrivePartition(ctx context.Context, f *os.File, size int
 		slot++
 	}
 	if err := writeMBREntry(f, slot, 0x0c, uint32(start), uint32(end-start+1)); err != nil {
-		return region{}, errInstanceDeployFailure(fmt.Sprintf("Failed to create config drive on disk %s for node %s. Error: %s", dev, node, pyOSError(err)))
+		return region{}, errInstanceDeployFailure(fmt.Sprintf("Failed to create config drive on disk %s for node %s. Error: %s", dev, node, pyerr.OSError(err)))
 	}
 	return region{f: f, off: int64(start) * sectorSize, n: int64(end-start+1) * sectorSize}, nil
 }

@@ -8,7 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/goironic/ironic/agent/internal/pyerr"
 )
 
 // WriteImage is IPA's standby.prepare_image for a whole-disk image
@@ -69,23 +70,9 @@ func (w *seqWriter) Write(p []byte) (int, error) {
 	n, err := w.r.WriteAt(p, w.off)
 	w.off += int64(n)
 	if err != nil {
-		return n, &writeError{msg: pyOSError(err)}
+		return n, &writeError{msg: pyerr.OSError(err)}
 	}
 	return n, nil
-}
-
-// pyOSError is Python's str() of an OSError.
-func pyOSError(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return fmt.Sprintf("[Errno %d] %s", int(errno), pyStrerror(errno))
-	}
-	return err.Error()
-}
-
-func pyStrerror(e syscall.Errno) string {
-	s := e.Error()
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // streamRaw is IPA's _stream_raw_image_onto_device.
@@ -103,7 +90,7 @@ func withDeviceErr(dev, path string, fn func(f *os.File, size int64) error) erro
 	err := withDevice(path, fn)
 	var pe *os.PathError
 	if errors.As(err, &pe) && pe.Op == "open" {
-		return errImageWrite(dev, 1, "", fmt.Sprintf("Could not open '%s': %s", dev, pyOSError(pe.Err)))
+		return errImageWrite(dev, 1, "", fmt.Sprintf("Could not open '%s': %s", dev, pyerr.OSError(pe.Err)))
 	}
 	return err
 }
@@ -117,7 +104,7 @@ func (m *Manager) streamQcow2(ctx context.Context, dev, path string, image Image
 	return withDeviceErr(dev, path, func(f *os.File, size int64) error {
 		whole := region{f: f, n: size}
 		if err := destroyMetadata(whole); err != nil {
-			return errImageWrite(dev, 1, "", pyOSError(err))
+			return errImageWrite(dev, 1, "", pyerr.OSError(err))
 		}
 		sink := &streamSink{s: newQcow2Stream(whole, size, dev)}
 		_, err := m.download(ctx, image, dev, "device "+dev, sink, func() error { sink.s = newQcow2Stream(whole, size, dev); return nil })
@@ -140,7 +127,7 @@ func (m *Manager) cacheAndWrite(ctx context.Context, dev, path string, image Ima
 	location := filepath.Join(m.cfg.TempDir, strings.ReplaceAll(image.ID, "/", "_"))
 	tmp, err := os.Create(location)
 	if err != nil {
-		return errImageDownload(image.ID, fmt.Sprintf("Unable to write image to %s. Error: %s", location, pyOSError(err)))
+		return errImageDownload(image.ID, fmt.Sprintf("Unable to write image to %s. Error: %s", location, pyerr.OSError(err)))
 	}
 	defer func() {
 		_ = tmp.Close()
@@ -161,7 +148,7 @@ func (m *Manager) cacheAndWrite(ctx context.Context, dev, path string, image Ima
 	return withDeviceErr(dev, path, func(f *os.File, devSize int64) error {
 		whole := region{f: f, n: devSize}
 		if err := destroyMetadata(whole); err != nil {
-			return errImageWrite(dev, 1, "", pyOSError(err))
+			return errImageWrite(dev, 1, "", pyerr.OSError(err))
 		}
 		virtual := size
 		if q != nil {
@@ -177,7 +164,7 @@ func (m *Manager) cacheAndWrite(ctx context.Context, dev, path string, image Ima
 			_, err = io.Copy(&seqWriter{r: whole}, io.NewSectionReader(tmp, 0, size))
 		}
 		if err != nil {
-			return errImageWrite(dev, 1, "", fmt.Sprintf("qemu-img: error while writing to %s: %s\n", dev, pyOSError(err)))
+			return errImageWrite(dev, 1, "", fmt.Sprintf("qemu-img: error while writing to %s: %s\n", dev, pyerr.OSError(err)))
 		}
 		return nil
 	})

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/goironic/ironic/agent/internal/pyerr"
 )
 
 // errNotStreamable: the image refers back to data the stream has
@@ -210,7 +212,7 @@ func (s *qcow2Stream) compressed(final bool) error {
 func (s *qcow2Stream) put(voff int64, c []byte) error {
 	n := min(s.cs, s.q.virtualSize-voff)
 	if _, err := s.w.WriteAt(c[:n], voff); err != nil {
-		return &writeError{msg: pyOSError(err)}
+		return &writeError{msg: pyerr.OSError(err)}
 	}
 	i := voff / s.cs
 	s.written[i/64] |= 1 << (i % 64)
@@ -245,7 +247,7 @@ func (s *qcow2Stream) finish() error {
 		case !hole && run >= 0:
 			end := min(i*s.cs, s.q.virtualSize)
 			if err := s.w.Zero(run*s.cs, end-run*s.cs); err != nil {
-				return &writeError{msg: pyOSError(err)}
+				return &writeError{msg: pyerr.OSError(err)}
 			}
 			run = -1
 		}

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goironic/ironic/internal/keystoneauth"
+
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
 
@@ -138,12 +140,10 @@ func NewKeystoneIdentity(cfg KeystoneConfig, clock ironic.Clock, log *slog.Logge
 	switch cfg.AuthType {
 	case "password", "v3password":
 	case "v3applicationcredential":
-		// keystoneauth's loader's checks, with its words.
-		if cfg.AppCredentialID == "" && cfg.AppCredentialName == "" {
-			return nil, errors.New("[keystone_authtoken] You must provide either an application credential ID or an application credential name and user.") //nolint:staticcheck // ST1005: keystoneauth's message
-		}
-		if cfg.AppCredentialSecret == "" {
-			return nil, errors.New("[keystone_authtoken] You must provide an auth secret.") //nolint:staticcheck // ST1005: keystoneauth's message
+		// keystoneauth's loader's checks, as for the service clients.
+		if err := keystoneauth.CheckPlugin(keystoneauth.Options{Section: "keystone_authtoken", AuthType: cfg.AuthType,
+			AppCredentialID: cfg.AppCredentialID, AppCredentialName: cfg.AppCredentialName, AppCredentialSecret: cfg.AppCredentialSecret}); err != nil {
+			return nil, err
 		}
 		appCred = true
 	case "":
